@@ -1,0 +1,371 @@
+"""The mechanical citation checker: no model involved.
+
+``check_answer`` decides, for every citation of one logged answer, whether it is verified and,
+if not, why (stable codes from :mod:`core.reasons`); and for every sentence whether it is cited,
+whether its numbers and quoted text appear in its verified sources, and whether it joins several
+claims under one citation.  See docs/checks.md for the rules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import reasons as R
+from .corpus import Corpus
+from .log import Answer, Chunk, Citation, checksum
+from .normalise import find_quote, normalise, same_text
+from .sentences import Sentence, sentence_at, split_sentences
+
+DEFAULT_REFUSAL = "I cannot answer from the sources."
+
+_MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+_ANY_MARKER = re.compile(r"\s*\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]")
+# A number not glued to a preceding letter ("M2", "sha256" are names, not quantities).
+_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)*")
+_QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
+_CLAUSE_SPLIT = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """How to check. ``refusals`` are the exact sentences that mean "the sources do not answer"."""
+
+    casefold: bool = False
+    refusals: tuple[str, ...] = (DEFAULT_REFUSAL,)
+    corpus: Corpus | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CitationResult:
+    index: int
+    kind: str
+    marker: int | None
+    label: str | None
+    answer_start: int
+    answer_end: int
+    chunk_index: int | None  # into answer.chunks; None when it resolves to no retrieved chunk
+    chunk_id: str | None
+    quote: str | None
+    quote_start: int | None  # where the quote is in the chunk, when it was found there
+    quote_end: int | None
+    reasons: tuple[str, ...]
+    sentence: int | None  # the first sentence this citation supports
+
+    @property
+    def verified(self) -> bool:
+        return not self.reasons
+
+    @property
+    def valid(self) -> bool:
+        """Points at a retrieved chunk (whether or not its quote checks out)."""
+        return self.chunk_index is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceResult:
+    index: int
+    start: int
+    end: int
+    text: str
+    citations: tuple[int, ...]
+    uncited: bool
+    refusal: bool
+    multi_claim: bool
+    reasons: tuple[str, ...]
+    unsupported_numbers: tuple[str, ...] = ()
+    unsupported_quotes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerResult:
+    answer: Answer
+    sentences: tuple[SentenceResult, ...]
+    citations: tuple[CitationResult, ...]
+    refused: bool
+    invalid_markers: tuple[int, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def failed_citations(self) -> int:
+        return sum(1 for c in self.citations if c.reasons)
+
+    @property
+    def uncited_sentences(self) -> int:
+        return sum(1 for s in self.sentences if s.uncited)
+
+    @property
+    def ok(self) -> bool:
+        return not any(c.reasons for c in self.citations) and not any(
+            s.uncited or s.reasons for s in self.sentences
+        )
+
+    def reason_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for c in self.citations:
+            for code in c.reasons:
+                counts[code] = counts.get(code, 0) + 1
+        for s in self.sentences:
+            for code in s.reasons:
+                counts[code] = counts.get(code, 0) + 1
+        return counts
+
+
+# --- citations -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    """A citation before checking: where it sits in the answer and what it asks for."""
+
+    kind: str
+    answer_start: int
+    answer_end: int
+    marker: int | None = None
+    chunk_id: str | None = None
+    document_id: str | None = None
+    quote: str | None = None
+    quote_start: int | None = None
+    quote_end: int | None = None
+    label: str | None = None
+
+
+def _marker_citations(answer: Answer) -> list[_Raw]:
+    """One citation per ``[n]`` in the answer, with the quote of a matching ``kind: marker`` entry."""
+    entries = [c for c in answer.citations if c.kind == "marker"]
+    used: set[int] = set()
+    out: list[_Raw] = []
+    for m in _MARKER.finditer(answer.answer):
+        for part in m.group(1).split(","):
+            n = int(part)
+            entry = _match_entry(entries, used, n, m.start(), m.end())
+            out.append(
+                _Raw("marker", m.start(), m.end(), marker=n, quote=entry and entry.quote,
+                     quote_start=entry and entry.quote_start, quote_end=entry and entry.quote_end,
+                     label=entry and entry.label)
+            )
+    for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
+        if i not in used:
+            at = entry.at if entry.at is not None and entry.at <= len(answer.answer) else len(answer.answer)
+            out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
+                            quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
+    return out
+
+
+def _match_entry(entries: list[Citation], used: set[int], n: int, start: int, end: int) -> Citation | None:
+    fallback = None
+    for i, entry in enumerate(entries):
+        if i in used or entry.marker != n:
+            continue
+        if entry.at is not None and start <= entry.at < end:
+            used.add(i)
+            return entry
+        if entry.at is None and fallback is None:
+            fallback = i
+    if fallback is not None:
+        used.add(fallback)
+        return entries[fallback]
+    return None
+
+
+def _raw_citations(answer: Answer) -> list[_Raw]:
+    raws = _marker_citations(answer)
+    for c in answer.citations:
+        if c.kind == "span":
+            raws.append(_Raw("span", c.answer_start or 0, c.answer_end or 0, chunk_id=c.chunk_id,
+                             document_id=c.document_id, quote=c.quote, quote_start=c.quote_start,
+                             quote_end=c.quote_end, label=c.label))
+    raws.sort(key=lambda r: (r.answer_start, r.answer_end))
+    return raws
+
+
+class _Chunks:
+    """Per-answer lookups and caches over the retrieved chunks."""
+
+    def __init__(self, chunks: tuple[Chunk, ...], options: CheckOptions):
+        self.chunks = chunks
+        self.options = options
+        self.by_id: dict[str, int] = {}
+        self.by_doc: dict[str, list[int]] = {}
+        for i, chunk in enumerate(chunks):
+            if chunk.chunk_id is not None:
+                self.by_id.setdefault(chunk.chunk_id, i)
+            if chunk.document_id is not None:
+                self.by_doc.setdefault(chunk.document_id, []).append(i)
+        self._integrity: dict[int, tuple[str, ...]] = {}
+        self._numbers: dict[int, frozenset[str]] = {}
+        self._normalised: dict[int, str] = {}
+
+    def resolve(self, raw: _Raw) -> int | None:
+        if raw.kind == "marker":
+            n = raw.marker or 0
+            return n - 1 if 1 <= n <= len(self.chunks) else None
+        if raw.chunk_id is not None:
+            return self.by_id.get(raw.chunk_id)
+        candidates = self.by_doc.get(raw.document_id or "", [])
+        if len(candidates) > 1 and raw.quote:
+            for i in candidates:
+                if find_quote(self.chunks[i].text, raw.quote, self.options.casefold):
+                    return i
+        return candidates[0] if candidates else None
+
+    def integrity(self, i: int) -> tuple[str, ...]:
+        """Reasons that concern the chunk itself, whatever is quoted from it (cached)."""
+        found = self._integrity.get(i)
+        if found is None:
+            chunk = self.chunks[i]
+            codes = []
+            if not chunk.chunk_id or not chunk.source or not chunk.checksum:
+                codes.append(R.MISSING_SOURCE_METADATA)
+            if chunk.checksum and checksum(chunk.text) != chunk.checksum:
+                codes.append(R.CHECKSUM_MISMATCH)
+            corpus = self.options.corpus
+            if corpus is not None and corpus.changed(chunk):
+                codes.append(R.SOURCE_CHANGED)
+            found = self._integrity[i] = tuple(codes)
+        return found
+
+    def numbers(self, i: int) -> frozenset[str]:
+        found = self._numbers.get(i)
+        if found is None:
+            found = self._numbers[i] = frozenset(_numbers(self.chunks[i].text))
+        return found
+
+    def normalised(self, i: int) -> str:
+        found = self._normalised.get(i)
+        if found is None:
+            found = self._normalised[i] = normalise(self.chunks[i].text, self.options.casefold)
+        return found
+
+
+def _locate(text: str, raw: _Raw, casefold: bool) -> tuple[str | None, int | None, int | None]:
+    """(reason or None, quote start, quote end) for a quote against its chunk's text."""
+    quote = raw.quote
+    if not quote or not quote.strip():
+        return R.QUOTE_MISSING, None, None
+    qs, qe = raw.quote_start, raw.quote_end
+    if qs is not None and qe is not None:
+        at = text[qs:qe]
+        if at == quote or (qe <= len(text) and same_text(at, quote, casefold)):
+            return None, qs, qe
+        return (R.OFFSET_MISMATCH if find_quote(text, quote, casefold) else R.QUOTE_NOT_FOUND), None, None
+    found = find_quote(text, quote, casefold)
+    if found is None:
+        return R.QUOTE_NOT_FOUND, None, None
+    return None, found[0], found[1]
+
+
+def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None) -> CitationResult:
+    i = chunks.resolve(raw)
+    qs = qe = None
+    if i is None:
+        codes: tuple[str, ...] = (R.MARKER_OUT_OF_RANGE if raw.kind == "marker" else R.UNRETRIEVED_SOURCE,)
+        chunk_id = raw.chunk_id
+    else:
+        chunk = chunks.chunks[i]
+        chunk_id = chunk.chunk_id
+        reason, qs, qe = _locate(chunk.text, raw, chunks.options.casefold)
+        integrity = chunks.integrity(i)
+        codes = integrity + (reason,) if reason else integrity
+    return CitationResult(
+        index, raw.kind, raw.marker, raw.label, raw.answer_start, raw.answer_end, i, chunk_id,
+        raw.quote, qs, qe, R.ordered(codes) if len(codes) > 1 else codes, sentence,
+    )
+
+
+# --- sentences -------------------------------------------------------------------------------
+
+
+def _numbers(text: str) -> list[str]:
+    return [n.replace(",", "") for n in _NUMBER.findall(text)]
+
+
+def strip_markers(text: str) -> str:
+    return _ANY_MARKER.sub("", text)
+
+
+def _is_multi_claim(text: str, distinct_sources: int) -> bool:
+    if distinct_sources > 1:
+        return False
+    parts = _CLAUSE_SPLIT.split(text)
+    return sum(1 for p in parts if len(p.split()) >= 3) >= 2
+
+
+def _sentence_result(
+    s: Sentence, cited: list[CitationResult], chunks: _Chunks, refusals: frozenset[str], casefold: bool
+) -> SentenceResult:
+    plain = strip_markers(s.text)
+    is_refusal = normalise(plain, True) in refusals
+    valid = [c for c in cited if c.chunk_index is not None]
+    verified = [c.chunk_index for c in cited if not c.reasons]
+    codes: list[str] = []
+    bad_numbers: list[str] = []
+    bad_quotes: list[str] = []
+    if cited and not is_refusal:
+        numbers = _numbers(plain)
+        if numbers:
+            known = frozenset().union(*(chunks.numbers(i) for i in verified))  # type: ignore[misc]
+            bad_numbers = [n for n in dict.fromkeys(numbers) if n not in known]
+            if bad_numbers:
+                codes.append(R.NUMBER_NOT_IN_SOURCE)
+        for m in _QUOTED.finditer(plain):
+            quoted = normalise(m.group(1) or m.group(2), casefold)
+            if quoted and not any(quoted in chunks.normalised(i) for i in verified):  # type: ignore[arg-type]
+                bad_quotes.append(m.group(1) or m.group(2))
+        if bad_quotes:
+            codes.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
+    distinct = len({c.chunk_index for c in valid})
+    return SentenceResult(
+        s.index, s.start, s.end, s.text, tuple(c.index for c in cited),
+        uncited=not valid and not is_refusal, refusal=is_refusal,
+        multi_claim=bool(valid) and _is_multi_claim(plain, distinct),
+        reasons=tuple(codes), unsupported_numbers=tuple(bad_numbers), unsupported_quotes=tuple(bad_quotes),
+    )
+
+
+def _sentences_of(raw: _Raw, sentences: list[Sentence], starts: list[int]) -> list[int]:
+    if raw.kind == "marker" or raw.answer_end <= raw.answer_start:
+        i = sentence_at(sentences, starts, raw.answer_start)
+        if i is None and sentences and raw.answer_start >= sentences[-1].end:
+            i = len(sentences) - 1
+        return [] if i is None else [i]
+    return [s.index for s in sentences if raw.answer_start < s.end and raw.answer_end > s.start]
+
+
+# --- the answer ------------------------------------------------------------------------------
+
+
+def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> AnswerResult:
+    """Check every citation and sentence of one answer."""
+    sentences = split_sentences(answer.answer)
+    starts = [s.start for s in sentences]
+    chunks = _Chunks(answer.chunks, options)
+    per_sentence: list[list[CitationResult]] = [[] for _ in sentences]
+    results: list[CitationResult] = []
+    for raw in _raw_citations(answer):
+        where = _sentences_of(raw, sentences, starts)
+        result = _check_citation(len(results), raw, chunks, where[0] if where else None)
+        results.append(result)
+        for i in where:
+            per_sentence[i].append(result)
+    refusals = frozenset(normalise(r, True) for r in options.refusals)
+    sentence_results = tuple(
+        _sentence_result(s, per_sentence[s.index], chunks, refusals, options.casefold) for s in sentences
+    )
+    refused = answer.refused or normalise(strip_markers(answer.answer), True) in refusals
+    invalid = tuple(c.marker for c in results if c.reasons == (R.MARKER_OUT_OF_RANGE,) and c.marker is not None)
+    return AnswerResult(answer, sentence_results, tuple(results), refused, invalid)
+
+
+def check_files(paths, options: CheckOptions = CheckOptions()):
+    """Stream ``(file, line, AnswerResult | RecordError)`` over log files, one line at a time."""
+    from .errors import RecordError
+    from .log import read_log
+
+    for path in paths:
+        name = str(path)
+        for line_no, item in read_log(path):
+            if isinstance(item, RecordError):
+                yield name, line_no, item
+            else:
+                yield name, line_no, check_answer(item, options)

@@ -1,0 +1,302 @@
+"""The answer log, format version 1: one JSON object per line (see docs/log-format.md).
+
+A line is parsed once, here, into frozen dataclasses; everything downstream works on those.
+Offsets everywhere are Python string indices (Unicode code points), end exclusive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import FieldError, RecordError
+
+LOG_VERSION = 1
+CHECKSUM_PREFIX = "sha256:"
+
+
+def checksum(text: str) -> str:
+    """The checksum the log records for a chunk: sha256 of its UTF-8 text, as ``sha256:<hex>``."""
+    return CHECKSUM_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One retrieved chunk, in the order it was given to the model (marker ``[n]`` is ``chunks[n-1]``)."""
+
+    chunk_id: str | None
+    document_id: str | None
+    source: str | None
+    title: str | None
+    section: str | None
+    text: str
+    start: int | None
+    end: int | None
+    checksum: str | None
+    retrieval_score: float | None
+    rerank_score: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A citation as logged.
+
+    ``kind`` is ``"marker"`` (an ``[n]`` in the answer text, ``marker`` is n) or ``"span"``
+    (``answer_start``/``answer_end`` cover the answer text it supports and ``chunk_id`` or
+    ``document_id`` names what it cites).  ``quote_start``/``quote_end`` locate ``quote`` in the chunk.
+    """
+
+    kind: str
+    marker: int | None = None
+    at: int | None = None
+    answer_start: int | None = None
+    answer_end: int | None = None
+    chunk_id: str | None = None
+    document_id: str | None = None
+    quote: str | None = None
+    quote_start: int | None = None
+    quote_end: int | None = None
+    label: str | None = None
+    locator: dict | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One logged answer: the question, what was retrieved, what was said and what it cites."""
+
+    answer_id: str
+    question: str
+    answer: str
+    chunks: tuple[Chunk, ...]
+    citations: tuple[Citation, ...] = ()
+    timestamp: str | None = None
+    model: str | None = None
+    prompt_version: str | None = None
+    index_snapshot: str | None = None
+    refused: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+ANSWER_FIELDS = (
+    "log_version answer_id question answer chunks citations timestamp model prompt_version "
+    "index_snapshot refused"
+).split()
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+
+def _opt_str(obj: dict, key: str, where: str) -> str | None:
+    value = obj.get(key)
+    if value is None or type(value) is str:
+        return value
+    raise FieldError(f"{where}{key}", f"expected a string or null, got {type(value).__name__}")
+
+
+def _req_str(obj: dict, key: str, where: str) -> str:
+    value = obj.get(key)
+    if type(value) is str:
+        return value
+    if value is None:
+        raise FieldError(f"{where}{key}", "is required (a string)")
+    raise FieldError(f"{where}{key}", f"expected a string, got {type(value).__name__}")
+
+
+def _opt_int(obj: dict, key: str, where: str) -> int | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if type(value) is int and value >= 0:
+        return value
+    raise FieldError(f"{where}{key}", f"expected a non-negative integer (a code-point offset), got {value!r}")
+
+
+def _opt_num(obj: dict, key: str, where: str) -> float | None:
+    value = obj.get(key)
+    if value is None or (type(value) in (int, float)):
+        return value
+    raise FieldError(f"{where}{key}", f"expected a number or null, got {value!r}")
+
+
+def _pair(obj: dict, start_key: str, end_key: str, where: str) -> tuple[int | None, int | None]:
+    start = _opt_int(obj, start_key, where)
+    end = _opt_int(obj, end_key, where)
+    if (start is None) != (end is None):
+        raise FieldError(f"{where}{start_key}", f"give both {start_key} and {end_key}, or neither")
+    if start is not None and end is not None and start > end:
+        raise FieldError(f"{where}{start_key}", f"{start_key}={start} is after {end_key}={end}")
+    return start, end
+
+
+def parse_chunk(obj: Any, where: str) -> Chunk:
+    if type(obj) is not dict:
+        raise FieldError(where.rstrip("."), "expected an object")
+    text = obj.get("text")
+    if type(text) is not str:
+        raise FieldError(f"{where}text", "is required (the chunk text as given to the model)")
+    start, end = _pair(obj, "start", "end", where)
+    return Chunk(
+        _opt_str(obj, "chunk_id", where),
+        _opt_str(obj, "document_id", where),
+        _opt_str(obj, "source", where),
+        _opt_str(obj, "title", where),
+        _opt_str(obj, "section", where),
+        text,
+        start,
+        end,
+        _opt_str(obj, "checksum", where),
+        _opt_num(obj, "retrieval_score", where),
+        _opt_num(obj, "rerank_score", where),
+    )
+
+
+def parse_citation(obj: Any, where: str) -> Citation:
+    if type(obj) is not dict:
+        raise FieldError(where.rstrip("."), "expected an object")
+    kind = obj.get("kind")
+    quote = _opt_str(obj, "quote", where)
+    quote_start, quote_end = _pair(obj, "quote_start", "quote_end", where)
+    locator = obj.get("locator")
+    if locator is not None and type(locator) is not dict:
+        raise FieldError(f"{where}locator", "expected an object or null")
+    label = _opt_str(obj, "label", where)
+    if kind == "marker":
+        marker = obj.get("marker")
+        if type(marker) is not int:
+            raise FieldError(f"{where}marker", "is required for kind 'marker' (the n of [n])")
+        return Citation(
+            "marker", marker=marker, at=_opt_int(obj, "at", where), quote=quote,
+            quote_start=quote_start, quote_end=quote_end, label=label, locator=locator,
+        )
+    if kind == "span":
+        answer_start, answer_end = _pair(obj, "answer_start", "answer_end", where)
+        if answer_start is None:
+            raise FieldError(f"{where}answer_start", "is required for kind 'span'")
+        chunk_id = _opt_str(obj, "chunk_id", where)
+        document_id = _opt_str(obj, "document_id", where)
+        if chunk_id is None and document_id is None:
+            raise FieldError(f"{where}chunk_id", "a span citation needs chunk_id or document_id")
+        return Citation(
+            "span", answer_start=answer_start, answer_end=answer_end, chunk_id=chunk_id,
+            document_id=document_id, quote=quote, quote_start=quote_start, quote_end=quote_end,
+            label=label, locator=locator,
+        )
+    raise FieldError(f"{where}kind", f"expected 'marker' or 'span', got {kind!r}")
+
+
+def parse_answer(obj: Any) -> Answer:
+    """Turn one decoded log line into an :class:`Answer`, or raise :class:`FieldError`."""
+    if type(obj) is not dict:
+        raise FieldError("(line)", f"expected a JSON object, got {type(obj).__name__}")
+    version = obj.get("log_version")
+    if version != LOG_VERSION:
+        if version is None:
+            raise FieldError("log_version", f'is required: add "log_version": {LOG_VERSION}')
+        raise FieldError(
+            "log_version",
+            f"this line is format version {version!r}; this citecheck reads version {LOG_VERSION}. "
+            "Upgrade citecheck or re-export the log.",
+        )
+    chunks_obj = obj.get("chunks")
+    if type(chunks_obj) is not list:
+        raise FieldError("chunks", "is required (a list of the retrieved chunks, in prompt order)")
+    chunks = tuple(parse_chunk(c, f"chunks[{i}].") for i, c in enumerate(chunks_obj))
+    citations_obj = obj.get("citations") or []
+    if type(citations_obj) is not list:
+        raise FieldError("citations", "expected a list")
+    citations = tuple(parse_citation(c, f"citations[{i}].") for i, c in enumerate(citations_obj))
+    refused = obj.get("refused", False)
+    if type(refused) is not bool:
+        raise FieldError("refused", f"expected true or false, got {refused!r}")
+    extra = {k: v for k, v in obj.items() if k not in ANSWER_FIELDS} if len(obj) > 11 else {}
+    return Answer(
+        answer_id=_req_str(obj, "answer_id", ""),
+        question=_req_str(obj, "question", ""),
+        answer=_req_str(obj, "answer", ""),
+        chunks=chunks,
+        citations=citations,
+        timestamp=_opt_str(obj, "timestamp", ""),
+        model=_opt_str(obj, "model", ""),
+        prompt_version=_opt_str(obj, "prompt_version", ""),
+        index_snapshot=_opt_str(obj, "index_snapshot", ""),
+        refused=refused,
+        extra=extra,
+    )
+
+
+def parse_line(text: str) -> Answer:
+    """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON)."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    return parse_answer(obj)
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _drop_none(obj: dict) -> dict:
+    return {k: v for k, v in obj.items() if v is not None}
+
+
+def chunk_to_dict(chunk: Chunk) -> dict:
+    return _drop_none({name: getattr(chunk, name) for name in Chunk.__slots__})
+
+
+def citation_to_dict(citation: Citation) -> dict:
+    return _drop_none({name: getattr(citation, name) for name in Citation.__slots__})
+
+
+def answer_to_dict(answer: Answer) -> dict:
+    """The log line for ``answer`` (inverse of :func:`parse_answer`)."""
+    out: dict[str, Any] = {"log_version": LOG_VERSION, "answer_id": answer.answer_id}
+    for name in ("timestamp", "model", "prompt_version", "index_snapshot"):
+        value = getattr(answer, name)
+        if value is not None:
+            out[name] = value
+    out["question"] = answer.question
+    out["refused"] = answer.refused
+    out["chunks"] = [chunk_to_dict(c) for c in answer.chunks]
+    out["answer"] = answer.answer
+    out["citations"] = [citation_to_dict(c) for c in answer.citations]
+    out.update(answer.extra)
+    return out
+
+
+def dumps(answer: Answer) -> str:
+    return json.dumps(answer_to_dict(answer), ensure_ascii=False)
+
+
+# --- reading a file --------------------------------------------------------------------------
+
+
+def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
+    """Stream ``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line.
+
+    One bad line never stops the others; memory stays flat however long the file is.
+    A torn last line (no newline, not valid JSON) is reported like any other bad line.
+    """
+    name = str(path)
+    with open(path, encoding="utf-8", errors="strict", newline="") as handle:
+        line_no = 0
+        while True:
+            try:
+                line = handle.readline()
+            except UnicodeDecodeError as exc:
+                line_no += 1
+                yield line_no, RecordError(name, line_no, "(encoding)", f"not UTF-8 text ({exc.reason})")
+                return
+            if not line:
+                return
+            line_no += 1
+            if not line.strip():
+                continue
+            try:
+                yield line_no, parse_line(line)
+            except FieldError as exc:
+                yield line_no, RecordError(name, line_no, exc.field, exc.message)

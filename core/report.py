@@ -1,0 +1,233 @@
+"""Reports on checked answers: a streaming summary, per-answer JSON records and text for people.
+
+The JSON shapes here are the documented check report format (docs/check-report.md), version 1.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from . import reasons as R
+from .checker import AnswerResult, CitationResult, SentenceResult
+from .errors import RecordError
+
+REPORT_VERSION = 1
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+@dataclass
+class Summary:
+    """Running totals over a stream of checked answers; memory does not grow with the stream."""
+
+    answers: int = 0
+    unreadable_lines: int = 0
+    refused: int = 0
+    citations: int = 0
+    failed: int = 0
+    with_quote: int = 0
+    quote_in_source: int = 0
+    sentences: int = 0
+    uncited: int = 0
+    multi_claim: int = 0
+    answers_ok: int = 0
+    answers_with_unsupported_number: int = 0
+    invalid_markers: int = 0
+    reasons: Counter = field(default_factory=Counter)
+
+    def add(self, result: AnswerResult) -> None:
+        self.answers += 1
+        self.refused += result.refused
+        self.answers_ok += result.ok
+        self.invalid_markers += len(result.invalid_markers)
+        for c in result.citations:
+            self.citations += 1
+            if c.reasons:
+                self.failed += 1
+                self.reasons.update(c.reasons)
+            if c.quote and c.quote.strip() and c.chunk_index is not None:
+                self.with_quote += 1
+                if R.QUOTE_NOT_FOUND not in c.reasons:
+                    self.quote_in_source += 1
+        has_number = False
+        for s in result.sentences:
+            if s.refusal:
+                continue
+            self.sentences += 1
+            self.uncited += s.uncited
+            self.multi_claim += s.multi_claim
+            if s.reasons:
+                self.reasons.update(s.reasons)
+                has_number = has_number or R.NUMBER_NOT_IN_SOURCE in s.reasons
+        self.answers_with_unsupported_number += has_number
+
+    def add_error(self, _error: RecordError) -> None:
+        self.unreadable_lines += 1
+
+    @property
+    def failure_rate(self) -> float | None:
+        return _rate(self.failed, self.citations)
+
+    def to_dict(self) -> dict:
+        reasons = {code: self.reasons.get(code, 0) for code in R.ALL_REASONS}
+        return {
+            "answers": self.answers,
+            "unreadable_lines": self.unreadable_lines,
+            "answers_ok": self.answers_ok,
+            "refused": self.refused,
+            "refusal_rate": _rate(self.refused, self.answers),
+            "citations": self.citations,
+            "citations_failed": self.failed,
+            "citation_failure_rate": self.failure_rate,
+            "citations_with_quote": self.with_quote,
+            "quote_in_source": self.quote_in_source,
+            "quote_in_source_rate": _rate(self.quote_in_source, self.with_quote),
+            "citation_to_unretrieved": reasons[R.UNRETRIEVED_SOURCE],
+            "citation_to_unretrieved_rate": _rate(reasons[R.UNRETRIEVED_SOURCE], self.citations),
+            "checksum_failures": reasons[R.CHECKSUM_MISMATCH],
+            "source_changed_failures": reasons[R.SOURCE_CHANGED],
+            "sentences": self.sentences,
+            "uncited_sentences": self.uncited,
+            "uncited_sentence_rate": _rate(self.uncited, self.sentences),
+            "multi_claim_sentences": self.multi_claim,
+            "invalid_markers": self.invalid_markers,
+            "sentences_with_unsupported_number": reasons[R.NUMBER_NOT_IN_SOURCE],
+            "answers_with_unsupported_number": self.answers_with_unsupported_number,
+            "reasons": reasons,
+        }
+
+
+def citation_dict(c: CitationResult) -> dict:
+    return {
+        "index": c.index,
+        "kind": c.kind,
+        "marker": c.marker,
+        "label": c.label,
+        "answer_start": c.answer_start,
+        "answer_end": c.answer_end,
+        "sentence": c.sentence,
+        "chunk_index": c.chunk_index,
+        "chunk_id": c.chunk_id,
+        "quote": c.quote,
+        "quote_start": c.quote_start,
+        "quote_end": c.quote_end,
+        "status": "verified" if not c.reasons else "failed",
+        "reasons": list(c.reasons),
+    }
+
+
+def sentence_dict(s: SentenceResult) -> dict:
+    return {
+        "index": s.index,
+        "start": s.start,
+        "end": s.end,
+        "text": s.text,
+        "citations": list(s.citations),
+        "uncited": s.uncited,
+        "refusal": s.refusal,
+        "multi_claim": s.multi_claim,
+        "reasons": list(s.reasons),
+        "unsupported_numbers": list(s.unsupported_numbers),
+        "unsupported_quotes": list(s.unsupported_quotes),
+    }
+
+
+def answer_record(result: AnswerResult, file: str, line: int) -> dict:
+    """The per-answer record of the JSON report."""
+    a = result.answer
+    return {
+        "record": "answer",
+        "report_version": REPORT_VERSION,
+        "file": file,
+        "line": line,
+        "answer_id": a.answer_id,
+        "model": a.model,
+        "prompt_version": a.prompt_version,
+        "timestamp": a.timestamp,
+        "refused": result.refused,
+        "ok": result.ok,
+        "invalid_markers": list(result.invalid_markers),
+        "counts": {
+            "sentences": len(result.sentences),
+            "uncited_sentences": result.uncited_sentences,
+            "citations": len(result.citations),
+            "citations_failed": result.failed_citations,
+        },
+        "sentences": [sentence_dict(s) for s in result.sentences],
+        "citations": [citation_dict(c) for c in result.citations],
+    }
+
+
+def error_record(error: RecordError) -> dict:
+    return {"record": "error", "report_version": REPORT_VERSION, **error.to_dict()}
+
+
+def summary_record(summary: Summary) -> dict:
+    return {"record": "summary", "report_version": REPORT_VERSION, **summary.to_dict()}
+
+
+# --- text for people -------------------------------------------------------------------------
+
+
+def _short(text: str, width: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
+    """Lines describing one answer: one line when it is clean, details when it is not."""
+    a = result.answer
+    head = f"{file}:{line} {a.answer_id}"
+    if result.refused:
+        return [f"{head}: refused"]
+    n = len(result.citations)
+    if result.ok:
+        return [f"{head}: ok ({n} citation{'s' * (n != 1)} verified)"]
+    lines = [f"{head}: {result.failed_citations} of {n} citations failed, "
+             f"{result.uncited_sentences} uncited sentence(s)"]
+    for s in result.sentences:
+        flags = []
+        if s.uncited:
+            flags.append("uncited")
+        if s.multi_claim:
+            flags.append("several claims, one source")
+        if s.unsupported_numbers:
+            flags.append(f"{R.NUMBER_NOT_IN_SOURCE} {', '.join(s.unsupported_numbers)}")
+        if s.unsupported_quotes:
+            flags.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
+        bad = [result.citations[i] for i in s.citations if result.citations[i].reasons]
+        if not flags and not bad:
+            continue
+        lines.append(f"  sentence {s.index + 1} \u201c{_short(s.text)}\u201d" + (f": {'; '.join(flags)}" if flags else ""))
+        for c in bad:
+            what = f"[{c.marker}]" if c.kind == "marker" else f"span {c.answer_start}-{c.answer_end}"
+            lines.append(f"    {what} -> {c.chunk_id or '?'}: {', '.join(c.reasons)}")
+    return lines
+
+
+def summary_text(summary: Summary) -> list[str]:
+    d = summary.to_dict()
+
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{100 * x:.1f}%"
+
+    lines = [
+        "",
+        f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {pct(d['refusal_rate'])})"
+        + (f", {d['unreadable_lines']} unreadable line(s)" if d["unreadable_lines"] else ""),
+        f"citations: {d['citations']}, failed {d['citations_failed']} = {pct(d['citation_failure_rate'])}",
+        f"quote in source: {d['quote_in_source']} of {d['citations_with_quote']} quoted = "
+        f"{pct(d['quote_in_source_rate'])}",
+        f"cite an unretrieved source: {d['citation_to_unretrieved']} = {pct(d['citation_to_unretrieved_rate'])}",
+        f"checksum failures: {d['checksum_failures']}, source changed: {d['source_changed_failures']}",
+        f"uncited sentences: {d['uncited_sentences']} of {d['sentences']} = {pct(d['uncited_sentence_rate'])}",
+        f"invalid markers: {d['invalid_markers']}; answers with an unsupported number: "
+        f"{d['answers_with_unsupported_number']}",
+    ]
+    counted = [f"{code} {n}" for code, n in d["reasons"].items() if n]
+    if counted:
+        lines.append("reasons: " + ", ".join(counted))
+    return lines

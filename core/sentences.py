@@ -1,0 +1,122 @@
+"""Split an answer into sentences with their offsets.
+
+Rules (see docs/checks.md):
+- a sentence ends after ``.``, ``!`` or ``?`` (plus any closing quotes or brackets) followed by
+  whitespace or the end of the text, and at every line break;
+- no split after a known abbreviation (Mr., Dr., e.g., i.e., U.S., ...), nor inside quoted text,
+  nor when the next word starts with a lower-case letter or a digit;
+- decimals, prices and section numbers (3.5%, $4.50, 4.2.1) never split, since no space follows the dot;
+- citation markers that follow the full stop (``... days. [2] Next``) belong to the sentence before.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+ABBREVIATIONS = frozenset(
+    """mr mrs ms mx dr prof sr jr st mme mlle mmes messrs rev hon gen col capt lt sgt sen rep gov pres
+    vs cf fig figs no nos sec secs art vol vols pp ch approx dept est inc ltd co corp jan feb mar apr
+    jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun e.g i.e a.m p.m u.s u.k u.n e.u
+    ph.d m.d b.a m.a et al""".split()
+)
+
+# A full stop (or ! ?), any closing quotes/brackets, then whitespace, a marker or the end.
+_END = re.compile(r"[.!?]+[\"'\u201d\u2019)]*(?=[\s\[]|$)|\r\n|\n|\r")
+_MARKERS = re.compile(r"[ \t]*(?:\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\][ \t]*)+")
+_QUOTE = re.compile('["\u201c\u201d]')
+_ACRONYM = re.compile(r"^(?:[A-Za-z]\.){2,}$")
+MARKER_ONLY = re.compile(r"^(?:\s*\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\])+\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+def _word_before(text: str, pos: int) -> str:
+    start = pos
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start:pos].lstrip("([{\"'\u201c\u2018").lower()
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    word = _word_before(text, dot)
+    return word in ABBREVIATIONS or bool(_ACRONYM.match(word + "."))
+
+
+def _continues(text: str, pos: int) -> bool:
+    """True when the text after ``pos`` (on the same line) starts with a lower-case letter or digit."""
+    n = len(text)
+    while pos < n and text[pos] in " \t":
+        pos += 1
+    return pos < n and (text[pos].islower() or text[pos].isdigit())
+
+
+def _ends(text: str) -> list[int]:
+    """Offsets at which sentences end (exclusive), in order."""
+    quotes = [m.start() for m in _QUOTE.finditer(text)]
+    q = 0
+    inside = False
+    ends: list[int] = []
+    for m in _END.finditer(text):
+        end = m.end()
+        first = text[m.start()]
+        if first in "\r\n":
+            while q < len(quotes) and quotes[q] < end:
+                q += 1
+            inside = False  # a line break closes any open quotation
+            ends.append(m.start())
+            continue
+        while q < len(quotes) and quotes[q] < end:
+            ch = text[quotes[q]]
+            inside = (not inside) if ch == '"' else (ch == "\u201c")
+            q += 1
+        if inside:
+            continue
+        if first == "." and m.group().count(".") == 1 and _is_abbreviation(text, m.start()):
+            continue
+        if _continues(text, end):
+            continue
+        markers = _MARKERS.match(text, end)
+        if markers:
+            end = markers.end()
+        ends.append(end)
+    return ends
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """The sentences of ``text`` with code-point offsets; surrounding whitespace is not included."""
+    out: list[Sentence] = []
+    start = 0
+    for end in [*_ends(text), len(text)]:
+        if end < start:
+            continue
+        s, e = start, end
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        start = end
+        if s == e:
+            continue
+        piece = text[s:e]
+        if out and MARKER_ONLY.match(piece):
+            prev = out[-1]
+            out[-1] = Sentence(prev.index, prev.start, e, text[prev.start:e])
+            continue
+        out.append(Sentence(len(out), s, e, piece))
+    return out
+
+
+def sentence_at(sentences: list[Sentence], starts: list[int], pos: int) -> int | None:
+    """Index of the sentence containing offset ``pos`` (``starts`` is their start offsets)."""
+    i = bisect.bisect_right(starts, pos) - 1
+    if i >= 0 and pos < sentences[i].end:
+        return i
+    return None

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Set-up-free entry points: ``python3 dev.py run`` starts the app, ``python3 dev.py test`` runs the tests.
+
+Needs only Python 3.11+ with pip and venv.  On first use it creates ``.venv/`` beside this file and
+installs citecheck with its test dependencies into it; later runs reuse it (reinstalling when
+pyproject.toml changes).  Extra arguments are passed on (to pytest, or to the app after ``--``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".citecheck-installed"
+
+
+def ensure_venv() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"citecheck needs Python 3.11 or newer; this is {sys.version.split()[0]}")
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == want and PY.exists():
+        return
+    if not PY.exists():
+        print(f"creating {VENV} ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("installing citecheck and its dependencies (first run only) ...", flush=True)
+    subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
+    STAMP.write_text(want)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "test", "check"}:
+        print(__doc__)
+        return 2
+    ensure_venv()
+    command, rest = argv[0], argv[1:]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if command == "test":
+        return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
+    if command == "check":
+        log = ROOT / "sample_data" / "answers.jsonl"
+        corpus = ROOT / "sample_data" / "corpus"
+        return subprocess.call([str(BIN / "citecheck"), "check", str(log), "--corpus", str(corpus), *rest],
+                               cwd=ROOT, env=env)
+    args = [str(PY), "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+            "--browser.gatherUsageStats", "false", *rest]
+    return subprocess.call(args, cwd=ROOT, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Regenerate the bundled sample data deterministically.
+
+    python sample_data/generate.py
+
+Reads ``sample_data/source/`` (the documents as they were when the answers were logged),
+chunks them, writes ``answers.jsonl`` (a log of scripted answers: mostly clean, with every
+reason code represented), ``golden.jsonl`` (a golden retrieval set) and ``corpus/`` (the
+documents as they are now: ``travel-policy.md`` was edited after logging, so answers citing
+its later chunks report ``source_changed`` with ``--corpus sample_data/corpus``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from core.chunking import chunk_folder  # noqa: E402
+from core.log import Answer, Chunk, Citation, answer_to_dict  # noqa: E402
+
+REFUSAL = "I cannot answer from the sources."
+MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5")
+PROMPTS = ("answer.v1", "answer.v2")
+SNAPSHOT = "snap-2026-11-01"
+
+# After logging, the hotel limits changed: the checker sees it through --corpus.
+EDITS = {"travel-policy.md": [("EUR 180 in Berlin", "EUR 195 in Berlin")]}
+
+# --- the scripted answers ---------------------------------------------------------------------
+# Each answer: question, sentences; a sentence is (text, [cite, ...]); a cite is
+# (document, section, quote) plus optional flags in a dict as a fourth item.
+C = {}
+
+
+def cite(doc: str, section: str, quote: str | None, **flags) -> tuple:
+    return (doc, section, quote, flags)
+
+
+L, T, B, S, P = "leave-policy", "travel-policy", "billing-and-refunds", "security-runbook", "product-faq"
+
+CLEAN = [
+    ("How many earned leave days do I get?",
+     [("You get 18 days of earned leave per year.", [cite(L, "Earned leave", "Employees get 18 days of earned leave per year.")]),
+      ("It accrues at 1.5 days for each month of service.", [cite(L, "Earned leave", "Earned leave accrues at 1.5 days per month of service.")])]),
+    ("Can I carry casual leave forward?",
+     [("No: casual leave is 8 days per year and cannot be carried forward.", [cite(L, "Casual leave", "Casual leave is 8 days per year and cannot be carried forward.")])]),
+    ("How much earned leave can I carry over?",
+     [("Unused earned leave carries forward up to 45 days.", [cite(L, "Earned leave", "Unused earned leave carries forward up to 45 days.")]),
+      ("Days above the cap lapse on 31 March.", [cite(L, "Earned leave", "Days above the 45-day cap lapse on 31 March.")])]),
+    ("How long is parental leave?",
+     [("The primary caregiver gets 16 weeks at full pay and the secondary caregiver 4 weeks.",
+       [cite(L, "Parental leave", "Parental leave is 16 weeks at full pay for the primary caregiver and 4 weeks at full pay for the secondary caregiver.")])]),
+    ("When can I take parental leave?",
+     [("Parental leave is available after 6 months of continuous employment.", [cite(L, "Parental leave", "It is available after 6 months of continuous employment.")]),
+      ("It can be split into up to 3 blocks within 12 months of the birth or adoption.", [cite(L, "Parental leave", "Parental leave may be taken in up to 3 blocks within 12 months of the birth or adoption.")])]),
+    ("Do I need a doctor's note for sick leave?",
+     [("A medical certificate is needed for absences longer than 3 consecutive working days.", [cite(L, "Sick leave", "A medical certificate is needed for absences longer than 3 consecutive working days.")])]),
+    ("How many sick days are there?",
+     [("Sick leave is 10 days per year.", [cite(L, "Sick leave", "Sick leave is 10 days per year.")])]),
+    ("Does casual leave need approval?",
+     [("Casual leave of more than 2 consecutive days needs your manager's approval in advance.", [cite(L, "Casual leave", "Casual leave of more than 2 consecutive days needs a manager's approval in advance.")])]),
+    ("How early must travel be booked?",
+     [("Book through the Wayfarer portal at least 14 days before departure.", [cite(T, "Booking", "All travel is booked through the Wayfarer portal at least 14 days before departure.")]),
+      ("Later bookings need written approval from a director.", [cite(T, "Booking", "Bookings made later need written approval from a director.")])]),
+    ("Which train class can an M2 employee book?",
+     [("Employees below grade M3, such as M2, book standard class for trains.", [cite(T, "Train and air travel", "Employees below grade M3 book standard class for trains")])]),
+    ("Can I fly premium economy?",
+     [("Flights longer than 8 hours may be booked in premium economy for every grade.", [cite(T, "Train and air travel", "Flights longer than 8 hours may be booked in premium economy for every grade.")])]),
+    ("What is the meal per diem?",
+     [("The meal per diem is EUR 45 per full travel day and EUR 25 for a day of departure or return.", [cite(T, "Per diem", "The meal per diem is EUR 45 per full travel day and EUR 25 for a day of departure or return.")]),
+      ("Alcohol is never reimbursed.", [cite(T, "Per diem", "Alcohol is never reimbursed.")])]),
+    ("When are invoices due?",
+     [("Invoices are issued on the 1st of each month and are payable within 30 days.", [cite(B, "Invoices", "Invoices are issued on the 1st of each month and are payable within 30 days (Net 30).")])]),
+    ("What is the late payment interest?",
+     [("Late payments incur interest of 1.5% per month.", [cite(B, "Invoices", "Late payments incur interest of 1.5% per month.")])]),
+    ("How long do refunds take?",
+     [("Refunds go to the original payment method and take 5-7 business days to appear.", [cite(B, "Refunds", "Refunds are issued to the original payment method and take 5-7 business days to appear.")])]),
+    ("Can I get a refund on an annual plan?",
+     [("Annual plans cancelled within 30 days of purchase receive a full refund.", [cite(B, "Refunds", "Annual plans cancelled within 30 days of purchase receive a full refund.")]),
+      ("After that they are refunded pro rata, minus a $49.00 processing fee.", [cite(B, "Refunds", "After 30 days, annual plans are refunded pro rata for the unused months, minus a $49.00 processing fee.")])]),
+    ("How long does a disputed charge review take?",
+     [("A disputed charge is reviewed within 10 business days, and the account stays active meanwhile.", [cite(B, "Disputed charges", "A disputed charge is reviewed within 10 business days."), cite(B, "Disputed charges", "During a review the account stays active.")])]),
+    ("What is a SEV-1 incident?",
+     [("A SEV-1 is a confirmed breach of customer data or a full outage of the platform.", [cite(S, "Severity levels", "A SEV-1 incident is a confirmed breach of customer data or a full outage of the platform.")])]),
+    ("What do I do first in a SEV-1?",
+     [("Page the incident commander within 15 minutes and open a bridge call.", [cite(S, "First response", "For a SEV-1 incident, page the incident commander within 15 minutes and open a bridge call.")]),
+      ("Do not discuss the incident in public channels.", [cite(S, "First response", "Do not discuss the incident in public channels.")])]),
+    ("How fast must exposed credentials be rotated?",
+     [("Rotate any credential that may be exposed within 1 hour, starting with production database keys.", [cite(S, "First response", "Rotate any credential that may be exposed within 1 hour, starting with production database keys.")])]),
+    ("When are customers told about a breach?",
+     [("Affected customers are notified within 72 hours of a confirmed breach, as GDPR Article 33 requires.", [cite(S, "Customer notice", "Affected customers are notified within 72 hours of a confirmed breach, as required by GDPR Article 33.")])]),
+    ("When is the post-incident review?",
+     [("A blameless post-incident review is held within 5 business days.", [cite(S, "After the incident", "A blameless post-incident review is held within 5 business days")])]),
+    ("How much does the Starter plan cost?",
+     [("The Starter plan costs $29 per user per month and includes 3 dashboards.", [cite(P, "Plans", "The Starter plan costs $29 per user per month and includes 3 dashboards.")])]),
+    ("How long is raw event data kept?",
+     [("Raw events are kept for 13 months.", [cite(P, "Data retention", "Raw events are kept for 13 months.")]),
+      ("Aggregated reports stay as long as the account is active.", [cite(P, "Data retention", "Aggregated reports are kept for as long as the account is active.")])]),
+    ("Which languages do dashboards support?",
+     [("Dashboards can be shown in English, Deutsch, Français and 日本語.", [cite(P, "Languages", "Dashboards can be shown in English, Deutsch, Français and 日本語.")]),
+      ("Labels may use emoji such as 📈.", [cite(P, "Languages", "Labels may contain emoji such as 📈")])]),
+    ("When do scheduled exports run?",
+     [("Scheduled exports run at 06:00 UTC and are e-mailed to the report owner.", [cite(P, "Exports", "Scheduled exports run at 06:00 UTC and are e-mailed to the report owner.")])]),
+    ("Which formats can reports be exported to?",
+     [("Reports export to CSV and PDF.", [cite(P, "Exports", "Reports export to CSV and PDF.")])]),
+    ("Does single sign-on support OpenID Connect?",
+     [("Yes, single sign-on supports SAML 2.0 and OpenID Connect on the Team plan.", [cite(P, "Single sign-on", "Single sign-on supports SAML 2.0 and OpenID Connect on the Team plan.")])]),
+    ("What does the Team plan cost?",
+     [("The Team plan costs $79 per user per month with unlimited dashboards.", [cite(P, "Plans", "The Team plan costs $79 per user per month with unlimited dashboards.")])]),
+    ("Are refunds paid in cash?",
+     [("No, refunds are not issued in cash.", [cite(B, "Refunds", "We do not issue refunds in cash.")]),
+      ("They go back to the original payment method.", [cite(B, "Refunds", "Refunds are issued to the original payment method")])]),
+    ("What is a SEV-2 incident?",
+     [("A SEV-2 is a partial outage or a suspected breach.", [cite(S, "Severity levels", "A SEV-2 incident is a partial outage or a suspected breach.")])]),
+    ("Can M3 employees book first class trains?",
+     [("Grade M3 and above may book first class for trains longer than 4 hours.", [cite(T, "Train and air travel", "Grade M3 and above may book first class for trains longer than 4 hours.")])]),
+]
+
+# Answers that go wrong, one or more ways each.
+FAILING = [
+    # quote_not_found + multi-claim: the second clause is invented (design documents' example).
+    ("Can I get my refund in cash today?",
+     [("Refunds take 5-7 days and we can pay cash today instantly.", [cite(B, "Refunds", "take 5-7 business days"), cite(B, "Refunds", "cash today instantly")])], {}),
+    # unretrieved_source: cites the runbook, which was not retrieved for this question.
+    ("Who do I contact about an invoice?",
+     [("Invoices are payable within 30 days.", [cite(B, "Invoices", "payable within 30 days")]),
+      ("Escalate unpaid invoices to the incident commander.", [cite(S, "First response", "page the incident commander", unretrieved=True)])], {"style": "span"}),
+    # marker_out_of_range + uncited sentence.
+    ("How much sick leave do I get?",
+     [("Sick leave is 10 days per year.", [cite(L, "Sick leave", "Sick leave is 10 days per year.")]),
+      ("Unused sick days are paid out at year end.", [("out_of_range", 7)]),
+      ("Ask HR for details.", [])], {}),
+    # number_not_in_source: the source says 18.
+    ("How many days of earned leave do I get?",
+     [("You get 20 days of earned leave per year.", [cite(L, "Earned leave", "days of earned leave per year")])], {}),
+    # number_not_in_source: a sum the source never states (18 + 45).
+    ("How much earned leave can I hold at most?",
+     [("Up to 45 days carry forward, so 63 days in total.", [cite(L, "Earned leave", "Unused earned leave carries forward up to 45 days.")])], {}),
+    # quoted_text_not_in_source: the quotation is twisted.
+    ("Can casual leave be carried forward?",
+     [('The policy says casual leave "can be carried forward".', [cite(L, "Casual leave", "Casual leave is 8 days per year")])], {}),
+    # quote_missing: marker with no quote.
+    ("What is the Berlin hotel limit?",
+     [("The nightly limit in Berlin is EUR 180.", [cite(T, "Hotels", None)])], {}),
+    # offset_mismatch: right quote, wrong offsets.
+    ("How is interest charged on late invoices?",
+     [("Late payments incur interest of 1.5% per month.", [cite(B, "Invoices", "Late payments incur interest of 1.5% per month.", offsets="wrong")])], {"style": "span"}),
+    # checksum_mismatch: the logged chunk text was altered after its checksum was taken.
+    ("What is the per diem on a departure day?",
+     [("The per diem is EUR 25 for a day of departure or return.", [cite(T, "Per diem", "EUR 25 for a day of departure or return")])], {"tamper": (T, "Per diem")}),
+    # missing_source_metadata: a chunk from an index without source fields.
+    ("How long are raw events kept?",
+     [("Raw events are kept for 13 months.", [cite(P, "Data retention", "Raw events are kept for 13 months.")])], {"strip_source": (P, "Data retention")}),
+    # source_changed (with --corpus): the hotel limits were edited after logging.
+    ("What is the hotel limit in Paris?",
+     [("The nightly hotel limit in Paris is EUR 210.", [cite(T, "Hotels", "EUR 210 in Paris")])], {}),
+    # A footnote whose checksum and quote pass, but the number is not in its source.
+    ("What does the Starter plan include?",
+     [("The Starter plan includes 5 dashboards.", [cite(P, "Plans", "includes 3 dashboards")])], {"style": "span"}),
+]
+
+REFUSED = [
+    ("What is the company's policy on pets in the office?", {"gate": True}),
+    ("Can I expense a home office chair?", {"gate": False}),
+    ("What is the parking allowance in Lisbon?", {"gate": False}),
+]
+
+UNANSWERABLE = [
+    "What is the company's policy on pets in the office?",
+    "Can I expense a home office chair?",
+    "What is the parking allowance in Lisbon?",
+    "Who is the CEO of Fernhill Analytics?",
+    "Does the dashboard have a dark mode?",
+]
+
+# --- building ----------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = set("the a an of in on for to and or is are do does i my can how what when which who be at by with".split())
+
+
+def _terms(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def retrieve(question: str, needed: list[Chunk], chunks: list[Chunk], k: int = 4) -> list[Chunk]:
+    """A deterministic stand-in retriever: the needed chunks plus the best term-overlap others."""
+    q = _terms(question)
+    scored = sorted(chunks, key=lambda c: (-len(q & _terms(c.text + " " + (c.section or ""))), c.chunk_id))
+    picked = list(dict.fromkeys([*needed, *scored]))[: max(k, len(needed))]
+    picked.sort(key=lambda c: (-len(q & _terms(c.text)), c.chunk_id))
+    return [replace(c, retrieval_score=float(len(q & _terms(c.text))), rerank_score=round(1.0 + 0.5 * len(q & _terms(c.text)), 2))
+            for c in picked]
+
+
+def find_chunk(chunks: list[Chunk], doc: str, section: str) -> Chunk:
+    for c in chunks:
+        if c.document_id == doc and c.section == section:
+            return c
+    raise KeyError((doc, section))
+
+
+def build(index: int, question: str, sentences, chunks: list[Chunk], opts: dict) -> Answer:
+    style = opts.get("style", "marker" if index % 3 else "span")
+    needed = [find_chunk(chunks, c[0], c[1]) for _, cites in sentences for c in cites
+              if len(c) == 4 and not c[3].get("unretrieved")]
+    retrieved = retrieve(question, needed, chunks)
+    position = {c.chunk_id: i for i, c in enumerate(retrieved)}
+    text, citations = "", []
+    for sentence, cites in sentences:
+        start = len(text) + (1 if text else 0)
+        text = (text + " " if text else "") + sentence
+        for c in cites:
+            if c[0] == "out_of_range":
+                text = text[:-1] + f" [{c[1]}]."
+                continue
+            doc, section, quote, flags = c
+            chunk = find_chunk(chunks, doc, section)
+            qs = chunk.text.find(quote) if quote else -1
+            q_start, q_end = (qs, qs + len(quote)) if qs >= 0 else (None, None)
+            if flags.get("offsets") == "wrong" and q_start is not None:
+                q_start, q_end = q_start + 7, q_end + 7
+            if style == "marker" and not flags.get("unretrieved"):
+                n = position[chunk.chunk_id] + 1
+                at = len(text) - 1
+                text = text[:-1] + f" [{n}]" + text[-1]
+                if quote:
+                    citations.append(Citation("marker", marker=n, at=at + 1, quote=quote, quote_start=q_start, quote_end=q_end))
+            else:
+                citations.append(Citation("span", answer_start=start, answer_end=len(text), chunk_id=chunk.chunk_id,
+                                          document_id=chunk.document_id, quote=quote, quote_start=q_start, quote_end=q_end))
+    if "tamper" in opts:
+        victim = find_chunk(chunks, *opts["tamper"]).chunk_id
+        retrieved = [replace(c, text=c.text.replace("EUR 45", "EUR 54")) if c.chunk_id == victim else c for c in retrieved]
+    if "strip_source" in opts:
+        victim = find_chunk(chunks, *opts["strip_source"]).chunk_id
+        retrieved = [replace(c, source=None) if c.chunk_id == victim else c for c in retrieved]
+    return Answer(
+        answer_id=f"a-{index + 1:03d}", question=question, answer=text, chunks=tuple(retrieved),
+        citations=tuple(citations), timestamp=f"2026-11-{1 + index % 28:02d}T{9 + index % 8:02d}:{(7 * index) % 60:02d}:00Z",
+        model=MODELS[index % 2], prompt_version=PROMPTS[(index // 2) % 2], index_snapshot=SNAPSHOT,
+    )
+
+
+def refused(index: int, question: str, chunks: list[Chunk], gate: bool) -> Answer:
+    retrieved = [] if gate else retrieve(question, [], chunks, k=3)
+    extra = {"gate": {"decision": "refuse", "reason": "no chunk above the support floor"}, "cost_usd": 0.0} if gate else {}
+    return Answer(
+        answer_id=f"a-{index + 1:03d}", question=question, answer=REFUSAL, chunks=tuple(retrieved),
+        timestamp=f"2026-11-{1 + index % 28:02d}T12:00:00Z", model=MODELS[index % 2],
+        prompt_version=PROMPTS[(index // 2) % 2], index_snapshot=SNAPSHOT, refused=gate, extra=extra,
+    )
+
+
+def main() -> None:
+    chunks = chunk_folder(HERE / "source")
+    answers: list[Answer] = []
+    for question, sentences in CLEAN:
+        answers.append(build(len(answers), question, sentences, chunks, {}))
+    for question, sentences, opts in FAILING:
+        answers.append(build(len(answers), question, sentences, chunks, opts))
+    for question, opts in REFUSED:
+        answers.append(refused(len(answers), question, chunks, opts["gate"]))
+    with open(HERE / "answers.jsonl", "w", encoding="utf-8", newline="\n") as out:
+        for a in answers:
+            out.write(json.dumps(answer_to_dict(a), ensure_ascii=False) + "\n")
+
+    with open(HERE / "golden.jsonl", "w", encoding="utf-8", newline="\n") as out:
+        for question, sentences in CLEAN:
+            ids = sorted({find_chunk(chunks, c[0], c[1]).chunk_id for _, cites in sentences for c in cites})
+            out.write(json.dumps({"question": question, "answerable": True, "chunk_ids": ids}, ensure_ascii=False) + "\n")
+        for question in UNANSWERABLE:
+            out.write(json.dumps({"question": question, "answerable": False, "chunk_ids": []}) + "\n")
+
+    corpus = HERE / "corpus"
+    shutil.rmtree(corpus, ignore_errors=True)
+    corpus.mkdir()
+    for path in sorted((HERE / "source").iterdir()):
+        data = path.read_bytes().decode("utf-8")
+        for old, new in EDITS.get(path.name, []):
+            assert old in data, (path.name, old)
+            data = data.replace(old, new)
+        (corpus / path.name).write_bytes(data.encode("utf-8"))
+    print(f"wrote {len(answers)} answers, {len(CLEAN) + len(UNANSWERABLE)} golden questions, corpus of "
+          f"{len(list(corpus.iterdir()))} documents")
+
+
+if __name__ == "__main__":
+    main()
