@@ -1,0 +1,29 @@
+"""Small builders for hand-made answers in tests."""
+
+from __future__ import annotations
+
+from core.log import Answer, Chunk, Citation, checksum
+
+
+def chunk(text: str, chunk_id: str = "c1", source: str | None = "doc.md", start: int | None = 0,
+          document_id: str | None = None, **kw) -> Chunk:
+    end = None if start is None else start + len(text)
+    fields = dict(chunk_id=chunk_id, document_id=document_id or (source or chunk_id), source=source, title=None,
+                  section=None, text=text, start=start, end=end, checksum=checksum(text),
+                  retrieval_score=None, rerank_score=None)
+    fields.update(kw)
+    return Chunk(**fields)
+
+
+def answer(text: str, chunks, citations=(), **kw) -> Answer:
+    return Answer(answer_id=kw.pop("answer_id", "a1"), question=kw.pop("question", "q?"), answer=text,
+                  chunks=tuple(chunks), citations=tuple(citations), **kw)
+
+
+def marker(n: int, quote: str | None = None, qs: int | None = None, qe: int | None = None, at: int | None = None):
+    return Citation("marker", marker=n, at=at, quote=quote, quote_start=qs, quote_end=qe)
+
+
+def span(start: int, end: int, chunk_id: str | None, quote: str | None = None, qs=None, qe=None, document_id=None):
+    return Citation("span", answer_start=start, answer_end=end, chunk_id=chunk_id, document_id=document_id,
+                    quote=quote, quote_start=qs, quote_end=qe)

@@ -1,0 +1,101 @@
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.errors import RecordError
+from core.log import LOG_VERSION, answer_to_dict, dumps, parse_line, read_log
+from core.errors import FieldError
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "core" / "schema" / "log.v1.schema.json").read_text())
+SAMPLE = ROOT / "sample_data" / "answers.jsonl"
+
+
+def good() -> dict:
+    return json.loads(SAMPLE.read_text(encoding="utf-8").splitlines()[0])
+
+
+def test_every_sample_line_round_trips_and_matches_the_schema():
+    for line in SAMPLE.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        jsonschema.validate(obj, SCHEMA)
+        assert answer_to_dict(parse_line(line)) == obj
+
+
+def _set(obj, path, value):
+    *parents, last = path
+    for key in parents:
+        obj = obj[key]
+    if value is KeyError:
+        del obj[last]
+    else:
+        obj[last] = value
+
+
+BAD = [
+    (("log_version",), KeyError, "log_version"),
+    (("log_version",), 2, "log_version"),
+    (("answer_id",), KeyError, "answer_id"),
+    (("answer_id",), 7, "answer_id"),
+    (("chunks",), "not a list", "chunks"),
+    (("chunks", 0, "text"), KeyError, "chunks[0].text"),
+    (("chunks", 0, "start"), -1, "chunks[0].start"),
+    (("chunks", 0, "end"), KeyError, "chunks[0].start"),
+    (("chunks", 1, "checksum"), 12, "chunks[1].checksum"),
+    (("citations", 0, "kind"), "footnote", "citations[0].kind"),
+    (("citations", 0, "quote_start"), "3", "citations[0].quote_start"),
+    (("refused",), "no", "refused"),
+]
+
+
+@pytest.mark.parametrize("path, value, field", BAD)
+def test_bad_fields_are_named_and_the_schema_agrees(path, value, field):
+    obj = good()
+    _set(obj, path, value)
+    with pytest.raises(FieldError) as exc:
+        parse_line(json.dumps(obj))
+    assert exc.value.field == field
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(obj, SCHEMA)
+
+
+def test_version_error_says_what_to_do():
+    obj = good()
+    obj["log_version"] = 2
+    with pytest.raises(FieldError, match="reads version 1"):
+        parse_line(json.dumps(obj))
+
+
+def test_read_log_reports_bad_lines_and_keeps_the_rest(tmp_path):
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()[:3]
+    broken = json.loads(lines[1])
+    del broken["question"]
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join([lines[0], "{not json", json.dumps(broken), "", lines[2], lines[0][:40]]),
+                    encoding="utf-8")
+    items = list(read_log(path))
+    errors = [(n, i.field) for n, i in items if isinstance(i, RecordError)]
+    assert errors == [(2, "(json)"), (3, "question"), (6, "(json)")]
+    assert [n for n, i in items if not isinstance(i, RecordError)] == [1, 5]
+    assert str(items[1][1]).startswith(f"{path}:2: (json): not valid JSON")
+
+
+def test_non_utf8_is_reported_not_raised(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(SAMPLE.read_bytes().splitlines()[0] + b"\n\xff\xfe broken\n")
+    items = list(read_log(path))
+    assert isinstance(items[-1][1], RecordError) and items[-1][1].field == "(encoding)"
+
+
+@given(st.text(), st.text())
+def test_any_text_round_trips(question, answer_text):
+    obj = good()
+    obj["question"], obj["answer"] = question, answer_text
+    parsed = parse_line(json.dumps(obj))
+    assert (parsed.question, parsed.answer) == (question, answer_text)
+    assert parse_line(dumps(parsed)) == parsed
+    assert LOG_VERSION == obj["log_version"]

@@ -1,0 +1,73 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.sentences import split_sentences
+
+
+def texts(answer: str) -> list[str]:
+    return [s.text for s in split_sentences(answer)]
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        # design documents' toy replies
+        ("Hits cost a tenth of the input price [2]. Writes cost more [1][3].",
+         ["Hits cost a tenth of the input price [2].", "Writes cost more [1][3]."]),
+        ("Hits cost a tenth of the input price [2]. This makes caching always worth it.",
+         ["Hits cost a tenth of the input price [2].", "This makes caching always worth it."]),
+        ("You get 20 days of earned leave [S1]. Casual leave \"can be carried forward\" [S2]. "
+         "Sick leave is 12 days [S4]. Ask HR for details.",
+         ["You get 20 days of earned leave [S1].", "Casual leave \"can be carried forward\" [S2].",
+          "Sick leave is 12 days [S4].", "Ask HR for details."]),
+        # abbreviations
+        ("Mr. Smith met Dr. Jones in the U.S. last year [1]. He agreed.",
+         ["Mr. Smith met Dr. Jones in the U.S. last year [1].", "He agreed."]),
+        ("Bring a document, e.g. a passport, i.e. photo ID [1]. Done.",
+         ["Bring a document, e.g. a passport, i.e. photo ID [1].", "Done."]),
+        ("The title quoted Mme. Curie by name [2]. Next point.",
+         ["The title quoted Mme. Curie by name [2].", "Next point."]),
+        # decimals, prices, percentages, section numbers
+        ("Interest is 1.5% per month and the fee is $4.50 [1]. See section 4.2.1 for more [2].",
+         ["Interest is 1.5% per month and the fee is $4.50 [1].", "See section 4.2.1 for more [2]."]),
+        ("It grew 3.5% [1]. It cost $49.00.", ["It grew 3.5% [1].", "It cost $49.00."]),
+        # quoted text stays whole; split after the closing quote
+        ('The policy says "Refunds take 5-7 days. Contact billing." That is all [1].',
+         ['The policy says "Refunds take 5-7 days. Contact billing."', "That is all [1]."]),
+        ("She wrote \u201cStop. Now.\u201d Then left [1].", ["She wrote \u201cStop. Now.\u201d", "Then left [1]."]),
+        # ! ? and line breaks
+        ("Really? Yes [1]! Fine.", ["Really?", "Yes [1]!", "Fine."]),
+        ("First line [1]\nSecond line [2]\r\nThird [3]", ["First line [1]", "Second line [2]", "Third [3]"]),
+        # markers after the full stop belong to the sentence before
+        ("Refunds take 5-7 days. [1] Cash is not offered. [2][3]",
+         ["Refunds take 5-7 days. [1]", "Cash is not offered. [2][3]"]),
+        ("Refunds take 5-7 days.[1] Cash is not offered.", ["Refunds take 5-7 days.[1]", "Cash is not offered."]),
+        # a lower-case continuation is not a new sentence
+        ("It was approx. 5 days long. then it ended.", ["It was approx. 5 days long. then it ended."]),
+        ("", []),
+        ("   \n  ", []),
+    ],
+)
+def test_split(answer, expected):
+    assert texts(answer) == expected
+
+
+def test_offsets_are_code_points_with_non_ascii():
+    answer = "Prix: 5 \u20ac \U0001F4C8 [1]. \u65e5\u672c\u8a9e\u306e\u6587\u3002 Caf\u0065\u0301 ouvert [2]."
+    sentences = split_sentences(answer)
+    for s in sentences:
+        assert answer[s.start:s.end] == s.text
+    assert sentences[0].text.endswith("[1].")
+    assert sentences[-1].text.startswith("\u65e5") or sentences[-1].text.startswith("Caf")
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab .!?\n\r[]12\"\u201c\u201dMr\u00e9\U0001F600\u0301")), max_size=80))
+def test_sentences_are_ordered_non_overlapping_slices(answer):
+    prev_end = 0
+    for i, s in enumerate(split_sentences(answer)):
+        assert s.index == i
+        assert answer[s.start:s.end] == s.text
+        assert s.text == s.text.strip() and s.text
+        assert s.start >= prev_end
+        prev_end = s.end
