@@ -284,11 +284,18 @@ def strip_markers(text: str) -> str:
     return _ANY_MARKER.sub("", text)
 
 
-def _is_multi_claim(text: str, distinct_sources: int) -> bool:
-    if distinct_sources > 1:
+def _clauses(text: str) -> int:
+    """How many clauses of three or more words ``text`` joins with ';', 'and', 'but', 'while'..."""
+    return sum(1 for part in _CLAUSE_SPLIT.split(text) if len(part.split()) >= 3)
+
+
+def _is_multi_claim(text: str, cited: list[CitationResult]) -> bool:
+    """Several claims, fewer verified quotes: a quote covers one clause, or as many as it holds itself."""
+    claims = _clauses(text)
+    if claims < 2:
         return False
-    parts = _CLAUSE_SPLIT.split(text)
-    return sum(1 for p in parts if len(p.split()) >= 3) >= 2
+    quotes = {(c.chunk_index, c.quote) for c in cited if not c.reasons}
+    return sum(max(1, _clauses(q or "")) for _, q in quotes) < claims
 
 
 def _sentence_result(
@@ -314,11 +321,10 @@ def _sentence_result(
                 bad_quotes.append(m.group(1) or m.group(2))
         if bad_quotes:
             codes.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
-    distinct = len({c.chunk_index for c in valid})
     return SentenceResult(
         s.index, s.start, s.end, s.text, tuple(c.index for c in cited),
         uncited=not valid and not is_refusal, refusal=is_refusal,
-        multi_claim=bool(valid) and _is_multi_claim(plain, distinct),
+        multi_claim=bool(verified) and _is_multi_claim(plain, cited),
         reasons=tuple(codes), unsupported_numbers=tuple(bad_numbers), unsupported_quotes=tuple(bad_quotes),
     )
 

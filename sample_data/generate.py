@@ -259,7 +259,7 @@ def refused(index: int, question: str, chunks: list[Chunk], gate: bool) -> Answe
     )
 
 
-def main() -> None:
+def main(out: Path = HERE) -> None:
     chunks = chunk_folder(HERE / "source")
     answers: list[Answer] = []
     for question, sentences in CLEAN:
@@ -268,18 +268,18 @@ def main() -> None:
         answers.append(build(len(answers), question, sentences, chunks, opts))
     for question, opts in REFUSED:
         answers.append(refused(len(answers), question, chunks, opts["gate"]))
-    with open(HERE / "answers.jsonl", "w", encoding="utf-8", newline="\n") as out:
+    with open(out / "answers.jsonl", "w", encoding="utf-8", newline="\n") as handle:
         for a in answers:
-            out.write(json.dumps(answer_to_dict(a), ensure_ascii=False) + "\n")
+            handle.write(json.dumps(answer_to_dict(a), ensure_ascii=False) + "\n")
 
-    with open(HERE / "golden.jsonl", "w", encoding="utf-8", newline="\n") as out:
+    with open(out / "golden.jsonl", "w", encoding="utf-8", newline="\n") as handle:
         for question, sentences in CLEAN:
             ids = sorted({find_chunk(chunks, c[0], c[1]).chunk_id for _, cites in sentences for c in cites})
-            out.write(json.dumps({"question": question, "answerable": True, "chunk_ids": ids}, ensure_ascii=False) + "\n")
+            handle.write(json.dumps({"question": question, "answerable": True, "chunk_ids": ids}, ensure_ascii=False) + "\n")
         for question in UNANSWERABLE:
-            out.write(json.dumps({"question": question, "answerable": False, "chunk_ids": []}) + "\n")
+            handle.write(json.dumps({"question": question, "answerable": False, "chunk_ids": []}) + "\n")
 
-    corpus = HERE / "corpus"
+    corpus = out / "corpus"
     shutil.rmtree(corpus, ignore_errors=True)
     corpus.mkdir()
     for path in sorted((HERE / "source").iterdir()):
@@ -293,4 +293,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)
