@@ -8,8 +8,10 @@ claims under one citation.  See docs/checks.md for the rules.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import reasons as R
 from .corpus import Corpus
@@ -24,6 +26,7 @@ _ANY_MARKER = re.compile(r"\s*\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]")
 # A number not glued to a preceding letter ("M2", "sha256" are names, not quantities).
 _NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)*")
 _QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
+_CLAUSE_HINT = re.compile(r";| (?:and|but|while|whereas|plus) ", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
 
 
@@ -36,8 +39,7 @@ class CheckOptions:
     corpus: Corpus | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CitationResult:
+class CitationResult(NamedTuple):
     index: int
     kind: str
     marker: int | None
@@ -62,8 +64,7 @@ class CitationResult:
         return self.chunk_index is not None
 
 
-@dataclass(frozen=True, slots=True)
-class SentenceResult:
+class SentenceResult(NamedTuple):
     index: int
     start: int
     end: int
@@ -114,8 +115,7 @@ class AnswerResult:
 # --- citations -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Raw:
+class _Raw(NamedTuple):
     """A citation before checking: where it sits in the answer and what it asks for."""
 
     kind: str
@@ -136,14 +136,16 @@ def _marker_citations(answer: Answer) -> list[_Raw]:
     used: set[int] = set()
     out: list[_Raw] = []
     for m in _MARKER.finditer(answer.answer):
-        for part in m.group(1).split(","):
+        group = m.group(1)
+        start, end = m.span()
+        for part in (group.split(",") if "," in group else (group,)):
             n = int(part)
-            entry = _match_entry(entries, used, n, m.start(), m.end())
-            out.append(
-                _Raw("marker", m.start(), m.end(), marker=n, quote=entry and entry.quote,
-                     quote_start=entry and entry.quote_start, quote_end=entry and entry.quote_end,
-                     label=entry and entry.label)
-            )
+            entry = _match_entry(entries, used, n, start, end) if entries else None
+            if entry is None:
+                out.append(_Raw("marker", start, end, n))
+            else:
+                out.append(_Raw("marker", start, end, n, None, None, entry.quote, entry.quote_start,
+                                entry.quote_end, entry.label))
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
         if i not in used:
             at = entry.at if entry.at is not None and entry.at <= len(answer.answer) else len(answer.answer)
@@ -193,7 +195,7 @@ class _Chunks:
             if chunk.document_id is not None:
                 self.by_doc.setdefault(chunk.document_id, []).append(i)
         self._integrity: dict[int, tuple[str, ...]] = {}
-        self._numbers: dict[int, frozenset[str]] = {}
+        self._numbers: dict[tuple[int, str], bool] = {}
         self._normalised: dict[int, str] = {}
 
     def resolve(self, raw: _Raw) -> int | None:
@@ -225,10 +227,11 @@ class _Chunks:
             found = self._integrity[i] = tuple(codes)
         return found
 
-    def numbers(self, i: int) -> frozenset[str]:
-        found = self._numbers.get(i)
+    def has_number(self, i: int, number: str) -> bool:
+        key = (i, number)
+        found = self._numbers.get(key)
         if found is None:
-            found = self._numbers[i] = frozenset(_numbers(self.chunks[i].text))
+            found = self._numbers[key] = number_in(self.chunks[i].text, number)
         return found
 
     def normalised(self, i: int) -> str:
@@ -280,12 +283,42 @@ def _numbers(text: str) -> list[str]:
     return [n.replace(",", "") for n in _NUMBER.findall(text)]
 
 
+def _glued(text: str, i: int, j: int) -> bool:
+    """True when ``text[i:j]`` is part of a longer number or of a name such as ``M2``."""
+    if i > 0:
+        before = text[i - 1]
+        if before.isalnum() or (before in ".," and i > 1 and text[i - 2].isdigit()):
+            return True
+    if j < len(text):
+        after = text[j]
+        if after.isdigit() or (after in ".," and j + 1 < len(text) and text[j + 1].isdigit()):
+            return True
+    return False
+
+
+def number_in(text: str, number: str) -> bool:
+    """True when ``number`` (commas removed) occurs in ``text`` as a whole number, with or without
+    thousands commas.  A plain substring search: no regex scan of the whole text."""
+    forms = [number]
+    if number.isdigit() and len(number) > 3:
+        forms.append(f"{int(number):,}")
+    for form in forms:
+        start = text.find(form)
+        while start >= 0:
+            if not _glued(text, start, start + len(form)):
+                return True
+            start = text.find(form, start + 1)
+    return False
+
+
 def strip_markers(text: str) -> str:
     return _ANY_MARKER.sub("", text)
 
 
 def _clauses(text: str) -> int:
     """How many clauses of three or more words ``text`` joins with ';', 'and', 'but', 'while'..."""
+    if not _CLAUSE_HINT.search(text):
+        return 1
     return sum(1 for part in _CLAUSE_SPLIT.split(text) if len(part.split()) >= 3)
 
 
@@ -293,40 +326,54 @@ def _is_multi_claim(text: str, cited: list[CitationResult]) -> bool:
     """Several claims, fewer verified quotes: a quote covers one clause, or as many as it holds itself."""
     claims = _clauses(text)
     if claims < 2:
-        return False
+        return False  # (cheap: most sentences have no joining word at all)
     quotes = {(c.chunk_index, c.quote) for c in cited if not c.reasons}
     return sum(max(1, _clauses(q or "")) for _, q in quotes) < claims
 
 
 def _sentence_result(
-    s: Sentence, cited: list[CitationResult], chunks: _Chunks, refusals: frozenset[str], casefold: bool
+    s: Sentence, cited: list[CitationResult], chunks: _Chunks, refusals: _Refusals, casefold: bool
 ) -> SentenceResult:
-    plain = strip_markers(s.text)
-    is_refusal = normalise(plain, True) in refusals
+    plain = strip_markers(s.text) if "[" in s.text else s.text
+    is_refusal = refusals.match(plain)
     valid = [c for c in cited if c.chunk_index is not None]
     verified = [c.chunk_index for c in cited if not c.reasons]
     codes: list[str] = []
     bad_numbers: list[str] = []
     bad_quotes: list[str] = []
     if cited and not is_refusal:
-        numbers = _numbers(plain)
-        if numbers:
-            known = frozenset().union(*(chunks.numbers(i) for i in verified))  # type: ignore[misc]
-            bad_numbers = [n for n in dict.fromkeys(numbers) if n not in known]
-            if bad_numbers:
-                codes.append(R.NUMBER_NOT_IN_SOURCE)
-        for m in _QUOTED.finditer(plain):
-            quoted = normalise(m.group(1) or m.group(2), casefold)
-            if quoted and not any(quoted in chunks.normalised(i) for i in verified):  # type: ignore[arg-type]
-                bad_quotes.append(m.group(1) or m.group(2))
+        for n in dict.fromkeys(_numbers(plain)):
+            if not any(chunks.has_number(i, n) for i in verified):  # type: ignore[arg-type]
+                bad_numbers.append(n)
+        if bad_numbers:
+            codes.append(R.NUMBER_NOT_IN_SOURCE)
+        if '"' in plain or "\u201c" in plain:
+            for m in _QUOTED.finditer(plain):
+                quoted = normalise(m.group(1) or m.group(2), casefold)
+                if quoted and not any(quoted in chunks.normalised(i) for i in verified):  # type: ignore[arg-type]
+                    bad_quotes.append(m.group(1) or m.group(2))
         if bad_quotes:
             codes.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
     return SentenceResult(
         s.index, s.start, s.end, s.text, tuple(c.index for c in cited),
-        uncited=not valid and not is_refusal, refusal=is_refusal,
-        multi_claim=bool(verified) and _is_multi_claim(plain, cited),
-        reasons=tuple(codes), unsupported_numbers=tuple(bad_numbers), unsupported_quotes=tuple(bad_quotes),
+        not valid and not is_refusal, is_refusal,
+        bool(verified) and _is_multi_claim(plain, cited),
+        tuple(codes), tuple(bad_numbers), tuple(bad_quotes),
     )
+
+
+class _Refusals:
+    """The refusal sentences, normalised, with a cheap length test before normalising a sentence."""
+
+    def __init__(self, sentences: tuple[str, ...]):
+        self.normalised = frozenset(normalise(r, True) for r in sentences)
+        lengths = [len(r) for r in self.normalised] or [0]
+        self.shortest, self.longest = min(lengths), max(lengths)
+
+    def match(self, text: str) -> bool:
+        if not self.normalised or len(text) < self.shortest or len(" ".join(text.split())) > self.longest:
+            return False
+        return normalise(text, True) in self.normalised
 
 
 def _sentences_of(raw: _Raw, sentences: list[Sentence], starts: list[int]) -> list[int]:
@@ -336,6 +383,11 @@ def _sentences_of(raw: _Raw, sentences: list[Sentence], starts: list[int]) -> li
             i = len(sentences) - 1
         return [] if i is None else [i]
     return [s.index for s in sentences if raw.answer_start < s.end and raw.answer_end > s.start]
+
+
+@functools.lru_cache(maxsize=32)
+def _refusals(sentences: tuple[str, ...]) -> _Refusals:
+    return _Refusals(sentences)
 
 
 # --- the answer ------------------------------------------------------------------------------
@@ -354,11 +406,13 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
         results.append(result)
         for i in where:
             per_sentence[i].append(result)
-    refusals = frozenset(normalise(r, True) for r in options.refusals)
+    refusals = _refusals(options.refusals)
     sentence_results = tuple(
         _sentence_result(s, per_sentence[s.index], chunks, refusals, options.casefold) for s in sentences
     )
-    refused = answer.refused or normalise(strip_markers(answer.answer), True) in refusals
+    refused = answer.refused or (
+        len(answer.answer) <= 2 * refusals.longest + 20 and refusals.match(strip_markers(answer.answer))
+    )
     invalid = tuple(c.marker for c in results if c.reasons == (R.MARKER_OUT_OF_RANGE,) and c.marker is not None)
     return AnswerResult(answer, sentence_results, tuple(results), refused, invalid)
 

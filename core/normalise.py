@@ -29,7 +29,14 @@ def _is_combining(ch: str) -> bool:
 
 
 def normalise(text: str, casefold: bool = False) -> str:
-    """The normalised form of ``text`` (without the offset map)."""
+    """The normalised form of ``text`` (without the offset map).
+
+    Fast path for text already in NFC (nearly all text): whitespace collapsing and case-folding
+    are then character-local, so whole-string operations give the same result as the mapped form.
+    """
+    if text.isascii() or unicodedata.is_normalized("NFC", text):
+        out = " ".join(text.split())
+        return out.casefold() if casefold else out
     return normalise_with_map(text, casefold).text
 
 
@@ -79,6 +86,8 @@ def find_quote(text: str, quote: str, casefold: bool = False) -> tuple[int, int]
     if pos >= 0:
         return pos, pos + len(quote)
     needle = normalise(quote, casefold)
+    if needle not in normalise(text, casefold):
+        return None
     hay = normalise_with_map(text, casefold)
     pos = hay.text.find(needle)
     if pos < 0:

@@ -106,7 +106,7 @@ def split_sentences(text: str) -> list[Sentence]:
         if s == e:
             continue
         piece = text[s:e]
-        if out and MARKER_ONLY.match(piece):
+        if out and piece[0] == "[" and MARKER_ONLY.match(piece):
             prev = out[-1]
             out[-1] = Sentence(prev.index, prev.start, e, text[prev.start:e])
             continue

@@ -16,7 +16,6 @@ import json
 import re
 import shutil
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -196,7 +195,7 @@ def retrieve(question: str, needed: list[Chunk], chunks: list[Chunk], k: int = 4
     scored = sorted(chunks, key=lambda c: (-len(q & _terms(c.text + " " + (c.section or ""))), c.chunk_id))
     picked = list(dict.fromkeys([*needed, *scored]))[: max(k, len(needed))]
     picked.sort(key=lambda c: (-len(q & _terms(c.text)), c.chunk_id))
-    return [replace(c, retrieval_score=float(len(q & _terms(c.text))), rerank_score=round(1.0 + 0.5 * len(q & _terms(c.text)), 2))
+    return [c._replace(retrieval_score=float(len(q & _terms(c.text))), rerank_score=round(1.0 + 0.5 * len(q & _terms(c.text)), 2))
             for c in picked]
 
 
@@ -238,10 +237,10 @@ def build(index: int, question: str, sentences, chunks: list[Chunk], opts: dict)
                                           document_id=chunk.document_id, quote=quote, quote_start=q_start, quote_end=q_end))
     if "tamper" in opts:
         victim = find_chunk(chunks, *opts["tamper"]).chunk_id
-        retrieved = [replace(c, text=c.text.replace("EUR 45", "EUR 54")) if c.chunk_id == victim else c for c in retrieved]
+        retrieved = [c._replace(text=c.text.replace("EUR 45", "EUR 54")) if c.chunk_id == victim else c for c in retrieved]
     if "strip_source" in opts:
         victim = find_chunk(chunks, *opts["strip_source"]).chunk_id
-        retrieved = [replace(c, source=None) if c.chunk_id == victim else c for c in retrieved]
+        retrieved = [c._replace(source=None) if c.chunk_id == victim else c for c in retrieved]
     return Answer(
         answer_id=f"a-{index + 1:03d}", question=question, answer=text, chunks=tuple(retrieved),
         citations=tuple(citations), timestamp=f"2026-11-{1 + index % 28:02d}T{9 + index % 8:02d}:{(7 * index) % 60:02d}:00Z",
