@@ -1,0 +1,71 @@
+"""Where the app reads and writes: logs, corpus, labels file (docs/app.md).
+
+Set by command-line arguments after ``--`` (``streamlit run app.py -- --log X``) or by
+environment variables; defaults are the bundled sample data and ``local_data/labels.jsonl``.
+The browser never chooses a path: it picks among the configured logs or uploads a file, which
+is read in memory.  ``allowed`` refuses any path outside the configured folders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
+DEFAULT_CORPUS = ROOT / "sample_data" / "corpus"
+DEFAULT_LABELS = ROOT / "local_data" / "labels.jsonl"
+
+ENV_LOGS = "CITECHECK_LOGS"  # several paths separated by os.pathsep
+ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
+ENV_LABELS = "CITECHECK_LABELS"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    logs: tuple[Path, ...]
+    corpus: Path | None
+    labels: Path
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """The only folders the app may read from or write to."""
+        dirs = [p.parent for p in self.logs] + [self.labels.parent]
+        if self.corpus is not None:
+            dirs.append(self.corpus)
+        return tuple(dict.fromkeys(d.resolve() for d in dirs))
+
+    def allowed(self, path: str | Path) -> bool:
+        try:
+            resolved = Path(path).resolve()
+        except (OSError, RuntimeError):
+            return False
+        return any(resolved == d or d in resolved.parents for d in self.folders)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="app.py", description="citecheck review app settings")
+    p.add_argument("--log", action="append", help=f"answer log to review (repeatable; env {ENV_LOGS})")
+    p.add_argument("--corpus", help=f"folder of current source documents (env {ENV_CORPUS})")
+    p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
+    return p
+
+
+def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ) -> Settings:
+    args, _ = _parser().parse_known_args(list(argv))
+    if args.log:
+        logs = tuple(Path(p) for p in args.log)
+    elif environ.get(ENV_LOGS):
+        logs = tuple(Path(p) for p in environ[ENV_LOGS].split(os.pathsep) if p)
+    else:
+        logs = (DEFAULT_LOG,)
+    corpus_arg = args.corpus if args.corpus is not None else environ.get(ENV_CORPUS)
+    if corpus_arg is None:
+        corpus = DEFAULT_CORPUS if logs == (DEFAULT_LOG,) else None
+    else:
+        corpus = Path(corpus_arg) if corpus_arg else None
+    labels = Path(args.labels or environ.get(ENV_LABELS) or DEFAULT_LABELS)
+    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve())

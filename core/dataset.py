@@ -1,0 +1,78 @@
+"""A checked set of answers held in memory for the app and the exports."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .checker import AnswerResult, CheckOptions, check_answer
+from .corpus import Corpus
+from .errors import FieldError, RecordError
+from .items import Item, items_of
+from .log import parse_line, read_log
+
+
+@dataclass(frozen=True)
+class Dataset:
+    results: tuple[AnswerResult, ...]
+    errors: tuple[RecordError, ...] = ()
+    index: dict[str, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def get(self, answer_id: str) -> AnswerResult | None:
+        i = self.index.get(answer_id)
+        return None if i is None else self.results[i]
+
+    def position(self, answer_id: str) -> int | None:
+        return self.index.get(answer_id)
+
+    def items(self, answer_id: str) -> list[Item]:
+        result = self.get(answer_id)
+        return items_of(result) if result is not None else []
+
+
+def build(results: Iterable[AnswerResult], errors: Iterable[RecordError] = ()) -> Dataset:
+    results = tuple(results)
+    index: dict[str, int] = {}
+    for i, r in enumerate(results):
+        index.setdefault(r.answer.answer_id, i)
+    return Dataset(results, tuple(errors), index)
+
+
+def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
+    """Read and check every answer of the logs; unreadable lines are kept as errors."""
+    options = CheckOptions(corpus=Corpus(corpus) if corpus and corpus.is_dir() else None)
+    results: list[AnswerResult] = []
+    errors: list[RecordError] = []
+    for path in paths:
+        if not path.is_file():
+            errors.append(RecordError(str(path), 0, "(file)", "no such log file; check --log or CITECHECK_LOGS"))
+            continue
+        for _, item in read_log(path):
+            if isinstance(item, RecordError):
+                errors.append(item)
+            else:
+                results.append(check_answer(item, options))
+    return build(results, errors)
+
+
+def load_bytes(name: str, data: bytes) -> Dataset:
+    """Check an uploaded log held in memory (never written to disk, no corpus)."""
+    results: list[AnswerResult] = []
+    errors: list[RecordError] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return build([], [RecordError(name, 0, "(encoding)", f"not UTF-8 text ({exc.reason})")])
+    for n, line in enumerate(io.StringIO(text, newline=""), start=1):
+        if not line.strip():
+            continue
+        try:
+            results.append(check_answer(parse_line(line)))
+        except FieldError as exc:
+            errors.append(RecordError(name, n, exc.field, exc.message))
+    return build(results, errors)

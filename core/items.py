@@ -1,0 +1,67 @@
+"""Review items: the units reviewers label.
+
+An item is one (answer, sentence, citation) whose citation points at a retrieved chunk, or one
+uncited sentence.  Its fingerprint changes when the sentence, the cited chunk or the quote
+changes, so a label given to an older version is recognisably stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import NamedTuple
+
+from .checker import AnswerResult
+
+CITATION_LABELS = ("supported", "partial", "not_supported", "cant_tell")
+UNCITED_LABELS = ("needs_citation", "no_claim")
+LABEL_TEXT = {
+    "supported": "Supported",
+    "partial": "Partially supported",
+    "not_supported": "Not supported",
+    "cant_tell": "Can't tell",
+    "needs_citation": "Needs a citation",
+    "no_claim": "No claim to cite",
+}
+
+
+class Item(NamedTuple):
+    answer_id: str
+    sentence: int
+    citation: int | None  # index into the checked answer's citations; None for an uncited sentence
+    chunk_id: str | None
+    fingerprint: str
+
+    @property
+    def key(self) -> str:
+        return item_key(self.answer_id, self.sentence, self.citation)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return UNCITED_LABELS if self.citation is None else CITATION_LABELS
+
+
+def item_key(answer_id: str, sentence: int, citation: int | None) -> str:
+    return f"{answer_id}#s{sentence}#" + ("uncited" if citation is None else f"c{citation}")
+
+
+def fingerprint(sentence: str, chunk_checksum: str | None, quote: str | None) -> str:
+    data = "\x1f".join((sentence, chunk_checksum or "", quote or "")).encode("utf-8")
+    return "sha256:" + hashlib.sha256(data).hexdigest()[:32]
+
+
+def items_of(result: AnswerResult) -> list[Item]:
+    """The items of one checked answer, in reading order."""
+    a = result.answer
+    out: list[Item] = []
+    for s in result.sentences:
+        if s.refusal:
+            continue
+        cited = [result.citations[i] for i in s.citations if result.citations[i].chunk_index is not None]
+        if not cited:
+            out.append(Item(a.answer_id, s.index, None, None, fingerprint(s.text, None, None)))
+            continue
+        for c in cited:
+            chunk = a.chunks[c.chunk_index]  # type: ignore[index]
+            out.append(Item(a.answer_id, s.index, c.index, chunk.chunk_id,
+                            fingerprint(s.text, chunk.checksum, c.quote)))
+    return out

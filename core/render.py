@@ -1,0 +1,96 @@
+"""HTML fragments for the review page, built from escaped text only (rendered with ``st.html``)."""
+
+from __future__ import annotations
+
+from . import reasons as R
+from .checker import AnswerResult, CitationResult
+from .highlight import Span, closest_passage, escape, highlight, highlight_window
+from .log import Chunk
+
+STYLE = """<style>
+.cc-answer{font-size:1.05rem;line-height:1.6}
+.cc-answer sup{color:#1a5fb4;font-weight:600;margin-left:1px}
+mark.cc-quote{background:#fde68a;padding:0 1px}
+mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
+.cc-chunk{border-left:3px solid #d0d7de;padding:4px 10px;white-space:pre-wrap;font-size:.92rem}
+.cc-meta{color:#57606a;font-size:.8rem}
+.cc-fail{color:#b42318;font-weight:600}
+.cc-ok{color:#067647;font-weight:600}
+.cc-closest-note{color:#b42318;font-size:.8rem;font-style:italic}
+</style>"""
+
+
+def footnotes(result: AnswerResult) -> dict[int, list[int]]:
+    """Per sentence, the footnote numbers a reader may see: only verified citations, numbered by chunk."""
+    out: dict[int, list[int]] = {}
+    for s in result.sentences:
+        nums = sorted({result.citations[i].chunk_index + 1 for i in s.citations  # type: ignore[operator]
+                       if result.citations[i].verified})
+        out[s.index] = nums
+    return out
+
+
+def reader_html(result: AnswerResult) -> str:
+    """The answer as a reader sees it: logged markers removed, a footnote only where it verified."""
+    text = result.answer.answer
+    notes = footnotes(result)
+    marker_spans = sorted((c.answer_start, c.answer_end) for c in result.citations if c.kind == "marker")
+    parts: list[str] = []
+    pos = 0
+    for s in result.sentences:
+        parts.append(escape(_without(text, pos, s.start, marker_spans)))
+        body = _without(text, s.start, s.end, marker_spans)
+        trimmed = body.rstrip()
+        sup = "".join(f"<sup>[{n}]</sup>" for n in notes.get(s.index, []))
+        parts.append(escape(trimmed) + sup)
+        pos = s.end
+    parts.append(escape(_without(text, pos, len(text), marker_spans)))
+    return f'<div class="cc-answer">{"".join(parts)}</div>'
+
+
+def _without(text: str, start: int, end: int, cuts: list[tuple[int, int]]) -> str:
+    """``text[start:end]`` without the marker spans (and the space before each)."""
+    out, pos = [], start
+    for a, b in cuts:
+        if b <= start or a >= end:
+            continue
+        a = max(a, start)
+        piece = text[pos:a]
+        out.append(piece.rstrip(" ") if piece.endswith(" ") else piece)
+        pos = min(b, end)
+    out.append(text[pos:end])
+    return "".join(out)
+
+
+def chunk_meta(chunk: Chunk) -> str:
+    bits = [chunk.title, chunk.section, chunk.source, chunk.chunk_id]
+    return '<div class="cc-meta">' + " \u00b7 ".join(escape(b) for b in bits if b) + "</div>"
+
+
+def reason_words(c: CitationResult) -> str:
+    return "; ".join(R.DESCRIPTIONS[code] for code in c.reasons)
+
+
+def citation_html(result: AnswerResult, c: CitationResult, whole: bool = False) -> str:
+    """The cited chunk: quote highlighted at its offsets when verified; reasons and no highlight if not."""
+    chunk = result.answer.chunks[c.chunk_index]  # type: ignore[index]
+    head = chunk_meta(chunk)
+    if c.verified:
+        assert c.quote_start is not None and c.quote_end is not None
+        body = (highlight(chunk.text, [Span(c.quote_start, c.quote_end)]) if whole
+                else highlight_window(chunk.text, c.quote_start, c.quote_end))
+        return f'{head}<div class="cc-ok">verified quote</div><div class="cc-chunk">{body}</div>'
+    status = f'<div class="cc-fail">not verified: {escape(reason_words(c))}</div>'
+    extra = ""
+    if R.QUOTE_NOT_FOUND in c.reasons and c.quote:
+        found = closest_passage(c.quote, chunk.text)
+        extra = f'<div class="cc-closest-note">quoted: \u201c{escape(c.quote)}\u201d</div>'
+        if found is not None:
+            extra += (f'<div class="cc-closest-note">closest text in the chunk, not a match '
+                      f"(similarity {found.score:.0f}/100):</div>")
+            body = highlight_window(chunk.text, found.start, found.end, css="cc-closest")
+            return f'{head}{status}{extra}<div class="cc-chunk">{body}</div>'
+    elif c.quote:
+        extra = f'<div class="cc-closest-note">quoted: \u201c{escape(c.quote)}\u201d</div>'
+    text = chunk.text if whole else chunk.text[:400] + ("\u2026" if len(chunk.text) > 400 else "")
+    return f'{head}{status}{extra}<div class="cc-chunk">{escape(text)}</div>'

@@ -1,0 +1,49 @@
+"""State shared by the pages: settings, the checked answers, the labels file. No logic lives here."""
+
+from __future__ import annotations
+
+import sys
+
+import streamlit as st
+
+from core import dataset, labels
+from core.config import Settings, load_settings
+from core.render import STYLE
+
+
+def settings() -> Settings:
+    return load_settings(sys.argv[1:])
+
+
+def _stamp(paths) -> tuple:
+    out = []
+    for p in paths:
+        try:
+            s = p.stat()
+            out.append((str(p), s.st_mtime_ns, s.st_size))
+        except OSError:
+            out.append((str(p), 0, 0))
+    return tuple(out)
+
+
+@st.cache_resource(show_spinner="Checking the answer logs ...", max_entries=4)
+def _load(logs: tuple, corpus, _stamp_key: tuple) -> dataset.Dataset:
+    return dataset.load(logs, corpus)
+
+
+def current_dataset() -> dataset.Dataset:
+    """The uploaded log if the reviewer chose one, else the configured logs (reloaded when they change)."""
+    uploaded = st.session_state.get("uploaded")
+    if uploaded is not None and st.session_state.get("use_upload"):
+        return uploaded
+    cfg = settings()
+    return _load(cfg.logs, cfg.corpus, _stamp(cfg.logs))
+
+
+def read_labels():
+    """All label records and warnings; re-read on every run (the file is appended by other sessions)."""
+    return labels.read(settings().labels)
+
+
+def style() -> None:
+    st.html(STYLE)

@@ -1,0 +1,175 @@
+"""Review: each sentence beside its cited chunks, quotes highlighted by offset; label support."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core import labels as L
+from core import reasons as R
+from core.highlight import escape as e
+from core.items import LABEL_TEXT, items_of
+from core.render import citation_html, reader_html
+from core.review import FILTERS, answer_ids, first_unlabelled
+from pages._common import current_dataset, read_labels, settings, style
+
+style()
+data = current_dataset()
+if not len(data):
+    st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
+    st.stop()
+
+records, label_warnings = read_labels()
+current = L.latest(records)
+state = st.session_state
+
+with st.sidebar:
+    reviewer = st.text_input("Reviewer name", key="reviewer", help="Required before your first label; kept for this session.")
+    reviewer = reviewer.strip()
+    filter_name = st.radio("Show answers", list(FILTERS), key="filter")
+    with st.form("jump", border=False):
+        wanted = st.text_input("Jump to answer id")
+        if st.form_submit_button("Open") and wanted.strip():
+            if data.get(wanted.strip()) is None:
+                st.error(f"No answer with id {wanted.strip()!r} in the loaded logs.")
+            else:
+                state.answer_id = wanted.strip()
+                state.focus = 0
+    st.caption("Keys: 1-4 label the focused item (1-2 for an uncited sentence) · J/K next/previous item · "
+               "N/P next/previous answer · U resume at the first item you have not labelled")
+
+ids = answer_ids(data, filter_name, current, reviewer)
+if "answer_id" not in state or data.get(state.answer_id) is None:
+    asked = st.query_params.get("answer")
+    state.answer_id = asked if asked and data.get(asked) is not None else (ids[0] if ids else data.results[0].answer.answer_id)
+    state.focus = 0
+if st.query_params.get("answer") != state.answer_id:
+    st.query_params["answer"] = state.answer_id
+
+result = data.get(state.answer_id)
+items = items_of(result)
+state.focus = min(state.get("focus", 0), max(len(items) - 1, 0))
+
+
+def go(answer_id: str) -> None:
+    state.answer_id = answer_id
+    state.focus = 0
+
+
+def step_answer(delta: int) -> None:
+    if not ids:
+        return
+    pos = ids.index(state.answer_id) if state.answer_id in ids else -1
+    go(ids[(pos + delta) % len(ids)])
+
+
+def step_item(delta: int) -> None:
+    if items:
+        state.focus = (state.focus + delta) % len(items)
+
+
+def resume() -> None:
+    found = first_unlabelled(data, current, reviewer)
+    if found is None:
+        state.flash = ("info", "You have labelled every item. Thank you!")
+    else:
+        state.answer_id, state.focus = found
+
+
+def save(index: int, label: str) -> None:
+    item = items[index]
+    note = state.get(f"note-{item.key}", "")
+    try:
+        L.append(settings().labels, L.make_label(item, label, state.get("reviewer", ""), note))
+    except L.LabelError as exc:
+        state.flash = ("error", f"{exc}. Enter your name in the sidebar.")
+        return
+    except OSError as exc:
+        state.flash = ("error", f"Could not write the labels file: {exc}")
+        return
+    state.flash = ("success", f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1}.")
+    state.focus = min(index + 1, len(items) - 1)
+
+
+flash = state.pop("flash", None)
+if flash:
+    getattr(st, flash[0])(flash[1])
+for warning in label_warnings:
+    st.warning(warning)
+
+# --- header and navigation -----------------------------------------------------------------
+pos = ids.index(state.answer_id) + 1 if state.answer_id in ids else None
+overall = L.progress([i for r in data.results for i in items_of(r)], current, reviewer) if reviewer else None
+here = L.progress(items, current, reviewer)
+nav = st.columns([3, 1, 1, 1])
+nav[0].subheader(f"Answer {result.answer.answer_id}" + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)"))
+nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_container_width=True)
+nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
+nav[3].button("Resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
+if reviewer:
+    st.caption(f"{reviewer}: labelled {overall.labelled} of {overall.total} items overall, "
+               f"{here.labelled} of {here.total} in this answer" + (f" ({here.stale} stale)" if here.stale else ""))
+else:
+    st.warning("Enter your name in the sidebar before labelling.")
+
+meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
+st.caption(" \u00b7 ".join(m for m in meta if m))
+st.html(f"<p><b>Question:</b> {e(result.answer.question)}</p>")
+st.html(reader_html(result))
+if result.refused:
+    st.info("This answer is a refusal.")
+
+# --- the focused item and its shortcuts -----------------------------------------------------
+if items:
+    focused = items[state.focus]
+    with st.container(border=True):
+        st.markdown(f"**Focused item {state.focus + 1} of {len(items)}**: sentence {focused.sentence + 1}"
+                    + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))
+        row = st.columns(len(focused.labels) + 2)
+        for k, label in enumerate(focused.labels):
+            row[k].button(LABEL_TEXT[label], key=f"key-{label}", on_click=save, args=(state.focus, label),
+                          shortcut=str(k + 1), use_container_width=True)
+        row[-2].button("Previous item", on_click=step_item, args=(-1,), shortcut="K", use_container_width=True)
+        row[-1].button("Next item", on_click=step_item, args=(1,), shortcut="J", use_container_width=True)
+
+# --- one row per sentence -------------------------------------------------------------------
+by_sentence: dict[int, list[int]] = {}
+for n, item in enumerate(items):
+    by_sentence.setdefault(item.sentence, []).append(n)
+
+for s in result.sentences:
+    left, right = st.columns([2, 3])
+    flags = []
+    if s.refusal:
+        flags.append("refusal sentence")
+    if s.uncited:
+        flags.append("uncited")
+    if s.multi_claim:
+        flags.append("several claims, one source")
+    flags += [R.DESCRIPTIONS[code] + (f" ({', '.join(s.unsupported_numbers)})" if code == R.NUMBER_NOT_IN_SOURCE else "")
+              for code in s.reasons]
+    left.html(f"<p><b>{s.index + 1}.</b> {e(s.text)}</p>"
+              + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags))
+    for c in (result.citations[i] for i in s.citations):
+        if c.chunk_index is None:
+            right.html(f'<div class="cc-fail">{e(c.chunk_id or f"[{c.marker}]")}: {e("; ".join(R.DESCRIPTIONS[r] for r in c.reasons))}</div>')
+    for n in by_sentence.get(s.index, []):
+        item = items[n]
+        box = right.container(border=True)
+        if item.citation is not None:
+            c = result.citations[item.citation]
+            box.html(citation_html(result, c))
+            with box.expander("Whole chunk"):
+                st.html(citation_html(result, c, whole=True))
+        mine = current.get((item.key, reviewer)) if reviewer else None
+        if mine is not None:
+            stale = mine.fingerprint != item.fingerprint
+            box.caption(("STALE (the answer or chunk changed since): " if stale else "Your label: ")
+                        + LABEL_TEXT[mine.label] + (f" \u2014 {mine.note}" if mine.note else ""))
+        others = [lab for (key, who), lab in current.items() if key == item.key and who != reviewer]
+        if others:
+            box.caption("Others: " + "; ".join(f"{lab.reviewer}: {LABEL_TEXT[lab.label]}" for lab in others))
+        cols = box.columns(len(item.labels) + 1)
+        for k, label in enumerate(item.labels):
+            cols[k].button(LABEL_TEXT[label], key=f"b-{item.key}-{label}", on_click=save, args=(n, label),
+                           type="primary" if n == state.focus else "secondary")
+        cols[-1].text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")
