@@ -104,7 +104,7 @@ nav = st.columns([3, 1, 1, 1])
 nav[0].subheader(f"Answer {result.answer.answer_id}" + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)"))
 nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_container_width=True)
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
-nav[3].button("Resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
+nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 if reviewer:
     st.caption(f"{reviewer}: labelled {overall.labelled} of {overall.total} items overall, "
                f"{here.labelled} of {here.total} in this answer" + (f" ({here.stale} stale)" if here.stale else ""))

@@ -1,0 +1,147 @@
+"""The Streamlit app through streamlit.testing.v1.AppTest: every page, and reviewer flows."""
+
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from core import labels as L
+from core.config import DEFAULT_CORPUS, DEFAULT_LOG
+from core.log import checksum
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGES = ["pages/review.py", "pages/data.py"]
+
+
+@pytest.fixture(autouse=True)
+def settings(tmp_path, monkeypatch):
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    labels = tmp_path / "labels.jsonl"
+    monkeypatch.setenv("CITECHECK_LOGS", str(DEFAULT_LOG))
+    monkeypatch.setenv("CITECHECK_CORPUS", str(DEFAULT_CORPUS))
+    monkeypatch.setenv("CITECHECK_LABELS", str(labels))
+    return labels
+
+
+def app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def html(at) -> str:
+    return "\n".join(str(h.proto.body) for h in at.get("html"))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders(page):
+    at = app()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_deep_link_opens_the_answer_and_hides_failed_footnotes():
+    at = app(answer="a-033")
+    assert not at.exception
+    assert at.subheader[0].value.startswith("Answer a-033")
+    page = html(at)
+    # one verified and one failed citation of chunk [1]: the reader sees one footnote, the failure is explained
+    reader = next(h for h in page.split("\n") if 'class="cc-answer"' in h)
+    assert reader.count("<sup>[1]</sup>") == 1 and "[1] [1]" not in reader
+    assert "closest text in the chunk, not a match" in page
+    assert '<mark class="cc-quote">take 5-7 business days</mark>' in page
+
+
+def test_failed_only_footnote_is_not_shown():
+    at = app(answer="a-041")  # checksum mismatch: its only footnote is dead
+    reader = next(h for h in html(at).split("\n") if 'class="cc-answer"' in h)
+    assert "<sup>" not in reader and "[1]" not in reader
+    assert "does not hash to its logged checksum" in html(at)
+
+
+def test_label_flow_saves_reloads_and_resumes(settings):
+    at = app(answer="a-001")
+    at.sidebar.text_input[0].input("ana").run()
+    at.button(key="key-supported").click().run()
+    assert not at.exception
+    records, warnings = L.read(settings)
+    assert warnings == [] and len(records) == 1
+    first = records[0]
+    assert (first.answer_id, first.sentence, first.label, first.reviewer) == ("a-001", 0, "supported", "ana")
+    assert "labelled 1 of" in " ".join(c.value for c in at.caption)
+    at.button(key="key-partial").click().run()  # focus moved to the second item
+    assert [r.sentence for r in L.read(settings)[0]] == [0, 1]
+
+    fresh = app()  # a reload: a new session on the same labels file
+    fresh.sidebar.text_input[0].input("ana").run()
+    fresh.button(key="resume").click().run()
+    assert fresh.subheader[0].value.startswith("Answer a-002")
+    assert "labelled 2 of" in " ".join(c.value for c in fresh.caption)
+
+
+def test_labelling_needs_a_reviewer_name(settings):
+    at = app(answer="a-001")
+    at.button(key="key-supported").click().run()
+    assert L.read(settings)[0] == ([])
+    assert any("reviewer name is required" in e.value for e in at.error)
+
+
+def test_stale_label_is_shown_as_stale(settings, tmp_path, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    line = json.loads(DEFAULT_LOG.read_text(encoding="utf-8").splitlines()[1])
+    log.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    monkeypatch.setenv("CITECHECK_LOGS", str(log))
+    monkeypatch.setenv("CITECHECK_CORPUS", "")
+    at = app()
+    at.sidebar.text_input[0].input("ana").run()
+    at.button(key="key-supported").click().run()
+    assert "Your label: Supported" in " ".join(c.value for c in at.caption)
+    # the chunk is re-indexed with new text: same item, new fingerprint
+    line["chunks"][0]["text"] = line["chunks"][0]["text"].replace("8 days", "10 days")
+    line["chunks"][0]["checksum"] = checksum(line["chunks"][0]["text"])
+    log.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    st.cache_resource.clear()
+    again = app()
+    again.sidebar.text_input[0].input("ana").run()
+    captions = " ".join(c.value for c in again.caption)
+    assert "STALE" in captions and "labelled 0 of" in captions and "(1 stale)" in captions
+
+
+def test_hostile_chunk_text_is_escaped(tmp_path, monkeypatch):
+    payload = '<img src=x onerror="alert(1)"> <script>alert(2)</script> *not bold* $x$'
+    line = json.loads(DEFAULT_LOG.read_text(encoding="utf-8").splitlines()[1])
+    chunk = line["chunks"][0]
+    chunk["text"] = payload + " " + chunk["text"]
+    chunk["checksum"] = checksum(chunk["text"])
+    line["citations"][0]["quote_start"] += len(payload) + 1
+    line["citations"][0]["quote_end"] += len(payload) + 1
+    line["question"] = "<b>bold?</b>"
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    monkeypatch.setenv("CITECHECK_LOGS", str(log))
+    monkeypatch.setenv("CITECHECK_CORPUS", "")
+    at = app()
+    page = html(at)
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page and "<img" not in page
+    assert "&lt;script&gt;" in page and "<script" not in page
+    assert "&lt;b&gt;bold?&lt;/b&gt;" in page
+
+
+def test_data_page_lists_unreadable_lines(tmp_path, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    log.write_text(DEFAULT_LOG.read_text(encoding="utf-8").splitlines()[0] + "\n{broken\n", encoding="utf-8")
+    monkeypatch.setenv("CITECHECK_LOGS", str(log))
+    at = app()
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    assert at.subheader[0].value == "1 unreadable line(s)"
+
+
+def test_unknown_deep_link_falls_back_to_the_first_answer():
+    at = app(answer="../../etc/passwd")
+    assert at.subheader[0].value.startswith("Answer a-001")

@@ -1,0 +1,110 @@
+"""One real-browser test: the running app in Debian's headless Chromium, driven by Playwright."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from core import labels as L
+from core.config import DEFAULT_LOG
+from core.log import checksum
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    lines = DEFAULT_LOG.read_text(encoding="utf-8").splitlines()
+    hostile = json.loads(lines[1])
+    hostile["answer_id"] = "hostile"
+    chunk = hostile["chunks"][0]
+    chunk["text"] = PAYLOAD + " " + chunk["text"]
+    chunk["checksum"] = checksum(chunk["text"])
+    for c in hostile["citations"]:
+        c["quote_start"] += len(PAYLOAD) + 1
+        c["quote_end"] += len(PAYLOAD) + 1
+    log = tmp_path / "log.jsonl"
+    log.write_text(lines[32] + "\n" + json.dumps(hostile) + "\n", encoding="utf-8")
+    labels = tmp_path / "labels.jsonl"
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--", "--log", str(log), "--labels", str(labels)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("the app did not start within 60 s")
+    yield url, labels
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def test_review_in_a_real_browser(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    url, labels = server
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        page = browser.new_page()
+        dialogs = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(f"{url}/?answer=a-033", timeout=60_000)
+        expect(page.get_by_text("Answer a-033")).to_be_visible(timeout=60_000)
+
+        # the verified quote is highlighted in a <mark>; the failed citation's footnote is absent
+        expect(page.locator("mark.cc-quote", has_text="take 5-7 business days").first).to_be_visible()
+        reader = page.locator(".cc-answer")
+        expect(reader.locator("sup")).to_have_count(1)
+        expect(page.get_by_text("closest text in the chunk, not a match").first).to_be_visible()
+
+        # label with the keyboard and find the record in the file
+        name = page.get_by_role("textbox", name="Reviewer name")
+        name.fill("ana")
+        name.press("Enter")
+        expect(page.get_by_text("ana: labelled 0 of")).to_be_visible(timeout=20_000)
+        page.locator("h3").first.click()  # move focus out of the text box
+        page.keyboard.press("1")
+        expect(page.get_by_text("ana: labelled 1 of")).to_be_visible(timeout=20_000)
+        records, _ = L.read(labels)
+        assert [(r.answer_id, r.label, r.reviewer) for r in records] == [("a-033", "supported", "ana")]
+
+        # a chunk holding an HTML payload shows as literal text and runs nothing
+        page.goto(f"{url}/?answer=hostile", timeout=60_000)
+        expect(page.get_by_text("Answer hostile")).to_be_visible(timeout=60_000)
+        expect(page.get_by_text('<img src=x onerror="window.__pwned=1">').first).to_be_visible()
+        assert page.evaluate("window.__pwned === undefined")
+        assert page.locator(".cc-chunk img").count() == 0 and not dialogs
+        page.screenshot(path=str(Path(labels).parent / "review.png"), full_page=True)
+        browser.close()
