@@ -20,6 +20,9 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 </style>"""
 
 
+CLOSEST_MIN_SCORE = 60  # below this the "closest passage" is noise, and is not shown
+
+
 def footnotes(result: AnswerResult) -> dict[int, list[int]]:
     """Per sentence, the footnote numbers a reader may see: only verified citations, numbered by chunk."""
     out: dict[int, list[int]] = {}
@@ -85,11 +88,12 @@ def citation_html(result: AnswerResult, c: CitationResult, whole: bool = False) 
     if R.QUOTE_NOT_FOUND in c.reasons and c.quote:
         found = closest_passage(c.quote, chunk.text)
         extra = f'<div class="cc-closest-note">quoted: \u201c{escape(c.quote)}\u201d</div>'
-        if found is not None:
+        if found is not None and found.score >= CLOSEST_MIN_SCORE:
             extra += (f'<div class="cc-closest-note">closest text in the chunk, not a match '
                       f"(similarity {found.score:.0f}/100):</div>")
             body = highlight_window(chunk.text, found.start, found.end, css="cc-closest")
             return f'{head}{status}{extra}<div class="cc-chunk">{body}</div>'
+        extra += '<div class="cc-closest-note">no similar passage in the chunk</div>'
     elif c.quote:
         extra = f'<div class="cc-closest-note">quoted: \u201c{escape(c.quote)}\u201d</div>'
     text = chunk.text if whole else chunk.text[:400] + ("\u2026" if len(chunk.text) > 400 else "")

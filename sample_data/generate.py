@@ -126,7 +126,7 @@ CLEAN = [
 FAILING = [
     # quote_not_found + multi-claim: the second clause is invented (design documents' example).
     ("Can I get my refund in cash today?",
-     [("Refunds take 5-7 days and we can pay cash today instantly.", [cite(B, "Refunds", "take 5-7 business days"), cite(B, "Refunds", "cash today instantly")])], {}),
+     [("Refunds take 5-7 days and we can pay cash today instantly.", [cite(B, "Refunds", "take 5-7 business days"), cite(B, "Refunds", "we issue refunds in cash")])], {}),
     # unretrieved_source: cites the runbook, which was not retrieved for this question.
     ("Who do I contact about an invoice?",
      [("Invoices are payable within 30 days.", [cite(B, "Invoices", "payable within 30 days")]),

@@ -140,7 +140,7 @@ def test_labels_export_jsonl_and_csv(tmp_path, data):
     assert [r["item"] for r in rows] == [items[0].key, items[1].key]
     second = rows[1]
     assert second["mechanical_status"] == "failed" and second["reasons"] == ["quote_not_found"]
-    assert second["quote"] == "cash today instantly" and "5-7 business days" in second["chunk_text"]
+    assert second["quote"] == "we issue refunds in cash" and "5-7 business days" in second["chunk_text"]
     assert second["labels"]["ana"] == {"label": "not_supported", "note": "cash is invented",
                                        "at": second["labels"]["ana"]["at"], "stale": False}
     assert second["labels"]["ben"]["label"] == "partial"
