@@ -22,11 +22,11 @@ from .sentences import Sentence, sentence_at, split_sentences
 DEFAULT_REFUSAL = "I cannot answer from the sources."
 
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-_ANY_MARKER = re.compile(r"\s*\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]")
-# A number not glued to a preceding letter ("M2", "sha256" are names, not quantities).
-_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)*")
+_ANY_MARKER = re.compile(r"\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]")
+# A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
-_CLAUSE_HINT = re.compile(r";| (?:and|but|while|whereas|plus) ", re.IGNORECASE)
+_CLAUSE_HINT = re.compile(r";| (?:and|but|while|whereas|plus) ")
 _CLAUSE_SPLIT = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
 
 
@@ -280,7 +280,8 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
 
 
 def _numbers(text: str) -> list[str]:
-    return [n.replace(",", "") for n in _NUMBER.findall(text)]
+    return [m.group().replace(",", "") for m in _NUMBER.finditer(text)
+            if not (m.start() and text[m.start() - 1].isalpha())]
 
 
 def _glued(text: str, i: int, j: int) -> bool:
@@ -312,7 +313,11 @@ def number_in(text: str, number: str) -> bool:
 
 
 def strip_markers(text: str) -> str:
+    """``text`` without citation markers (the spaces before them stay)."""
     return _ANY_MARKER.sub("", text)
+
+
+_MARKER_WITH_SPACE = re.compile(r"\s*\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]")
 
 
 def _clauses(text: str) -> int:
@@ -335,7 +340,7 @@ def _sentence_result(
     s: Sentence, cited: list[CitationResult], chunks: _Chunks, refusals: _Refusals, casefold: bool
 ) -> SentenceResult:
     plain = strip_markers(s.text) if "[" in s.text else s.text
-    is_refusal = refusals.match(plain)
+    is_refusal = refusals.match(s.text)
     valid = [c for c in cited if c.chunk_index is not None]
     verified = [c.chunk_index for c in cited if not c.reasons]
     codes: list[str] = []
@@ -371,8 +376,11 @@ class _Refusals:
         self.shortest, self.longest = min(lengths), max(lengths)
 
     def match(self, text: str) -> bool:
-        if not self.normalised or len(text) < self.shortest or len(" ".join(text.split())) > self.longest:
+        """True when ``text`` (markers and whitespace aside, any case) is a refusal sentence."""
+        if not self.normalised or len(text) < self.shortest or len(text) > 2 * self.longest + 20:
             return False
+        if "[" in text:
+            text = _MARKER_WITH_SPACE.sub("", text)
         return normalise(text, True) in self.normalised
 
 
@@ -410,9 +418,7 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
     sentence_results = tuple(
         _sentence_result(s, per_sentence[s.index], chunks, refusals, options.casefold) for s in sentences
     )
-    refused = answer.refused or (
-        len(answer.answer) <= 2 * refusals.longest + 20 and refusals.match(strip_markers(answer.answer))
-    )
+    refused = answer.refused or refusals.match(answer.answer)
     invalid = tuple(c.marker for c in results if c.reasons == (R.MARKER_OUT_OF_RANGE,) and c.marker is not None)
     return AnswerResult(answer, sentence_results, tuple(results), refused, invalid)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .checker import AnswerResult, CheckOptions, check_answer
@@ -31,8 +32,17 @@ class Dataset:
         return self.index.get(answer_id)
 
     def items(self, answer_id: str) -> list[Item]:
-        result = self.get(answer_id)
-        return items_of(result) if result is not None else []
+        i = self.index.get(answer_id)
+        return self.items_by_answer[i] if i is not None else []
+
+    @cached_property
+    def items_by_answer(self) -> tuple[list[Item], ...]:
+        """The review items of every answer, computed once per dataset."""
+        return tuple(items_of(r) for r in self.results)
+
+    @cached_property
+    def all_items(self) -> list[Item]:
+        return [item for items in self.items_by_answer for item in items]
 
 
 def build(results: Iterable[AnswerResult], errors: Iterable[RecordError] = ()) -> Dataset:

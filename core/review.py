@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .dataset import Dataset
-from .items import items_of
 from .labels import Label, is_done
 
 FILTERS = {
@@ -18,12 +17,12 @@ def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], L
     """Ids of the answers that pass the filter, in log order."""
     kind = FILTERS.get(filter_name, "all")
     out = []
-    for r in data.results:
+    for r, items in zip(data.results, data.items_by_answer):
         if kind == "failed" and not r.failed_citations:
             continue
         if kind == "refused" and not r.refused:
             continue
-        if kind == "unlabelled" and all(is_done(i, current, reviewer) for i in items_of(r)):
+        if kind == "unlabelled" and all(is_done(i, current, reviewer) for i in items):
             continue
         out.append(r.answer.answer_id)
     return out
@@ -31,8 +30,8 @@ def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], L
 
 def first_unlabelled(data: Dataset, current: dict[tuple[str, str], Label], reviewer: str) -> tuple[str, int] | None:
     """(answer id, item position) of the first item this reviewer has no current label for."""
-    for r in data.results:
-        for n, item in enumerate(items_of(r)):
+    for r, items in zip(data.results, data.items_by_answer):
+        for n, item in enumerate(items):
             if not is_done(item, current, reviewer):
                 return r.answer.answer_id, n
     return None

@@ -7,7 +7,7 @@ import streamlit as st
 from core import labels as L
 from core import reasons as R
 from core.highlight import escape as e
-from core.items import LABEL_TEXT, items_of
+from core.items import LABEL_TEXT
 from core.render import citation_html, reader_html
 from core.review import FILTERS, answer_ids, first_unlabelled
 from pages._common import current_dataset, read_labels, settings, style
@@ -46,7 +46,7 @@ if st.query_params.get("answer") != state.answer_id:
     st.query_params["answer"] = state.answer_id
 
 result = data.get(state.answer_id)
-items = items_of(result)
+items = data.items(state.answer_id)
 state.focus = min(state.get("focus", 0), max(len(items) - 1, 0))
 
 
@@ -98,7 +98,7 @@ for warning in label_warnings:
 
 # --- header and navigation -----------------------------------------------------------------
 pos = ids.index(state.answer_id) + 1 if state.answer_id in ids else None
-overall = L.progress([i for r in data.results for i in items_of(r)], current, reviewer) if reviewer else None
+overall = L.progress(data.all_items, current, reviewer) if reviewer else None
 here = L.progress(items, current, reviewer)
 nav = st.columns([3, 1, 1, 1])
 nav[0].subheader(f"Answer {result.answer.answer_id}" + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)"))

@@ -247,3 +247,8 @@ def test_a_one_character_change_does_not_verify_at_its_offsets(text, data):
 
 def test_checksum_helper_format():
     assert checksum("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_refusal_with_a_marker_is_still_a_refusal():
+    result = check_answer(answer("I cannot answer from the sources [1].", FIVE))
+    assert result.refused and result.uncited_sentences == 0
