@@ -177,6 +177,21 @@ def _short(text: str, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
+def sentence_flags(s: SentenceResult, words: bool = True) -> list[str]:
+    """What is wrong or notable about a sentence: reason codes (or their descriptions) and flags."""
+    flags = ["refusal sentence"] if s.refusal and words else []
+    if s.uncited:
+        flags.append("uncited")
+    if s.multi_claim:
+        flags.append("several claims, one source")
+    for code in s.reasons:
+        text = R.DESCRIPTIONS[code] if words else code
+        if code == R.NUMBER_NOT_IN_SOURCE:
+            text += f" ({', '.join(s.unsupported_numbers)})" if words else f" {', '.join(s.unsupported_numbers)}"
+        flags.append(text)
+    return flags
+
+
 def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
     """Lines describing one answer: one line when it is clean, details when it is not."""
     a = result.answer
@@ -189,15 +204,7 @@ def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
     lines = [f"{head}: {result.failed_citations} of {n} citations failed, "
              f"{result.uncited_sentences} uncited sentence(s)"]
     for s in result.sentences:
-        flags = []
-        if s.uncited:
-            flags.append("uncited")
-        if s.multi_claim:
-            flags.append("several claims, one source")
-        if s.unsupported_numbers:
-            flags.append(f"{R.NUMBER_NOT_IN_SOURCE} {', '.join(s.unsupported_numbers)}")
-        if s.unsupported_quotes:
-            flags.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
+        flags = sentence_flags(s, words=False)
         bad = [result.citations[i] for i in s.citations if result.citations[i].reasons]
         if not flags and not bad:
             continue

@@ -9,6 +9,7 @@ from core import reasons as R
 from core.highlight import escape as e
 from core.items import LABEL_TEXT
 from core.render import citation_html, reader_html
+from core.report import sentence_flags
 from core.review import FILTERS, answer_ids, first_unlabelled
 from pages._common import current_dataset, read_labels, settings, style
 
@@ -138,15 +139,7 @@ for n, item in enumerate(items):
 
 for s in result.sentences:
     left, right = st.columns([2, 3])
-    flags = []
-    if s.refusal:
-        flags.append("refusal sentence")
-    if s.uncited:
-        flags.append("uncited")
-    if s.multi_claim:
-        flags.append("several claims, one source")
-    flags += [R.DESCRIPTIONS[code] + (f" ({', '.join(s.unsupported_numbers)})" if code == R.NUMBER_NOT_IN_SOURCE else "")
-              for code in s.reasons]
+    flags = sentence_flags(s)
     left.html(f"<p><b>{s.index + 1}.</b> {e(s.text)}</p>"
               + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags))
     for c in (result.citations[i] for i in s.citations):
