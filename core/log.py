@@ -179,7 +179,22 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
     )
 
 
+def _offset_pair(a: Any, b: Any) -> bool:
+    return (a is None and b is None) or (type(a) is int and type(b) is int and 0 <= a <= b)
+
+
 def parse_citation(obj: Any, where: str) -> Citation:
+    """A :class:`Citation` from its JSON object; raises :class:`FieldError` naming the bad field."""
+    if type(obj) is dict and obj.get("kind") == "marker" and obj.get("locator") is None:  # fast path
+        g = obj.get
+        marker, at, quote, qs, qe, label = g("marker"), g("at"), g("quote"), g("quote_start"), g("quote_end"), g("label")
+        if (type(marker) is int and (at is None or (type(at) is int and at >= 0)) and type(quote) in _STR
+                and type(label) in _STR and _offset_pair(qs, qe)):
+            return Citation("marker", marker, at, None, None, None, None, quote, qs, qe, label, None)
+    return _parse_citation_checked(obj, where)
+
+
+def _parse_citation_checked(obj: Any, where: str) -> Citation:
     if type(obj) is not dict:
         raise FieldError(where.rstrip("."), "expected an object")
     kind = obj.get("kind")
