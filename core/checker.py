@@ -17,12 +17,12 @@ from . import reasons as R
 from .corpus import Corpus
 from .log import Answer, Chunk, Citation, checksum
 from .normalise import find_quote, normalise, same_text
-from .sentences import Sentence, sentence_at, split_sentences
+from .sentences import MARKER, Sentence, sentence_at, split_sentences
 
 DEFAULT_REFUSAL = "I cannot answer from the sources."
 
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-_ANY_MARKER = re.compile(r"\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]")
+_ANY_MARKER = re.compile(MARKER)
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
@@ -317,7 +317,7 @@ def strip_markers(text: str) -> str:
     return _ANY_MARKER.sub("", text)
 
 
-_MARKER_WITH_SPACE = re.compile(r"\s*\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]")
+_MARKER_WITH_SPACE = re.compile(rf"\s*{MARKER}")
 
 
 def _clauses(text: str) -> int:

@@ -24,10 +24,12 @@ ABBREVIATIONS = frozenset(
 
 # A full stop (or ! ?), any closing quotes/brackets, then whitespace, a marker or the end.
 _END = re.compile(r"[.!?]+[\"'\u201d\u2019)]*(?=[\s\[]|$)|\r\n|\n|\r")
-_MARKERS = re.compile(r"[ \t]*(?:\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\][ \t]*)+")
+# One citation marker: [3], [1, 3] or a labelled [S1]. Every marker regex is built from this.
+MARKER = r"\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]"
+_MARKERS = re.compile(rf"[ \t]*(?:{MARKER}[ \t]*)+")
 _QUOTE = re.compile('["\u201c\u201d]')
 _ACRONYM = re.compile(r"^(?:[A-Za-z]\.){2,}$")
-MARKER_ONLY = re.compile(r"^(?:\s*\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\])+\s*$")
+MARKER_ONLY = re.compile(rf"^(?:\s*{MARKER})+\s*$")
 
 
 @dataclass(frozen=True, slots=True)
