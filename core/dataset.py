@@ -10,9 +10,9 @@ from pathlib import Path
 
 from .checker import AnswerResult, CheckOptions, check_answer
 from .corpus import Corpus
-from .errors import FieldError, RecordError
+from .errors import RecordError
 from .items import Item, items_of
-from .log import parse_line, read_log
+from .log import parse_lines, read_log
 
 
 @dataclass(frozen=True)
@@ -27,9 +27,6 @@ class Dataset:
     def get(self, answer_id: str) -> AnswerResult | None:
         i = self.index.get(answer_id)
         return None if i is None else self.results[i]
-
-    def position(self, answer_id: str) -> int | None:
-        return self.index.get(answer_id)
 
     def items(self, answer_id: str) -> list[Item]:
         i = self.index.get(answer_id)
@@ -72,17 +69,15 @@ def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
 
 def load_bytes(name: str, data: bytes) -> Dataset:
     """Check an uploaded log held in memory (never written to disk, no corpus)."""
-    results: list[AnswerResult] = []
-    errors: list[RecordError] = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return build([], [RecordError(name, 0, "(encoding)", f"not UTF-8 text ({exc.reason})")])
-    for n, line in enumerate(io.StringIO(text, newline=""), start=1):
-        if not line.strip():
-            continue
-        try:
-            results.append(check_answer(parse_line(line)))
-        except FieldError as exc:
-            errors.append(RecordError(name, n, exc.field, exc.message))
+    results: list[AnswerResult] = []
+    errors: list[RecordError] = []
+    for _, item in parse_lines(name, io.StringIO(text, newline="")):
+        if isinstance(item, RecordError):
+            errors.append(item)
+        else:
+            results.append(check_answer(item))
     return build(results, errors)

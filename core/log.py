@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -138,6 +138,11 @@ _STR = (str, type(None))
 _NUM = (int, float, type(None))
 
 
+def _offset_pair(a: Any, b: Any) -> bool:
+    """Both offsets absent, or two integers with 0 <= a <= b (the fast paths' test)."""
+    return (a is None and b is None) or (type(a) is int and type(b) is int and 0 <= a <= b)
+
+
 def parse_chunk(obj: Any, where: str) -> Chunk:
     """A :class:`Chunk` from its JSON object; raises :class:`FieldError` naming the bad field."""
     if type(obj) is dict:  # fast path: one pass of type checks, the careful path below only on failure
@@ -151,7 +156,7 @@ def parse_chunk(obj: Any, where: str) -> Chunk:
             and type(checksum_) in _STR
             and type(rs) in _NUM
             and type(rr) in _NUM
-            and ((start is None and end is None) or (type(start) is int and type(end) is int and 0 <= start <= end))
+            and _offset_pair(start, end)
         ):
             return Chunk(*values, text, start, end, checksum_, rs, rr)
     return _parse_chunk_checked(obj, where)
@@ -177,10 +182,6 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
         _opt_num(obj, "retrieval_score", where),
         _opt_num(obj, "rerank_score", where),
     )
-
-
-def _offset_pair(a: Any, b: Any) -> bool:
-    return (a is None and b is None) or (type(a) is int and type(b) is int and 0 <= a <= b)
 
 
 def parse_citation(obj: Any, where: str) -> Citation:
@@ -285,11 +286,11 @@ def _drop_none(obj: dict) -> dict:
 
 
 def chunk_to_dict(chunk: Chunk) -> dict:
-    return _drop_none({name: getattr(chunk, name) for name in Chunk._fields})
+    return _drop_none(chunk._asdict())
 
 
 def citation_to_dict(citation: Citation) -> dict:
-    return _drop_none({name: getattr(citation, name) for name in Citation._fields})
+    return _drop_none(citation._asdict())
 
 
 def answer_to_dict(answer: Answer) -> dict:
@@ -315,28 +316,35 @@ def dumps(answer: Answer) -> str:
 # --- reading a file --------------------------------------------------------------------------
 
 
-def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
-    """Stream ``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line.
+def parse_lines(name: str, lines: Iterable[str]) -> Iterator[tuple[int, Answer | RecordError]]:
+    """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line.
 
-    One bad line never stops the others; memory stays flat however long the file is.
+    One bad line never stops the others.  A UTF-8 decoding error raised by ``lines`` is reported
+    as an ``(encoding)`` error on the line it happened and ends the stream.
+    """
+    line_no = 0
+    iterator = iter(lines)
+    while True:
+        try:
+            line = next(iterator)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            yield line_no + 1, RecordError(name, line_no + 1, "(encoding)", f"not UTF-8 text ({exc.reason})")
+            return
+        line_no += 1
+        if not line.strip():
+            continue
+        try:
+            yield line_no, parse_line(line)
+        except FieldError as exc:
+            yield line_no, RecordError(name, line_no, exc.field, exc.message)
+
+
+def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
+    """Stream :func:`parse_lines` over a log file; memory stays flat however long it is.
+
     A torn last line (no newline, not valid JSON) is reported like any other bad line.
     """
-    name = str(path)
     with open(path, encoding="utf-8", errors="strict", newline="") as handle:
-        line_no = 0
-        while True:
-            try:
-                line = handle.readline()
-            except UnicodeDecodeError as exc:
-                line_no += 1
-                yield line_no, RecordError(name, line_no, "(encoding)", f"not UTF-8 text ({exc.reason})")
-                return
-            if not line:
-                return
-            line_no += 1
-            if not line.strip():
-                continue
-            try:
-                yield line_no, parse_line(line)
-            except FieldError as exc:
-                yield line_no, RecordError(name, line_no, exc.field, exc.message)
+        yield from parse_lines(str(path), handle)

@@ -99,3 +99,13 @@ def test_any_text_round_trips(question, answer_text):
     assert (parsed.question, parsed.answer) == (question, answer_text)
     assert parse_line(dumps(parsed)) == parsed
     assert LOG_VERSION == obj["log_version"]
+
+
+def test_uploaded_log_reports_bad_lines_like_a_file():
+    from core import dataset
+
+    lines = SAMPLE.read_bytes().splitlines()
+    data = dataset.load_bytes("upload.jsonl", lines[0] + b"\n{bad\n\n" + lines[1] + b"\n")
+    assert [r.answer.answer_id for r in data.results] == ["a-001", "a-002"]
+    assert [(e.file, e.line, e.field) for e in data.errors] == [("upload.jsonl", 2, "(json)")]
+    assert dataset.load_bytes("x.jsonl", b"\xff").errors[0].field == "(encoding)"
