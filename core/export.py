@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterator
 
 from .dataset import Dataset
-from .items import items_of
 from .labels import Label, latest
 
 
@@ -18,9 +17,9 @@ def rows(data: Dataset, records: list[Label]) -> Iterator[dict]:
     by_item: dict[str, list[Label]] = {}
     for (key, _), label in current.items():
         by_item.setdefault(key, []).append(label)
-    for result in data.results:
+    for result, items in zip(data.results, data.items_by_answer):
         a = result.answer
-        for item in items_of(result):
+        for item in items:
             given = by_item.get(item.key)
             if not given:
                 continue

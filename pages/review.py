@@ -5,10 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core import labels as L
-from core import reasons as R
 from core.highlight import escape as e
 from core.items import LABEL_TEXT
-from core.render import citation_html, reader_html
+from core.render import citation_html, reader_html, reason_words
 from core.report import sentence_flags
 from core.review import FILTERS, answer_ids, first_unlabelled
 from pages._common import current_dataset, read_labels, settings, style
@@ -144,7 +143,7 @@ for s in result.sentences:
               + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags))
     for c in (result.citations[i] for i in s.citations):
         if c.chunk_index is None:
-            right.html(f'<div class="cc-fail">{e(c.chunk_id or f"[{c.marker}]")}: {e("; ".join(R.DESCRIPTIONS[r] for r in c.reasons))}</div>')
+            right.html(f'<div class="cc-fail">{e(c.chunk_id or f"[{c.marker}]")}: {e(reason_words(c))}</div>')
     for n in by_sentence.get(s.index, []):
         item = items[n]
         box = right.container(border=True)
