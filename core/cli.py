@@ -102,6 +102,52 @@ def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     return EXIT_UNREADABLE if data.errors else 0
 
 
+def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from . import figures, labels, overview
+    from .golden import read_golden
+
+    for path in args.logs:
+        if not Path(path).is_file():
+            err.write(f"citecheck report: {path}: no such file\n")
+            return EXIT_USAGE
+    golden = None
+    if args.golden:
+        golden, golden_errors = read_golden(args.golden)
+        for e in golden_errors:
+            err.write(f"golden set: skipped {e}\n")
+    current = None
+    if args.labels:
+        records, warnings = labels.read(args.labels)
+        for w in warnings:
+            err.write(f"warning: {w}\n")
+        current = labels.latest(records)
+    corpus = Corpus(args.corpus) if args.corpus else None
+    options = CheckOptions(casefold=args.casefold, refusals=tuple(args.refusal or [DEFAULT_REFUSAL]), corpus=corpus)
+    unreadable = 0
+    runs: list[tuple[str, str, list[str]]] = []
+
+    def checked():
+        nonlocal unreadable
+        for file, line, item in check_files(args.logs, options):
+            if isinstance(item, RecordError):
+                unreadable += 1
+                err.write(f"unreadable: {item}\n")
+                continue
+            if golden is not None:
+                runs.append(figures.retrieval_run(item))
+            yield file, line, item
+
+    table = figures.answer_table(checked(), current)
+    report = overview.build(table, golden, runs, args.k, unreadable)
+    if args.format == "json":
+        out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    elif args.format == "csv":
+        out.write(report.to_csv())
+    else:
+        out.write(report.to_text())
+    return EXIT_UNREADABLE if unreadable else 0
+
+
 def _rate(value: str) -> float:
     rate = float(value)
     if not 0 <= rate <= 1:
@@ -125,6 +171,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"the exact refusal sentence (repeatable; default {DEFAULT_REFUSAL!r})")
     check.add_argument("--quiet", action="store_true", help="text format: list only answers with problems")
     check.set_defaults(func=cmd_check)
+
+    rep = sub.add_parser("report", help="failure rates, reasons and breakdowns by model, prompt version and week")
+    rep.add_argument("logs", nargs="+", help="answer log files (JSON lines, format version 1)")
+    rep.add_argument("--golden", help="golden set (JSON lines) for over/under-refusal and retrieval hit rate")
+    rep.add_argument("--labels", help="labels file, for the share of citations reviewers judged not supported")
+    rep.add_argument("--corpus", help="folder of the current source documents, to detect source_changed")
+    rep.add_argument("--k", type=int, default=5, help="k for hit rate at k (default 5)")
+    rep.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    rep.add_argument("--casefold", action="store_true", help="compare quotes case-insensitively")
+    rep.add_argument("--refusal", action="append", metavar="SENTENCE",
+                     help=f"the exact refusal sentence (repeatable; default {DEFAULT_REFUSAL!r})")
+    rep.set_defaults(func=cmd_report)
 
     from .importers import add_import_parsers
 

@@ -18,10 +18,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
 DEFAULT_CORPUS = ROOT / "sample_data" / "corpus"
 DEFAULT_LABELS = ROOT / "local_data" / "labels.jsonl"
+DEFAULT_GOLDEN = ROOT / "sample_data" / "golden.jsonl"
 
 ENV_LOGS = "CITECHECK_LOGS"  # several paths separated by os.pathsep
 ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
 ENV_LABELS = "CITECHECK_LABELS"
+ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,7 @@ class Settings:
     logs: tuple[Path, ...]
     corpus: Path | None
     labels: Path
+    golden: Path | None = None
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -36,6 +39,8 @@ class Settings:
         dirs = [p.parent for p in self.logs] + [self.labels.parent]
         if self.corpus is not None:
             dirs.append(self.corpus)
+        if self.golden is not None:
+            dirs.append(self.golden.parent)
         return tuple(dict.fromkeys(d.resolve() for d in dirs))
 
     def allowed(self, path: str | Path) -> bool:
@@ -51,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--log", action="append", help=f"answer log to review (repeatable; env {ENV_LOGS})")
     p.add_argument("--corpus", help=f"folder of current source documents (env {ENV_CORPUS})")
     p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
+    p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
     return p
 
 
@@ -68,4 +74,10 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     else:
         corpus = Path(corpus_arg) if corpus_arg else None
     labels = Path(args.labels or environ.get(ENV_LABELS) or DEFAULT_LABELS)
-    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve())
+    golden_arg = args.golden if args.golden is not None else environ.get(ENV_GOLDEN)
+    if golden_arg is None:
+        golden = DEFAULT_GOLDEN if logs == (DEFAULT_LOG,) else None
+    else:
+        golden = Path(golden_arg) if golden_arg else None
+    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
+                    golden.resolve() if golden else None)

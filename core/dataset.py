@@ -38,6 +38,13 @@ class Dataset:
         return tuple(items_of(r) for r in self.results)
 
     @cached_property
+    def table(self):
+        """One row per answer for the figures (``figures.answer_table``), computed once, without labels."""
+        from .figures import answer_table
+
+        return answer_table(self.results)
+
+    @cached_property
     def all_items(self) -> list[Item]:
         return [item for items in self.items_by_answer for item in items]
 

@@ -38,12 +38,16 @@ with st.sidebar:
                "N/P next/previous answer · U resume at the first item you have not labelled")
 
 ids = answer_ids(data, filter_name, current, reviewer)
-if "answer_id" not in state or data.get(state.answer_id) is None:
-    asked = st.query_params.get("answer")
-    state.answer_id = asked if asked and data.get(asked) is not None else (ids[0] if ids else data.results[0].answer.answer_id)
+asked = st.query_params.get("answer")
+if asked and asked != state.get("linked") and data.get(asked) is not None:
+    state.answer_id = asked  # a deep link, or a link from the Failures page: follow it
     state.focus = 0
-if st.query_params.get("answer") != state.answer_id:
+elif "answer_id" not in state or data.get(state.answer_id) is None:
+    state.answer_id = ids[0] if ids else data.results[0].answer.answer_id
+    state.focus = 0
+if asked != state.answer_id:
     st.query_params["answer"] = state.answer_id
+state.linked = state.answer_id
 
 result = data.get(state.answer_id)
 items = data.items(state.answer_id)

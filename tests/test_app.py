@@ -13,7 +13,7 @@ from core.log import checksum
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = ["pages/review.py", "pages/data.py"]
+PAGES = ["pages/review.py", "pages/failures.py", "pages/data.py"]
 
 
 @pytest.fixture(autouse=True)
@@ -145,3 +145,79 @@ def test_data_page_lists_unreadable_lines(tmp_path, monkeypatch):
 def test_unknown_deep_link_falls_back_to_the_first_answer():
     at = app(answer="../../etc/passwd")
     assert at.subheader[0].value.startswith("Answer a-001")
+
+
+# --- the Failures page -------------------------------------------------------------------------
+
+
+def failures(**env) -> AppTest:
+    at = app()
+    return at.switch_page("pages/failures.py").run()
+
+
+def failing_table(at):
+    return next(d for d in at.dataframe if "open" in d.value.columns).value
+
+
+def test_failures_page_filters_change_the_table():
+    at = failures()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["answers refused"] == "6.4%"
+    every = failing_table(at)
+    assert len(every) == 12 and every.iloc[0]["answer_id"] == "a-035"  # worst first
+    assert (every["open"] == "review?answer=" + every["answer_id"]).all()
+    at.selectbox(key="f_model").select("claude-haiku-4-5").run()
+    haiku = failing_table(at)
+    assert 0 < len(haiku) < len(every) and set(haiku["model"]) == {"claude-haiku-4-5"}
+    at.selectbox(key="f_reason").select("source_changed").run()
+    assert set(failing_table(at)["answer_id"]) <= set(haiku["answer_id"])
+    at.selectbox(key="f_model").select("any").run()
+    at.selectbox(key="f_scope").select("all").run()
+    assert len(failing_table(at)) == 2  # the two answers citing the edited travel policy
+    csv_button = next(b for b in at.get("download_button"))
+    assert csv_button is not None
+
+
+def test_a_failing_row_opens_on_the_review_page():
+    at = failures()
+    first = failing_table(at).iloc[0]["answer_id"]
+    at.session_state["failing_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    at.button(key="open_selected").click().run()
+    assert not at.exception
+    assert at.query_params["answer"] == first
+    assert at.subheader[0].value.startswith(f"Answer {first}")
+
+
+def _log_of(tmp_path, monkeypatch, lines) -> None:
+    log = tmp_path / "answers.jsonl"
+    log.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    monkeypatch.setenv("CITECHECK_LOGS", str(log))
+    monkeypatch.setenv("CITECHECK_GOLDEN", "")
+
+
+def test_failures_page_on_an_empty_log(tmp_path, monkeypatch):
+    _log_of(tmp_path, monkeypatch, [])
+    at = failures()
+    assert not at.exception
+    assert any("nothing to report" in i.value for i in at.info)
+    assert not at.metric
+
+
+def test_failures_page_when_nothing_fails_and_no_model_is_logged(tmp_path, monkeypatch):
+    clean = DEFAULT_LOG.read_text(encoding="utf-8").splitlines()[:5]
+    stripped = []
+    for line in clean:
+        obj = json.loads(line)
+        obj.pop("model"), obj.pop("prompt_version")
+        stripped.append(json.dumps(obj))
+    _log_of(tmp_path, monkeypatch, stripped)
+    at = failures()
+    assert not at.exception
+    assert any("No answer fails a check" in s.value for s in at.success)
+    infos = [i.value for i in at.info]
+    assert any("no model field" in i for i in infos) and any("no prompt version field" in i for i in infos)
+    assert any("No golden set loaded" in i for i in infos)
+    assert any("No failure reason occurs" in i for i in infos)
+    assert failing_table(at).empty

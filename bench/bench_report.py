@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Benchmark the failed-answers figures (core.figures / core.overview) on a synthetic log.
+
+    python bench/bench_report.py [--answers 100000]
+
+Checks every answer of the synthetic log of bench_check.py (models, prompt versions and days
+varied per answer), then times, after the check, what the Failures page and ``citecheck report``
+compute: the per-answer table, every figure of the report (headline, reasons, breakdowns, weeks,
+refusals and retrieval against a golden set), the failing-answers table with a filter, its CSV,
+and a comparison of two prompt versions.  Target: under 2 s for 100,000 answers.  The check
+time of the same run is printed as the reference the figures are measured against.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_check import make_answer  # noqa: E402
+
+from core import figures as F  # noqa: E402
+from core import overview  # noqa: E402
+from core.checker import check_answer  # noqa: E402
+from core.golden import GoldenQuestion  # noqa: E402
+from core.log import parse_answer  # noqa: E402
+
+MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1")
+PROMPTS = ("answer.v1", "answer.v2")
+QUESTIONS = [f"What does policy {i} say?" for i in range(200)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=100_000)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    start = time.perf_counter()
+    answers = []
+    for i in range(args.answers):
+        obj = make_answer(i, rng)
+        obj["model"] = MODELS[i % 3]
+        obj["prompt_version"] = PROMPTS[(i // 3) % 2]
+        obj["timestamp"] = f"2026-{9 + (i % 3):02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z"
+        obj["question"] = QUESTIONS[i % len(QUESTIONS)]
+        answers.append(parse_answer(json.loads(json.dumps(obj))))
+    made = time.perf_counter() - start
+    start = time.perf_counter()
+    results = [check_answer(a) for a in answers]
+    checked = time.perf_counter() - start
+    golden = [GoldenQuestion(q, i % 10 != 0, (f"doc{i % 5}-{i}",) if i % 10 else ()) for i, q in enumerate(QUESTIONS)]
+
+    timings = {}
+    t0 = time.perf_counter()
+    table = F.answer_table(results)
+    timings["answer table"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    runs = [F.retrieval_run(r) for r in results]
+    report = overview.build(table, golden, runs, k=5)
+    timings["every report figure"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    worst = F.failing(table, F.Filters(model="claude-haiku-4-5"))
+    csv_text = F.to_csv(worst)
+    timings["failing table + CSV"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    diffs = F.compare(table, "prompt_version", "answer.v1", "answer.v2")
+    timings["compare two prompts"] = time.perf_counter() - t0
+    total = sum(timings.values())
+
+    print(f"{args.answers:,} answers (made in {made:.1f} s); check {checked:.2f} s "
+          f"({args.answers / checked:,.0f} answers/s) -- the reference")
+    for name, seconds in timings.items():
+        print(f"  {name:<24} {seconds:6.3f} s")
+    print(f"figures after the check: {total:.3f} s (target < 2 s: {'met' if total < 2 else 'MISSED'}); "
+          f"{total / checked:.3f} of the check time")
+    failing = next(f for f in report.headline if f.key == "failing_answers")
+    print(f"sanity: {failing.count:,} of {failing.total:,} failing; {len(worst):,} haiku rows, "
+          f"{len(csv_text):,} CSV bytes; {len(diffs)} compared figures; "
+          f"hit rate@5 {report.retrieval.hit_rate:.2f} over {report.retrieval.answerable:,}")
+
+
+if __name__ == "__main__":
+    main()

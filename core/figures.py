@@ -1,0 +1,440 @@
+"""The product owner's figures, computed from the checker's results as a table (docs/report.md).
+
+``answer_table`` turns checked answers into one pandas row per answer; every other function here
+is a pure function of that table (plus, where named, a golden set), so the page, the
+``citecheck report`` command and the tests all compute the same numbers the same way.
+
+Each figure is a count over a denominator, so it can be shown as both: a rate alone hides
+whether 50% means 1 of 2 or 5,000 of 10,000.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import reasons as R
+from .checker import AnswerResult
+from .golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, index, question_key
+from .items import items_of
+from .labels import Label
+
+NONE = "(none)"  # the group name of answers with no model / prompt version logged
+
+COLUMNS = (
+    "file", "line", "answer_id", "question", "model", "prompt_version", "timestamp", "refused", "ok",
+    "failing", "citations", "failed", "with_quote", "quote_in_source", "sentences", "uncited",
+    "invalid_markers", "unsupported_number", "problems", *R.ALL_REASONS,
+    "labelled", "not_supported",
+)
+
+
+_REASON_AT = {code: i for i, code in enumerate(R.ALL_REASONS)}
+_NUMBER_AT = _REASON_AT[R.NUMBER_NOT_IN_SOURCE]
+_QUOTE_NOT_FOUND = R.QUOTE_NOT_FOUND
+
+
+def _answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]:
+    a = result.answer
+    reasons = [0] * len(R.ALL_REASONS)
+    failed = with_quote = in_source = 0
+    for c in result.citations:
+        codes = c.reasons
+        if codes:
+            failed += 1
+            for code in codes:
+                reasons[_REASON_AT[code]] += 1
+        if c.quote and c.chunk_index is not None and c.quote.strip():
+            with_quote += 1
+            if _QUOTE_NOT_FOUND not in codes:
+                in_source += 1
+    sentences = uncited = sentence_problems = 0
+    for s in result.sentences:
+        if s.refusal:
+            continue
+        sentences += 1
+        uncited += s.uncited
+        if s.reasons:
+            sentence_problems += len(s.reasons)
+            for code in s.reasons:
+                reasons[_REASON_AT[code]] += 1
+    problems = failed + uncited + sentence_problems
+    return (file, line, a.answer_id, a.question, a.model or NONE, a.prompt_version or NONE, a.timestamp), [
+        result.refused, result.ok, problems > 0, len(result.citations), failed, with_quote, in_source, sentences,
+        uncited, len(result.invalid_markers), reasons[_NUMBER_AT] > 0, problems, *reasons, 0, 0,
+    ]
+
+
+_TEXT_COLUMNS = COLUMNS[:7]
+_COUNT_COLUMNS = COLUMNS[7:]
+_BOOL_COLUMNS = ("refused", "ok", "failing", "unsupported_number")
+
+
+def answer_table(
+    results: Iterable[AnswerResult | tuple[str, int, AnswerResult]], labels: Mapping[tuple[str, str], Label] | None = None
+) -> pd.DataFrame:
+    """One row per checked answer (columns: ``COLUMNS`` plus ``time``), in input order.
+
+    ``results`` are AnswerResults or ``(file, line, AnswerResult)`` triples, consumed as a stream
+    (nothing but the row is kept).  ``labels`` are the current human labels (``labels.latest``):
+    ``labelled`` counts an answer's citations that have a label from anyone, ``not_supported``
+    those that at least one reviewer judged "not supported".  A label whose item has changed
+    since it was written (stale fingerprint) does not count.
+    """
+    by_answer: dict[str, list[Label]] = {}
+    for label in (labels or {}).values():
+        if label.citation is not None:
+            by_answer.setdefault(label.answer_id, []).append(label)
+    texts: list[tuple] = []
+    counts: list[list] = []
+    for entry in results:
+        if isinstance(entry, tuple):
+            file, line, result = entry
+        else:
+            file, line, result = "", 0, entry
+        text, count = _answer_row(result, file, line)
+        found = by_answer.get(result.answer.answer_id) if by_answer else None
+        if found:
+            count[-2], count[-1] = _label_counts(result, found)
+        texts.append(text)
+        counts.append(count)
+    # Columns built whole (numpy for the counts): several times faster than a frame of row lists.
+    matrix = np.array(counts, dtype=np.int64).reshape(len(counts), len(_COUNT_COLUMNS))
+    by_column = list(zip(*texts)) or [()] * len(_TEXT_COLUMNS)
+    data: dict = {name: list(values) for name, values in zip(_TEXT_COLUMNS, by_column)}
+    data["line"] = np.array(data["line"], dtype=np.int64)
+    for i, name in enumerate(_COUNT_COLUMNS):
+        data[name] = matrix[:, i].astype(bool) if name in _BOOL_COLUMNS else matrix[:, i]
+    df = pd.DataFrame(data, columns=list(COLUMNS))
+    df["time"] = pd.to_datetime(df["timestamp"], utc=True, errors="coerce", format="ISO8601")
+    return df
+
+
+def with_labels(
+    df: pd.DataFrame, result_of: Callable[[str], AnswerResult | None], labels: Mapping[tuple[str, str], Label]
+) -> pd.DataFrame:
+    """``df`` with its ``labelled`` and ``not_supported`` columns counted from ``labels`` (see
+    ``answer_table``); only the answers that have labels are looked at.  ``df`` is not changed."""
+    by_answer: dict[str, list[Label]] = {}
+    for label in labels.values():
+        if label.citation is not None:
+            by_answer.setdefault(label.answer_id, []).append(label)
+    out = df.copy()
+    if not by_answer:
+        return out
+    labelled = out["labelled"].to_numpy(copy=True)
+    not_supported = out["not_supported"].to_numpy(copy=True)
+    for row, answer_id in enumerate(out["answer_id"]):
+        found = by_answer.get(answer_id)
+        result = result_of(answer_id) if found else None
+        if result is not None:
+            labelled[row], not_supported[row] = _label_counts(result, found)
+    out["labelled"] = labelled
+    out["not_supported"] = not_supported
+    return out
+
+
+def _label_counts(result: AnswerResult, found: list[Label]) -> tuple[int, int]:
+    """(citations labelled by anyone, citations judged not supported by at least one reviewer)."""
+    prints = {item.key: item.fingerprint for item in items_of(result) if item.citation is not None}
+    verdicts: dict[str, bool] = {}
+    for label in found:
+        if prints.get(label.item) == label.fingerprint:
+            verdicts[label.item] = verdicts.get(label.item, False) or label.label == "not_supported"
+    return len(verdicts), sum(verdicts.values())
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    key: str
+    label: str
+    count: int
+    total: int
+    unit: str  # what ``total`` counts: answers, citations, sentences...
+
+    @property
+    def rate(self) -> float | None:
+        return self.count / self.total if self.total else None
+
+    def to_dict(self) -> dict:
+        rate = self.rate
+        return {"key": self.key, "label": self.label, "count": self.count, "total": self.total,
+                "unit": self.unit, "rate": None if rate is None else round(rate, 4)}
+
+
+def _sum(df: pd.DataFrame, column: str) -> int:
+    return int(df[column].sum()) if len(df) else 0
+
+
+def headline(df: pd.DataFrame) -> list[Figure]:
+    """The headline figures for a table of answers (any subset of ``answer_table``)."""
+    n = len(df)
+    cites = _sum(df, "citations")
+    figures = [
+        Figure("failing_answers", "answers with a failed citation, uncited sentence or unsupported text",
+               _sum(df, "failing"), n, "answers"),
+        Figure("refusal_rate", "answers refused", _sum(df, "refused"), n, "answers"),
+        Figure("citation_failure_rate", "citations that failed a check", _sum(df, "failed"), cites, "citations"),
+        Figure("quote_in_source_rate", "quotes found in the cited chunk", _sum(df, "quote_in_source"),
+               _sum(df, "with_quote"), "quoted citations"),
+        Figure("citation_to_unretrieved_rate", "citations to a chunk that was not retrieved",
+               _sum(df, R.UNRETRIEVED_SOURCE), cites, "citations"),
+        Figure("marker_out_of_range_rate", "markers outside 1..n", _sum(df, R.MARKER_OUT_OF_RANGE), cites,
+               "citations"),
+        Figure("checksum_failure_rate", "citations whose chunk fails its checksum", _sum(df, R.CHECKSUM_MISMATCH),
+               cites, "citations"),
+        Figure("source_changed_rate", "citations whose source document has changed", _sum(df, R.SOURCE_CHANGED),
+               cites, "citations"),
+        Figure("uncited_sentence_rate", "sentences with no valid citation", _sum(df, "uncited"),
+               _sum(df, "sentences"), "sentences"),
+        Figure("invalid_marker_answers", "answers with an invalid marker", int((df["invalid_markers"] > 0).sum()),
+               n, "answers"),
+        Figure("unsupported_number_answers", "answers with a number not in its sources",
+               _sum(df, "unsupported_number"), n, "answers"),
+    ]
+    if _sum(df, "labelled"):
+        figures.append(Figure("human_not_supported_rate", "labelled citations judged not supported by a reviewer",
+                              _sum(df, "not_supported"), _sum(df, "labelled"), "labelled citations"))
+    return figures
+
+
+FIGURE_KEYS = tuple(f.key for f in headline(pd.DataFrame(columns=list(COLUMNS))))
+
+
+def by_reason(df: pd.DataFrame) -> pd.DataFrame:
+    """Per reason code: occurrences, answers affected, and the rate over what it is counted on."""
+    cites, sentences, n = _sum(df, "citations"), _sum(df, "sentences"), len(df)
+    rows = []
+    for code in R.ALL_REASONS:
+        count = _sum(df, code)
+        total = cites if code in R.CITATION_REASONS else sentences
+        answers = int((df[code] > 0).sum()) if n else 0
+        rows.append({
+            "reason": code, "description": R.DESCRIPTIONS[code], "count": count,
+            "of": "citations" if code in R.CITATION_REASONS else "sentences", "total": total,
+            "rate": count / total if total else None, "answers": answers, "answer_rate": answers / n if n else None,
+        })
+    return pd.DataFrame(rows)
+
+
+def breakdown(df: pd.DataFrame, column: str) -> pd.DataFrame:
+    """The headline figures per value of ``column`` (model, prompt_version...): one row per group,
+    a count, total and rate column per figure."""
+    rows = []
+    for value, group in df.groupby(column, sort=True, dropna=False):
+        row: dict = {column: value, "answers": len(group)}
+        for f in headline(group):
+            row[f"{f.key}.count"] = f.count
+            row[f"{f.key}.total"] = f.total
+            row[f"{f.key}.rate"] = f.rate
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def over_time(df: pd.DataFrame, freq: str = "D") -> pd.DataFrame:
+    """Answers, failing answers and citation failures per day (``freq="D"``) or week (``"W"``).
+
+    Answers with no readable timestamp are left out (``undated`` says how many)."""
+    dated = df[df["time"].notna()]
+    if dated.empty:
+        return pd.DataFrame(columns=["period", "answers", "failing", "failing_rate", "citations", "failed",
+                                     "citation_failure_rate", "refused", "refusal_rate"])
+    rule = {"D": "D", "W": "W-SUN"}[freq]  # weeks run Monday to Sunday
+    period = dated["time"].dt.tz_localize(None).dt.to_period(rule).dt.start_time
+    g = dated.groupby(period)
+    out = pd.DataFrame({
+        "answers": g.size(),
+        "failing": g["failing"].sum(),
+        "citations": g["citations"].sum(),
+        "failed": g["failed"].sum(),
+        "refused": g["refused"].sum(),
+    })
+    out["failing_rate"] = out["failing"] / out["answers"]
+    out["citation_failure_rate"] = (out["failed"] / out["citations"]).where(out["citations"] > 0)
+    out["refusal_rate"] = out["refused"] / out["answers"]
+    out.index.name = "period"
+    return out.reset_index()
+
+
+# --- the failing answers table ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the failing-answers table is narrowed to; ``None`` means no restriction."""
+
+    reason: str | None = None
+    model: str | None = None
+    prompt_version: str | None = None
+    start: str | None = None  # ISO date, inclusive
+    end: str | None = None  # ISO date, inclusive
+    refused: bool | None = None
+    human_not_supported: bool | None = None
+    labelled: bool | None = None
+    failing_only: bool = True
+
+
+def failing(df: pd.DataFrame, filters: Filters = Filters()) -> pd.DataFrame:
+    """The answers that match ``filters``, worst first: most problems (failed citations, uncited
+    sentences, unsupported numbers and quotes), then highest citation failure rate, then by id."""
+    mask = pd.Series(True, index=df.index)
+    if filters.failing_only:
+        mask &= df["failing"] | (df["invalid_markers"] > 0)
+    if filters.reason:
+        mask &= df[filters.reason] > 0
+    if filters.model:
+        mask &= df["model"] == filters.model
+    if filters.prompt_version:
+        mask &= df["prompt_version"] == filters.prompt_version
+    if filters.start:
+        mask &= df["time"] >= pd.Timestamp(filters.start, tz="UTC")
+    if filters.end:
+        mask &= df["time"] < pd.Timestamp(filters.end, tz="UTC") + pd.Timedelta(days=1)
+    if filters.refused is not None:
+        mask &= df["refused"] == filters.refused
+    if filters.human_not_supported is not None:
+        mask &= (df["not_supported"] > 0) == filters.human_not_supported
+    if filters.labelled is not None:
+        mask &= (df["labelled"] > 0) == filters.labelled
+    out = df[mask].copy()
+    out["failure_rate"] = (out["failed"] / out["citations"]).where(out["citations"] > 0).fillna(0.0)
+    out["reasons"] = [", ".join(code for code in R.ALL_REASONS if row[code]) for row in
+                      out[list(R.ALL_REASONS)].to_dict("records")] if len(out) else []
+    return out.sort_values(["problems", "failure_rate", "answer_id"], ascending=[False, False, True])
+
+
+TABLE_COLUMNS = ("answer_id", "model", "prompt_version", "timestamp", "problems", "failed", "citations",
+                 "uncited", "sentences", "invalid_markers", "refused", "reasons", "labelled", "not_supported",
+                 "question", "file", "line")
+
+
+def to_csv(df: pd.DataFrame) -> str:
+    """The failing-answers table as CSV, in ``TABLE_COLUMNS`` order."""
+    columns = [c for c in TABLE_COLUMNS if c in df.columns]
+    return df[columns].to_csv(index=False, lineterminator="\n")
+
+
+# --- refusals against a golden set ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalFigures:
+    """Over-refusal: answerable golden questions that were refused.  Under-refusal: unanswerable
+    golden questions that were answered.  Counted per logged answer whose question is in the set."""
+
+    answerable: int
+    over_refused: int
+    unanswerable: int
+    under_refused: int
+    not_in_golden: int
+    over_refused_ids: tuple[str, ...]
+    under_refused_ids: tuple[str, ...]
+
+    def figures(self) -> list[Figure]:
+        return [
+            Figure("over_refusal_rate", "answerable golden questions refused", self.over_refused,
+                   self.answerable, "answerable answers"),
+            Figure("under_refusal_rate", "unanswerable golden questions answered", self.under_refused,
+                   self.unanswerable, "unanswerable answers"),
+        ]
+
+
+def refusals(df: pd.DataFrame, golden: Iterable[GoldenQuestion]) -> RefusalFigures:
+    by_key = index(golden)
+    answerable = over = unanswerable = under = missing = 0
+    over_ids: list[str] = []
+    under_ids: list[str] = []
+    for answer_id, question, refused in zip(df["answer_id"], df["question"], df["refused"]):
+        g = by_key.get(question_key(question or ""))
+        if g is None:
+            missing += 1
+        elif g.answerable:
+            answerable += 1
+            if refused:
+                over += 1
+                over_ids.append(answer_id)
+        else:
+            unanswerable += 1
+            if not refused:
+                under += 1
+                under_ids.append(answer_id)
+    return RefusalFigures(answerable, over, unanswerable, under, missing, tuple(over_ids), tuple(under_ids))
+
+
+def retrieval_run(result: AnswerResult) -> tuple[str, str, list[str]]:
+    """What an answer's log says was retrieved: (answer id, question, chunk ids in prompt order)."""
+    a = result.answer
+    return a.answer_id, a.question or "", [c.chunk_id or "" for c in a.chunks]
+
+
+def retrieval(results: Iterable[AnswerResult], golden: Iterable[GoldenQuestion], k: int = 5) -> RetrievalEval:
+    """Hit rate at k and MRR of the logged retrievals (chunks in prompt order)."""
+    return evaluate_retrieval(golden, (retrieval_run(r) for r in results), k)
+
+
+# --- comparing two groups ----------------------------------------------------------------------
+
+
+def _normal_sf(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One figure in two groups, with the two-proportion z-test of "same rate" and a 95% Wald
+    interval for the difference (b minus a)."""
+
+    key: str
+    label: str
+    a: Figure
+    b: Figure
+    diff: float | None
+    low: float | None
+    high: float | None
+    p_value: float | None
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value is not None and self.p_value < 0.05
+
+    def to_dict(self) -> dict:
+        def r(x):
+            return None if x is None else round(x, 4)
+        return {"key": self.key, "label": self.label, "a": self.a.to_dict(), "b": self.b.to_dict(),
+                "diff": r(self.diff), "ci95": [r(self.low), r(self.high)], "p_value": r(self.p_value),
+                "significant": self.significant}
+
+
+def two_proportions(x1: int, n1: int, x2: int, n2: int) -> tuple[float | None, float | None, float | None, float | None]:
+    """(p2 - p1, 95% low, 95% high, two-sided p-value of the pooled z-test); Nones when a group is empty."""
+    if not n1 or not n2:
+        return None, None, None, None
+    p1, p2 = x1 / n1, x2 / n2
+    diff = p2 - p1
+    se = math.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
+    low, high = diff - 1.959964 * se, diff + 1.959964 * se
+    pooled = (x1 + x2) / (n1 + n2)
+    se0 = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    p_value = 1.0 if se0 == 0 else 2 * _normal_sf(abs(diff) / se0)
+    return diff, low, high, p_value
+
+
+def compare(df: pd.DataFrame, column: str, a: str, b: str) -> list[Difference]:
+    """Every headline figure for ``column == a`` against ``column == b``."""
+    fa = {f.key: f for f in headline(df[df[column] == a])}
+    fb = {f.key: f for f in headline(df[df[column] == b])}
+    out = []
+    for key, x in fa.items():
+        y = fb.get(key)
+        if y is None:
+            continue
+        diff, low, high, p = two_proportions(x.count, x.total, y.count, y.total)
+        out.append(Difference(key, x.label, x, y, diff, low, high, p))
+    return out

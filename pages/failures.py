@@ -1,0 +1,213 @@
+"""Failures: how often answers fail their citations, how, since when, for which model or prompt
+version, and which answers to look at first.  Every figure comes from core.figures."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core import figures as F
+from core import labels as L
+from core import reasons as R
+from core.golden import read_golden
+from core.overview import build
+from pages._common import current_dataset, read_labels, settings
+
+cfg = settings()
+data = current_dataset()
+st.header("Failed answers")
+if not len(data):
+    st.info("No answers loaded, so there is nothing to report. Check the Data page: the configured logs "
+            "may be empty, missing or unreadable.")
+    st.stop()
+
+records, _ = read_labels()
+table = F.with_labels(data.table, data.get, L.latest(records)) if records else data.table
+golden = None
+if cfg.golden is not None and cfg.golden.is_file():
+    golden, golden_errors = read_golden(cfg.golden)
+    if golden_errors:
+        st.warning(f"{len(golden_errors)} unreadable line(s) in the golden set {cfg.golden.name}; "
+                   f"first: {golden_errors[0]}")
+runs = [F.retrieval_run(r) for r in data.results] if golden is not None else []
+k = 5
+report = build(table, golden, runs, k)
+
+
+def pct(x) -> str:
+    return "n/a" if x is None or pd.isna(x) else f"{100 * x:.1f}%"
+
+
+def show_figures(figs: list[F.Figure], per_row: int = 4) -> None:
+    for start in range(0, len(figs), per_row):
+        cols = st.columns(per_row)
+        for col, f in zip(cols, figs[start:start + per_row]):
+            col.metric(f.label, pct(f.rate), help=f"{f.count} of {f.total} {f.unit}", border=True)
+            col.caption(f"{f.count:,} of {f.total:,} {f.unit}")
+
+
+st.caption(f"{len(table):,} answers from {len(cfg.logs)} log(s)" + (" (uploaded log)" if st.session_state.get(
+    "use_upload") and st.session_state.get("uploaded") is not None else ""))
+show_figures(report.headline)
+if not table["failing"].any():
+    st.success("No answer fails a check: every citation verified, every sentence cited, every number and quote "
+               "found in its sources.")
+
+reasons_tab, model_tab, prompt_tab, time_tab, table_tab, golden_tab, compare_tab = st.tabs(
+    ["Reasons", "By model", "By prompt version", "Over time", "Failing answers", "Refusals & retrieval", "Compare"])
+
+with reasons_tab:
+    rs = report.reasons
+    shown = rs[rs["count"] > 0]
+    if shown.empty:
+        st.info("No failure reason occurs in the loaded answers.")
+    else:
+        chart = alt.Chart(shown).mark_bar().encode(
+            x=alt.X("count:Q", title="occurrences"),
+            y=alt.Y("reason:N", sort="-x", title=None),
+            tooltip=["reason", "description", "count", "total", alt.Tooltip("rate:Q", format=".1%"), "answers"],
+        )
+        st.altair_chart(chart, width="stretch")
+    st.dataframe(rs, hide_index=True, column_config={
+        "rate": st.column_config.NumberColumn(format="percent"),
+        "answer_rate": st.column_config.NumberColumn("share of answers", format="percent")})
+
+
+def group_tab(frame: pd.DataFrame, column: str, present: bool, what: str) -> None:
+    if not present:
+        st.info(f"The loaded logs have no {what} field, so there is nothing to break down by {what}. "
+                f"Log `{column}` on every answer to see this.")
+        return
+    long = []
+    for row in frame.to_dict("records"):
+        for key, title in (("failing_answers", "failing answers"), ("citation_failure_rate", "failed citations"),
+                           ("refusal_rate", "refused answers"), ("uncited_sentence_rate", "uncited sentences")):
+            long.append({column: row[column], "figure": title, "rate": row[f"{key}.rate"],
+                         "count": row[f"{key}.count"], "total": row[f"{key}.total"]})
+    chart = alt.Chart(pd.DataFrame(long)).mark_bar().encode(
+        x=alt.X("rate:Q", axis=alt.Axis(format="%"), title="rate"),
+        y=alt.Y(f"{column}:N", title=None),
+        color=alt.Color(f"{column}:N", legend=None),
+        row=alt.Row("figure:N", title=None),
+        tooltip=[column, "figure", "count", "total", alt.Tooltip("rate:Q", format=".1%")],
+    )
+    st.altair_chart(chart)
+    st.dataframe(frame, hide_index=True)
+
+
+with model_tab:
+    group_tab(report.by_model, "model", report.has_models, "model")
+with prompt_tab:
+    group_tab(report.by_prompt, "prompt_version", report.has_prompts, "prompt version")
+
+with time_tab:
+    freq = st.radio("Per", ["day", "week"], horizontal=True, index=1)
+    series = F.over_time(table, "D" if freq == "day" else "W")
+    undated = int(table["time"].isna().sum())
+    if series.empty:
+        st.info("No answer has a readable timestamp, so there is no trend to show.")
+    else:
+        long = series.melt(id_vars=["period", "answers"], value_vars=["failing_rate", "citation_failure_rate",
+                                                                       "refusal_rate"],
+                           var_name="figure", value_name="rate")
+        chart = alt.Chart(long).mark_line(point=True).encode(
+            x=alt.X("period:T", title=freq), y=alt.Y("rate:Q", axis=alt.Axis(format="%")),
+            color="figure:N", tooltip=["period:T", "figure", alt.Tooltip("rate:Q", format=".1%"), "answers"])
+        st.altair_chart(chart, width="stretch")
+        st.dataframe(series, hide_index=True)
+    if undated:
+        st.caption(f"{undated} answer(s) without a readable timestamp are not in this chart.")
+
+with table_tab:
+    c1, c2, c3, c4 = st.columns(4)
+    reason = c1.selectbox("Reason", ["any", *R.ALL_REASONS], key="f_reason")
+    model = c2.selectbox("Model", ["any", *sorted(table["model"].unique())], key="f_model")
+    prompt = c3.selectbox("Prompt version", ["any", *sorted(table["prompt_version"].unique())], key="f_prompt")
+    scope = c4.selectbox("Answers", ["failing only", "all"], key="f_scope")
+    d1, d2, d3, d4 = st.columns(4)
+    dated = table["time"].dropna()
+    dates = d1.date_input("Date range", value=(dated.min().date(), dated.max().date()) if len(dated) else (),
+                          key="f_dates")
+    refused = d2.selectbox("Refused", ["any", "refused", "answered"], key="f_refused")
+    human = d3.selectbox("Human label", ["any", "has 'not supported'", "no 'not supported'"], key="f_human")
+    labelled = d4.selectbox("Labelled", ["any", "labelled", "unlabelled"], key="f_labelled")
+    start = end = None
+    if isinstance(dates, (tuple, list)) and len(dates) == 2:
+        start, end = dates[0].isoformat(), dates[1].isoformat()
+    filters = F.Filters(
+        reason=None if reason == "any" else reason,
+        model=None if model == "any" else model,
+        prompt_version=None if prompt == "any" else prompt,
+        start=start, end=end,
+        refused=None if refused == "any" else refused == "refused",
+        human_not_supported=None if human == "any" else human == "has 'not supported'",
+        labelled=None if labelled == "any" else labelled == "labelled",
+        failing_only=scope == "failing only",
+    )
+    shown = F.failing(table, filters)
+    st.caption(f"{len(shown):,} answer(s), worst first. Select a row to open it on the review page.")
+    view = shown[[c for c in F.TABLE_COLUMNS if c not in ("file", "line")]].copy()
+    view.insert(1, "open", "review?answer=" + view["answer_id"])
+    picked = st.dataframe(
+        view, hide_index=True, key="failing_table", on_select="rerun", selection_mode="single-row",
+        column_config={"open": st.column_config.LinkColumn("open", display_text="review \u2192")},
+    )
+    st.download_button("Download this table as CSV", F.to_csv(shown), file_name="failing-answers.csv",
+                       mime="text/csv", key="csv")
+    rows = picked.selection.rows if picked is not None else []
+    if rows:
+        answer_id = view.iloc[rows[0]]["answer_id"]
+        if st.button(f"Open {answer_id} on the review page", key="open_selected", type="primary"):
+            st.session_state.answer_id = answer_id
+            st.session_state.focus = 0
+            st.switch_page("pages/review.py", query_params={"answer": answer_id})
+
+with golden_tab:
+    if golden is None:
+        st.info("No golden set loaded. Start the app with `--golden FILE` (or `CITECHECK_GOLDEN`) to see "
+                "over- and under-refusal and retrieval hit rate.")
+    else:
+        refusal_figs = report.refusals.figures()
+        show_figures(refusal_figs, per_row=2)
+        if report.refusals.over_refused_ids:
+            st.write("Over-refused: " + ", ".join(report.refusals.over_refused_ids))
+        if report.refusals.under_refused_ids:
+            st.write("Under-refused: " + ", ".join(report.refusals.under_refused_ids))
+        r = report.retrieval
+        c1, c2, c3 = st.columns(3)
+        c1.metric(f"hit rate@{r.k}", pct(r.hit_rate), border=True)
+        c1.caption(f"{r.hits} of {r.answerable} answerable questions")
+        c2.metric("MRR", "n/a" if r.mrr is None else f"{r.mrr:.2f}", border=True)
+        c2.caption(f"over {r.answerable} answerable questions")
+        c3.metric("unanswerable questions", r.unanswerable, border=True)
+        c3.caption("not in hit rate or MRR; "
+                   f"{report.refusals.not_in_golden} answer(s) have a question the golden set does not have")
+        if r.misses:
+            st.subheader("Questions whose answering chunk was missed")
+            st.dataframe(pd.DataFrame([{"answer_id": m.label, "question": m.question, "wanted": ", ".join(m.expected),
+                                        "retrieved": ", ".join(m.retrieved[:r.k])} for m in r.misses]),
+                         hide_index=True)
+        else:
+            st.success(f"Every answerable question had a correct chunk in its first {r.k}.")
+
+with compare_tab:
+    column = st.radio("Compare", ["prompt_version", "model"], horizontal=True, key="cmp_col",
+                      format_func=lambda c: c.replace("_", " "))
+    values = sorted(table[column].unique())
+    if len(values) < 2:
+        st.info(f"The loaded logs have fewer than two values of {column.replace('_', ' ')}; nothing to compare.")
+    else:
+        a_col, b_col = st.columns(2)
+        a = a_col.selectbox("A", values, index=0, key="cmp_a")
+        b = b_col.selectbox("B", values, index=1, key="cmp_b")
+        diffs = F.compare(table, column, a, b)
+        st.dataframe(pd.DataFrame([{
+            "figure": d.label, f"A: {a}": f"{pct(d.a.rate)} ({d.a.count}/{d.a.total})",
+            f"B: {b}": f"{pct(d.b.rate)} ({d.b.count}/{d.b.total})",
+            "B - A": None if d.diff is None else f"{100 * d.diff:+.1f} pts",
+            "95% interval": None if d.low is None else f"{100 * d.low:+.1f} to {100 * d.high:+.1f} pts",
+            "p-value": d.p_value, "larger than chance": "yes" if d.significant else "no",
+        } for d in diffs]), hide_index=True)
+        st.caption("Two-proportion z-test (pooled) of equal rates, two-sided; 95% Wald interval for B - A. "
+                   "'Larger than chance' means p < 0.05. With small counts neither is reliable: read the counts.")
