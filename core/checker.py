@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import reasons as R
@@ -78,6 +78,27 @@ class SentenceResult(NamedTuple):
     unsupported_quotes: tuple[str, ...] = ()
 
 
+class Tally(NamedTuple):
+    """An answer's counts, taken while it is checked, so reports need not walk it again."""
+
+    citations: int
+    failed: int  # citations with any reason
+    with_quote: int  # citations of a retrieved chunk that carry a non-blank quote
+    quote_in_source: int  # ... whose quote is in the chunk (at its offsets or elsewhere)
+    sentences: int  # sentences that are not the refusal sentence
+    uncited: int
+    multi_claim: int
+    sentence_problems: int  # sentence-level reason codes
+    reasons: tuple[int, ...]  # occurrences of each code, in R.ALL_REASONS order
+
+    @property
+    def problems(self) -> int:
+        return self.failed + self.uncited + self.sentence_problems
+
+
+_REASON_AT = {code: i for i, code in enumerate(R.ALL_REASONS)}
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerResult:
     answer: Answer
@@ -85,11 +106,11 @@ class AnswerResult:
     citations: tuple[CitationResult, ...]
     refused: bool
     invalid_markers: tuple[int, ...]
-    notes: tuple[str, ...] = field(default=())
+    tally: Tally
 
     @property
     def failed_citations(self) -> int:
-        return sum(1 for c in self.citations if c.reasons)
+        return self.tally.failed
 
     @property
     def uncited_sentences(self) -> int:
@@ -97,19 +118,11 @@ class AnswerResult:
 
     @property
     def ok(self) -> bool:
-        return not any(c.reasons for c in self.citations) and not any(
-            s.uncited or s.reasons for s in self.sentences
-        )
+        """No citation failed, no sentence is uncited or has a sentence-level reason."""
+        return not self.tally.problems
 
     def reason_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for c in self.citations:
-            for code in c.reasons:
-                counts[code] = counts.get(code, 0) + 1
-        for s in self.sentences:
-            for code in s.reasons:
-                counts[code] = counts.get(code, 0) + 1
-        return counts
+        return {code: n for code, n in zip(R.ALL_REASONS, self.tally.reasons) if n}
 
 
 # --- citations -------------------------------------------------------------------------------
@@ -408,19 +421,44 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
     chunks = _Chunks(answer.chunks, options)
     per_sentence: list[list[CitationResult]] = [[] for _ in sentences]
     results: list[CitationResult] = []
+    reasons = [0] * len(R.ALL_REASONS)
+    failed = with_quote = in_source = 0
     for raw in _raw_citations(answer):
         where = _sentences_of(raw, sentences, starts)
         result = _check_citation(len(results), raw, chunks, where[0] if where else None)
         results.append(result)
         for i in where:
             per_sentence[i].append(result)
+        codes = result.reasons
+        if codes:
+            failed += 1
+            for code in codes:
+                reasons[_REASON_AT[code]] += 1
+        quote = raw.quote
+        if quote and result.chunk_index is not None and not quote.isspace():
+            with_quote += 1
+            if R.QUOTE_NOT_FOUND not in codes:
+                in_source += 1
     refusals = _refusals(options.refusals)
-    sentence_results = tuple(
-        _sentence_result(s, per_sentence[s.index], chunks, refusals, options.casefold) for s in sentences
-    )
+    sentence_results = []
+    counted = uncited = multi = sentence_problems = 0
+    for s in sentences:
+        sr = _sentence_result(s, per_sentence[s.index], chunks, refusals, options.casefold)
+        sentence_results.append(sr)
+        if sr.refusal:
+            continue
+        counted += 1
+        uncited += sr.uncited
+        multi += sr.multi_claim
+        if sr.reasons:
+            sentence_problems += len(sr.reasons)
+            for code in sr.reasons:
+                reasons[_REASON_AT[code]] += 1
     refused = answer.refused or refusals.match(answer.answer)
     invalid = tuple(c.marker for c in results if c.reasons == (R.MARKER_OUT_OF_RANGE,) and c.marker is not None)
-    return AnswerResult(answer, sentence_results, tuple(results), refused, invalid)
+    tally = Tally(len(results), failed, with_quote, in_source, counted, uncited, multi, sentence_problems,
+                  tuple(reasons))
+    return AnswerResult(answer, tuple(sentence_results), tuple(results), refused, invalid, tally)
 
 
 def check_files(paths, options: CheckOptions = CheckOptions()):

@@ -10,8 +10,10 @@ whether 50% means 1 of 2 or 5,000 of 10,000.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,39 +35,16 @@ COLUMNS = (
 )
 
 
-_REASON_AT = {code: i for i, code in enumerate(R.ALL_REASONS)}
-_NUMBER_AT = _REASON_AT[R.NUMBER_NOT_IN_SOURCE]
-_QUOTE_NOT_FOUND = R.QUOTE_NOT_FOUND
+_NUMBER_AT = R.ALL_REASONS.index(R.NUMBER_NOT_IN_SOURCE)
 
 
 def _answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]:
     a = result.answer
-    reasons = [0] * len(R.ALL_REASONS)
-    failed = with_quote = in_source = 0
-    for c in result.citations:
-        codes = c.reasons
-        if codes:
-            failed += 1
-            for code in codes:
-                reasons[_REASON_AT[code]] += 1
-        if c.quote and c.chunk_index is not None and c.quote.strip():
-            with_quote += 1
-            if _QUOTE_NOT_FOUND not in codes:
-                in_source += 1
-    sentences = uncited = sentence_problems = 0
-    for s in result.sentences:
-        if s.refusal:
-            continue
-        sentences += 1
-        uncited += s.uncited
-        if s.reasons:
-            sentence_problems += len(s.reasons)
-            for code in s.reasons:
-                reasons[_REASON_AT[code]] += 1
-    problems = failed + uncited + sentence_problems
+    t = result.tally
+    problems = t.failed + t.uncited + t.sentence_problems
     return (file, line, a.answer_id, a.question, a.model or NONE, a.prompt_version or NONE, a.timestamp), [
-        result.refused, result.ok, problems > 0, len(result.citations), failed, with_quote, in_source, sentences,
-        uncited, len(result.invalid_markers), reasons[_NUMBER_AT] > 0, problems, *reasons, 0, 0,
+        result.refused, problems == 0, problems > 0, t.citations, t.failed, t.with_quote, t.quote_in_source,
+        t.sentences, t.uncited, len(result.invalid_markers), t.reasons[_NUMBER_AT] > 0, problems, *t.reasons, 0, 0,
     ]
 
 
@@ -91,17 +70,15 @@ def answer_table(
             by_answer.setdefault(label.answer_id, []).append(label)
     texts: list[tuple] = []
     counts: list[list] = []
-    for entry in results:
-        if isinstance(entry, tuple):
-            file, line, result = entry
-        else:
-            file, line, result = "", 0, entry
-        text, count = _answer_row(result, file, line)
-        found = by_answer.get(result.answer.answer_id) if by_answer else None
-        if found:
-            count[-2], count[-1] = _label_counts(result, found)
-        texts.append(text)
-        counts.append(count)
+    if isinstance(results, Sequence):  # all in memory: pause the collector (see _no_gc)
+        with _no_gc():
+            _collect(results, by_answer, texts, counts)
+            return _frame(texts, counts)
+    _collect(results, by_answer, texts, counts)  # a stream, checked as it is read: little is held
+    return _frame(texts, counts)
+
+
+def _frame(texts: list[tuple], counts: list[list]) -> pd.DataFrame:
     # Columns built whole (numpy for the counts): several times faster than a frame of row lists.
     matrix = np.array(counts, dtype=np.int64).reshape(len(counts), len(_COUNT_COLUMNS))
     by_column = list(zip(*texts)) or [()] * len(_TEXT_COLUMNS)
@@ -136,6 +113,33 @@ def with_labels(
     out["labelled"] = labelled
     out["not_supported"] = not_supported
     return out
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Pause the cyclic garbage collector: building 100,000 small rows otherwise triggers
+    collections that walk every checked answer held in memory (the rows hold no cycles)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _collect(results, by_answer: dict[str, list[Label]], texts: list[tuple], counts: list[list]) -> None:
+    for entry in results:
+        if isinstance(entry, tuple):
+            file, line, result = entry
+        else:
+            file, line, result = "", 0, entry
+        text, count = _answer_row(result, file, line)
+        found = by_answer.get(result.answer.answer_id) if by_answer else None
+        if found:
+            count[-2], count[-1] = _label_counts(result, found)
+        texts.append(text)
+        counts.append(count)
 
 
 def _label_counts(result: AnswerResult, found: list[Label]) -> tuple[int, int]:
@@ -348,24 +352,21 @@ class RefusalFigures:
 
 def refusals(df: pd.DataFrame, golden: Iterable[GoldenQuestion]) -> RefusalFigures:
     by_key = index(golden)
-    answerable = over = unanswerable = under = missing = 0
-    over_ids: list[str] = []
-    under_ids: list[str] = []
-    for answer_id, question, refused in zip(df["answer_id"], df["question"], df["refused"]):
-        g = by_key.get(question_key(question or ""))
-        if g is None:
-            missing += 1
-        elif g.answerable:
-            answerable += 1
-            if refused:
-                over += 1
-                over_ids.append(answer_id)
-        else:
-            unanswerable += 1
-            if not refused:
-                under += 1
-                under_ids.append(answer_id)
-    return RefusalFigures(answerable, over, unanswerable, under, missing, tuple(over_ids), tuple(under_ids))
+    questions = df["question"].fillna("").astype(object)
+    # one golden lookup per distinct question; 1 answerable, 0 unanswerable, -1 not in the set
+    kind = {q: (-1 if (g := by_key.get(question_key(q))) is None else int(g.answerable))
+            for q in pd.unique(questions)}
+    kinds = questions.map(kind).to_numpy(dtype=np.int64) if len(df) else np.zeros(0, dtype=np.int64)
+    refused = df["refused"].to_numpy(dtype=bool)
+    ids = df["answer_id"].to_numpy(dtype=object)
+    over = (kinds == 1) & refused
+    under = (kinds == 0) & ~refused
+    return RefusalFigures(
+        answerable=int((kinds == 1).sum()), over_refused=int(over.sum()),
+        unanswerable=int((kinds == 0).sum()), under_refused=int(under.sum()),
+        not_in_golden=int((kinds == -1).sum()),
+        over_refused_ids=tuple(ids[over]), under_refused_ids=tuple(ids[under]),
+    )
 
 
 def retrieval_run(result: AnswerResult) -> tuple[str, str, list[str]]:

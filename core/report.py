@@ -5,7 +5,6 @@ The JSON shapes here are the documented check report format (docs/check-report.m
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 from . import reasons as R
@@ -13,6 +12,7 @@ from .checker import AnswerResult, CitationResult, SentenceResult
 from .errors import RecordError
 
 REPORT_VERSION = 1
+_NUMBER_AT = R.ALL_REASONS.index(R.NUMBER_NOT_IN_SOURCE)
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -36,33 +36,29 @@ class Summary:
     answers_ok: int = 0
     answers_with_unsupported_number: int = 0
     invalid_markers: int = 0
-    reasons: Counter = field(default_factory=Counter)
+    _reasons: list[int] = field(default_factory=lambda: [0] * len(R.ALL_REASONS))
+
+    @property
+    def reasons(self) -> dict[str, int]:
+        return dict(zip(R.ALL_REASONS, self._reasons))
 
     def add(self, result: AnswerResult) -> None:
+        t = result.tally
         self.answers += 1
         self.refused += result.refused
-        self.answers_ok += result.ok
+        self.answers_ok += not t.problems
         self.invalid_markers += len(result.invalid_markers)
-        for c in result.citations:
-            self.citations += 1
-            if c.reasons:
-                self.failed += 1
-                self.reasons.update(c.reasons)
-            if c.quote and c.quote.strip() and c.chunk_index is not None:
-                self.with_quote += 1
-                if R.QUOTE_NOT_FOUND not in c.reasons:
-                    self.quote_in_source += 1
-        has_number = False
-        for s in result.sentences:
-            if s.refusal:
-                continue
-            self.sentences += 1
-            self.uncited += s.uncited
-            self.multi_claim += s.multi_claim
-            if s.reasons:
-                self.reasons.update(s.reasons)
-                has_number = has_number or R.NUMBER_NOT_IN_SOURCE in s.reasons
-        self.answers_with_unsupported_number += has_number
+        self.citations += t.citations
+        self.failed += t.failed
+        self.with_quote += t.with_quote
+        self.quote_in_source += t.quote_in_source
+        self.sentences += t.sentences
+        self.uncited += t.uncited
+        self.multi_claim += t.multi_claim
+        for i, n in enumerate(t.reasons):
+            if n:
+                self._reasons[i] += n
+        self.answers_with_unsupported_number += t.reasons[_NUMBER_AT] > 0
 
     def add_error(self, _error: RecordError) -> None:
         self.unreadable_lines += 1
@@ -72,7 +68,7 @@ class Summary:
         return _rate(self.failed, self.citations)
 
     def to_dict(self) -> dict:
-        reasons = {code: self.reasons.get(code, 0) for code in R.ALL_REASONS}
+        reasons = self.reasons
         return {
             "answers": self.answers,
             "unreadable_lines": self.unreadable_lines,

@@ -252,3 +252,33 @@ def test_checksum_helper_format():
 def test_refusal_with_a_marker_is_still_a_refusal():
     result = check_answer(answer("I cannot answer from the sources [1].", FIVE))
     assert result.refused and result.uncited_sentences == 0
+
+
+def recount(result):
+    """The tally recomputed the slow way from the per-citation and per-sentence results."""
+    reasons = dict.fromkeys(R.ALL_REASONS, 0)
+    for c in result.citations:
+        for code in c.reasons:
+            reasons[code] += 1
+    counted = [s for s in result.sentences if not s.refusal]
+    for s in counted:
+        for code in s.reasons:
+            reasons[code] += 1
+    quoted = [c for c in result.citations if c.quote and c.quote.strip() and c.chunk_index is not None]
+    return (len(result.citations), sum(1 for c in result.citations if c.reasons), len(quoted),
+            sum(1 for c in quoted if R.QUOTE_NOT_FOUND not in c.reasons), len(counted),
+            sum(s.uncited for s in counted), sum(s.multi_claim for s in counted),
+            sum(len(s.reasons) for s in counted), tuple(reasons.values()))
+
+
+def test_tally_matches_a_recount_on_every_sample_answer():
+    from core.config import DEFAULT_CORPUS, DEFAULT_LOG
+    from core.log import read_log
+
+    options = CheckOptions(corpus=Corpus(DEFAULT_CORPUS))
+    results = [check_answer(a, options) for _, a in read_log(DEFAULT_LOG)]
+    assert len(results) == 47
+    for result in results:
+        assert tuple(result.tally) == recount(result), result.answer.answer_id
+        assert result.ok == (not any(c.reasons for c in result.citations)
+                             and not any(s.uncited or s.reasons for s in result.sentences))
