@@ -24,7 +24,9 @@ DEFAULT_REFUSAL = "I cannot answer from the sources."
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _ANY_MARKER = re.compile(MARKER)
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# The lookbehinds skip a number glued to a letter or digit, or continuing one ("M2.5"): the same
+# as matching every number and dropping those after a letter (tested against that definition).
+_NUMBER = re.compile(r"(?<![^\W_])(?<!\d[.,])\d+(?:[.,]\d+)*")
 _QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
 _CLAUSE_HINT = re.compile(r";| (?:and|but|while|whereas|plus) ")
 _CLAUSE_SPLIT = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
@@ -146,6 +148,9 @@ class _Raw(NamedTuple):
 def _marker_citations(answer: Answer) -> list[_Raw]:
     """One citation per ``[n]`` in the answer, with the quote of a matching ``kind: marker`` entry."""
     entries = [c for c in answer.citations if c.kind == "marker"]
+    by_marker: dict[int | None, list[int]] = {}
+    for i, entry in enumerate(entries):
+        by_marker.setdefault(entry.marker, []).append(i)
     used: set[int] = set()
     out: list[_Raw] = []
     for m in _MARKER.finditer(answer.answer):
@@ -153,29 +158,34 @@ def _marker_citations(answer: Answer) -> list[_Raw]:
         start, end = m.span()
         for part in (group.split(",") if "," in group else (group,)):
             n = int(part)
-            entry = _match_entry(entries, used, n, start, end) if entries else None
+            candidates = by_marker.get(n)
+            entry = _match_entry(entries, candidates, used, start, end) if candidates else None
             if entry is None:
                 out.append(_Raw("marker", start, end, n))
             else:
                 out.append(_Raw("marker", start, end, n, None, None, entry.quote, entry.quote_start,
                                 entry.quote_end, entry.label))
-    for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
-        if i not in used:
-            at = entry.at if entry.at is not None and entry.at <= len(answer.answer) else len(answer.answer)
-            out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
-                            quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
+    if len(used) < len(entries):
+        for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
+            if i not in used:
+                at = entry.at if entry.at is not None and entry.at <= len(answer.answer) else len(answer.answer)
+                out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
+                                quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
     return out
 
 
-def _match_entry(entries: list[Citation], used: set[int], n: int, start: int, end: int) -> Citation | None:
+def _match_entry(entries: list[Citation], candidates: list[int], used: set[int], start: int, end: int) -> Citation | None:
+    """The entry for the marker at ``start:end``: the first unused one logged at that marker, else
+    the first unused one with no position."""
     fallback = None
-    for i, entry in enumerate(entries):
-        if i in used or entry.marker != n:
+    for i in candidates:
+        if i in used:
             continue
-        if entry.at is not None and start <= entry.at < end:
+        at = entries[i].at
+        if at is not None and start <= at < end:
             used.add(i)
-            return entry
-        if entry.at is None and fallback is None:
+            return entries[i]
+        if at is None and fallback is None:
             fallback = i
     if fallback is not None:
         used.add(fallback)
@@ -293,8 +303,7 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
 
 
 def _numbers(text: str) -> list[str]:
-    return [m.group().replace(",", "") for m in _NUMBER.finditer(text)
-            if not (m.start() and text[m.start() - 1].isalpha())]
+    return [n.replace(",", "") for n in _NUMBER.findall(text)]
 
 
 def _glued(text: str, i: int, j: int) -> bool:
@@ -387,10 +396,13 @@ class _Refusals:
         self.normalised = frozenset(normalise(r, True) for r in sentences)
         lengths = [len(r) for r in self.normalised] or [0]
         self.shortest, self.longest = min(lengths), max(lengths)
+        self.firsts = frozenset(r[:1] for r in self.normalised) | {"["}
 
     def match(self, text: str) -> bool:
         """True when ``text`` (markers and whitespace aside, any case) is a refusal sentence."""
         if not self.normalised or len(text) < self.shortest or len(text) > 2 * self.longest + 20:
+            return False
+        if text.lstrip()[:1].casefold()[:1] not in self.firsts:  # cheap: most sentences differ at once
             return False
         if "[" in text:
             text = _MARKER_WITH_SPACE.sub("", text)

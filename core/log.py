@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import orjson
+
 from .errors import FieldError, RecordError
 
 LOG_VERSION = 1
@@ -269,12 +271,25 @@ def parse_answer(obj: Any) -> Answer:
     )
 
 
-def parse_line(text: str) -> Answer:
-    """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON)."""
+def parse_line(text: str | bytes) -> Answer:
+    """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON,
+    ``(encoding)`` for bytes that are not UTF-8).
+
+    orjson decodes (several times faster); a line it refuses is decoded again by the standard
+    library, so what is accepted and the error message are the standard library's.
+    """
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        obj = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise FieldError("(encoding)", f"not UTF-8 text ({exc.reason})") from None
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
     return parse_answer(obj)
 
 
@@ -316,7 +331,7 @@ def dumps(answer: Answer) -> str:
 # --- reading a file --------------------------------------------------------------------------
 
 
-def parse_lines(name: str, lines: Iterable[str]) -> Iterator[tuple[int, Answer | RecordError]]:
+def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, Answer | RecordError]]:
     """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line.
 
     One bad line never stops the others.  A UTF-8 decoding error raised by ``lines`` is reported
@@ -344,7 +359,9 @@ def parse_lines(name: str, lines: Iterable[str]) -> Iterator[tuple[int, Answer |
 def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
     """Stream :func:`parse_lines` over a log file; memory stays flat however long it is.
 
+    Lines are read as bytes and decoded by the JSON parser (one pass instead of two); a line that
+    is not UTF-8 is reported as an ``(encoding)`` error and the lines after it are still read.
     A torn last line (no newline, not valid JSON) is reported like any other bad line.
     """
-    with open(path, encoding="utf-8", errors="strict", newline="") as handle:
+    with open(path, "rb") as handle:
         yield from parse_lines(str(path), handle)

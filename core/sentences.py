@@ -41,15 +41,14 @@ class Sentence:
 
 
 def _word_before(text: str, pos: int) -> str:
-    start = pos
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    return text[start:pos].lstrip("([{\"'\u201c\u2018").lower()
+    """The whitespace-delimited word that ends at ``pos``, without opening brackets or quotes."""
+    words = text[text.rfind(" ", 0, pos) + 1:pos].split()  # split: other whitespace, rarely there
+    return words[-1].lstrip("([{\"'\u201c\u2018").lower() if words and not text[pos - 1].isspace() else ""
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
     word = _word_before(text, dot)
-    return word in ABBREVIATIONS or bool(_ACRONYM.match(word + "."))
+    return word in ABBREVIATIONS or ("." in word and bool(_ACRONYM.match(word + ".")))
 
 
 def _continues(text: str, pos: int) -> bool:

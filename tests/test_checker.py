@@ -282,3 +282,18 @@ def test_tally_matches_a_recount_on_every_sample_answer():
         assert tuple(result.tally) == recount(result), result.answer.answer_id
         assert result.ok == (not any(c.reasons for c in result.citations)
                              and not any(s.uncited or s.reasons for s in result.sentences))
+
+
+def _numbers_by_scan(text):
+    """The plain definition: every number, minus those glued to a preceding letter."""
+    import re
+
+    return [m.group().replace(",", "") for m in re.finditer(r"\d+(?:[.,]\d+)*", text)
+            if not (m.start() and text[m.start() - 1].isalpha())]
+
+
+@given(st.text(alphabet="aZ\u00e9\u4e2d19,._ -$%\u0663", max_size=40))
+def test_number_extraction_matches_its_plain_definition(text):
+    from core.checker import _numbers
+
+    assert _numbers(text) == _numbers_by_scan(text)
