@@ -59,6 +59,25 @@ def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+def _bounded(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]]:
+    """Split a paragraph longer than ``max_chars`` at sentence ends, else at the last space, so
+    that no chunk exceeds the bound (a single word longer than the bound is cut)."""
+    out: list[tuple[int, int]] = []
+    while e - s > max_chars:
+        window = text[s:s + max_chars]
+        cut = max(window.rfind(". "), window.rfind("! "), window.rfind("? "))
+        cut = cut + 1 if cut > 0 else window.rfind(" ")
+        if cut <= 0:
+            cut = max_chars
+        out.append((s, s + cut))
+        s += cut
+        while s < e and text[s].isspace():
+            s += 1
+    if s < e:
+        out.append((s, e))
+    return out
+
+
 def _pack(paragraphs: list[tuple[int, int]], max_chars: int) -> list[tuple[int, int]]:
     """Greedily merge consecutive paragraphs while the span stays within ``max_chars``."""
     out: list[tuple[int, int]] = []
@@ -75,7 +94,8 @@ def chunk_document(text: str, document_id: str, source: str, params: ChunkingPar
     title = _title(text, document_id)
     chunks: list[Chunk] = []
     for heading, s, e in _sections(text):
-        body = [(ps, pe) for ps, pe in _paragraphs(text, s, e) if not _HEADING.fullmatch(text[ps:pe])]
+        body = [piece for ps, pe in _paragraphs(text, s, e) if not _HEADING.fullmatch(text[ps:pe])
+                for piece in _bounded(text, ps, pe, params.max_chars)]
         for cs, ce in _pack(body, params.max_chars):
             piece = text[cs:ce]
             chunks.append(Chunk(f"{document_id}-{len(chunks) + 1}", document_id, source, title, heading,
@@ -83,11 +103,17 @@ def chunk_document(text: str, document_id: str, source: str, params: ChunkingPar
     return chunks
 
 
+def documents(root: str | Path) -> list[Path]:
+    """The text and markdown documents under ``root``, in path order."""
+    root = Path(root)
+    return sorted(p for p in root.rglob("*") if p.suffix in DOCUMENT_SUFFIXES and p.is_file())
+
+
 def chunk_folder(root: str | Path, params: ChunkingParams = ChunkingParams()) -> list[Chunk]:
     """The chunks of every text or markdown document under ``root``, in path order."""
     root = Path(root)
     chunks: list[Chunk] = []
-    for path in sorted(p for p in root.rglob("*") if p.suffix in DOCUMENT_SUFFIXES and p.is_file()):
+    for path in documents(root):
         rel = path.relative_to(root).as_posix()
         chunks.extend(chunk_document(read_text(path), Path(rel).stem, rel, params))
     return chunks

@@ -1,0 +1,245 @@
+"""The reference answer pipeline: retrieve, gate, assemble, call Claude, write a log line.
+
+    question -> BM25 top k -> gate (refuse with no call below the support floor) -> pack
+    (dedupe, cap) -> request (markers or citations shape) -> Claude -> log line (format v1)
+
+Everything the checker needs goes into the line: the packed chunks with offsets and checksums,
+the answer exactly as the model wrote it (a marker or document index outside the packed chunks
+survives, so the checker flags it), the quotes, usage and cost, model, prompt version and hash,
+index snapshot and the gate decision.  Costs come from the usage the API returns and the price
+table in core.pricing; a run stops before a call that could take it over its budget.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any
+
+from . import assembly
+from .errors import CitecheckError
+from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR, GateDecision, decide
+from .importers.anthropic import convert
+from .log import Answer, Citation
+from .normalise import normalise
+from .pricing import Price, estimate_tokens, price_for
+from .retrieval import Index, Scored
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+
+
+class PipelineError(CitecheckError):
+    """A question that could not be answered (API error, cap too small); the run goes on."""
+
+
+class BudgetExhausted(CitecheckError):
+    """The next call could take the run over its budget; nothing more is sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    model: str = DEFAULT_MODEL
+    shape: str = "markers"
+    prompt_version: str | None = None  # default per shape (assembly.DEFAULT_PROMPT)
+    k: int = 8  # chunks retrieved
+    max_chunks: int = 5  # chunks packed into the prompt
+    floor: float = SAMPLE_FLOOR
+    min_support: int = DEFAULT_MIN_SUPPORT
+    max_tokens: int = 800
+    max_cost_per_answer: float = 0.05  # USD
+    price: tuple[float, float] | None = None  # USD per million tokens (in, out); default from the table
+
+    @property
+    def prompt(self) -> str:
+        version = self.prompt_version or assembly.DEFAULT_PROMPT[self.shape]
+        if version not in assembly.SHAPES[self.shape]:
+            raise CitecheckError(f"prompt {version!r} is not a {self.shape} prompt; "
+                                 f"use one of {', '.join(assembly.SHAPES[self.shape])}")
+        return version
+
+
+@dataclass
+class Budget:
+    """The run's spending: what was spent, and the limit no call may cross (None: no limit)."""
+
+    limit: float | None = None
+    spent: float = 0.0
+    calls: int = 0
+
+    def check(self, worst_case: float) -> None:
+        if self.limit is not None and self.spent + worst_case > self.limit:
+            raise BudgetExhausted(
+                f"stopping: the next call could cost up to ${worst_case:.4f} and ${self.spent:.4f} of the "
+                f"${self.limit:.4f} budget is spent")
+
+    def add(self, cost: float) -> None:
+        self.spent += cost
+        self.calls += 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the pipeline would do for a question, before any call (``--dry-run`` prints it)."""
+
+    question: str
+    retrieved: tuple[Scored, ...]
+    packed: tuple[Scored, ...]
+    gate: GateDecision
+    prompt: assembly.Prompt
+    request: dict | None  # None when the gate refuses
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "gate": self.gate.to_dict(),
+                "retrieved": [{"rank": s.rank, "chunk_id": s.chunk.chunk_id, "score": round(s.score, 4)}
+                              for s in self.retrieved],
+                "prompt_version": self.prompt.version, "prompt_sha256": self.prompt.sha256,
+                "request": self.request}
+
+
+def plan(index: Index, question: str, config: PipelineConfig) -> Plan:
+    retrieved = tuple(index.search(question, config.k))
+    gate = decide(retrieved, config.floor, config.min_support)
+    packed = tuple(assembly.pack(retrieved, config.max_chunks))
+    prompt = assembly.load_prompt(config.prompt)
+    request = None
+    if gate.passed:
+        request = assembly.build_request(config.shape, question, [s.chunk for s in packed], prompt,
+                                         config.model, config.max_tokens)
+    return Plan(question, retrieved, packed, gate, prompt, request)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _fit_max_tokens(request: dict, price: Price, cap: float) -> tuple[int, float]:
+    """(max_tokens lowered so the worst case stays within ``cap``, that worst case)."""
+    input_tokens = estimate_tokens(repr(request["system"]) + repr(request["messages"]))
+    input_cost = price.worst_case(input_tokens, 0)
+    room = int((cap - input_cost) * 1_000_000 / price.output) if price.output else request["max_tokens"]
+    max_tokens = min(request["max_tokens"], room)
+    if max_tokens < 64:
+        raise PipelineError(f"the prompt alone could cost ${input_cost:.4f}; a ${cap:.4f} per-answer cap leaves "
+                            "no room for an answer (raise --max-cost-per-answer or lower --max-chunks)")
+    return max_tokens, price.worst_case(input_tokens, max_tokens)
+
+
+def _response_dict(response: Any) -> dict:
+    if isinstance(response, dict):
+        return response
+    return response.model_dump(mode="json", exclude_none=True)
+
+
+def _is_refusal(text: str) -> bool:
+    return normalise(text, casefold=True) == normalise(assembly.REFUSAL, casefold=True)
+
+
+def answer_question(
+    client: Any,
+    index: Index,
+    question: str,
+    answer_id: str,
+    config: PipelineConfig = PipelineConfig(),
+    budget: Budget | None = None,
+    now: Callable[[], str] = _now,
+) -> Answer:
+    """Answer one question and return its log line.  Raises PipelineError (this question failed;
+    the run may go on) or BudgetExhausted (stop the run)."""
+    budget = budget if budget is not None else Budget()
+    p = plan(index, question, config)
+    chunks = tuple(s.chunk for s in p.packed)
+    base = dict(answer_id=answer_id, question=question, timestamp=now(), model=config.model,
+                prompt_version=p.prompt.version, index_snapshot=index.snapshot)
+    extra: dict = {"shape": config.shape, "prompt_sha256": p.prompt.sha256, "gate": p.gate.to_dict()}
+    if p.request is None:
+        return Answer(answer=assembly.REFUSAL, chunks=chunks, refused=True,
+                      extra={**extra, "refused_by": "gate", "cost_usd": 0.0}, **base)
+    price = price_for(config.model, config.price)
+    max_tokens, worst = _fit_max_tokens(p.request, price, config.max_cost_per_answer)
+    budget.check(worst)
+    request = {**p.request, "max_tokens": max_tokens}
+    try:
+        response = client.messages.create(**request)
+    except Exception as exc:  # the SDK has already retried 429/5xx/timeouts with backoff
+        raise PipelineError(_api_error(exc)) from None
+    body = _response_dict(response)
+    cost = price.cost(body.get("usage") or {})
+    budget.add(cost)
+    extra.update(cost_usd=round(cost, 6), usage=body.get("usage"), stop_reason=body.get("stop_reason"))
+    if config.shape == "markers":
+        text = "".join(b.get("text", "") for b in body.get("content", []) if b.get("type") == "text")
+        reply = assembly.parse_markers_reply(text)
+        citations = tuple(Citation("marker", marker=n, quote=q) for n, q in reply.quotes)
+        answer_text = reply.answer
+    else:
+        meta = {"answer_id": answer_id}
+        try:
+            imported = convert({**request, "metadata": meta}, body, 0)
+        except CitecheckError as exc:
+            raise PipelineError(f"the response could not be read: {exc}") from None
+        citations, answer_text = imported.citations, imported.answer
+    refused = _is_refusal(answer_text)
+    if refused:
+        extra["refused_by"] = "model"
+    return Answer(answer=answer_text, chunks=chunks, citations=citations, refused=refused, extra=extra, **base)
+
+
+def _api_error(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    kind = type(exc).__name__
+    message = getattr(exc, "message", None) or str(exc)
+    return f"Claude API call failed ({kind}{f', HTTP {status}' if status else ''}): {message}"
+
+
+def make_client(http_client: Any = None, max_retries: int = 4) -> Any:
+    """An ``anthropic.Anthropic`` client; the key comes from ANTHROPIC_API_KEY and is never
+    printed or stored."""
+    import anthropic
+
+    if not os.environ.get("ANTHROPIC_API_KEY") and http_client is None:
+        raise CitecheckError("set ANTHROPIC_API_KEY in the environment to call Claude (or use --dry-run)")
+    kwargs: dict = {"max_retries": max_retries}
+    if http_client is not None:
+        kwargs["http_client"] = http_client
+        kwargs["api_key"] = os.environ.get("ANTHROPIC_API_KEY") or "not-a-real-key"
+    return anthropic.Anthropic(**kwargs)
+
+
+@dataclass
+class RunResult:
+    written: int = 0
+    refused_by_gate: int = 0
+    failed: list[str] = field(default_factory=list)
+    stopped: str | None = None
+
+
+def with_id(answer: Answer, answer_id: str) -> Answer:
+    return replace(answer, answer_id=answer_id)
+
+
+def read_questions(path) -> list[tuple[str, str]]:
+    """``(id, question)`` from a JSONL file (``question`` and optional ``id`` or ``answer_id``) or
+    a plain text file (one question per line); ids default to ``q-<line>``."""
+    import json
+
+    out: list[tuple[str, str]] = []
+    with open(path, encoding="utf-8") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            text = line.strip()
+            if not text:
+                continue
+            if text.startswith("{"):
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise CitecheckError(f"{path}:{line_no}: not valid JSON ({exc.msg})") from None
+                question = obj.get("question") if isinstance(obj, dict) else None
+                if not isinstance(question, str) or not question.strip():
+                    raise CitecheckError(f"{path}:{line_no}: question: missing or not a string")
+                qid = obj.get("id") or obj.get("answer_id") or f"q-{line_no}"
+                out.append((str(qid), question.strip()))
+            else:
+                out.append((f"q-{line_no}", text))
+    return out
