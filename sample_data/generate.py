@@ -3,9 +3,11 @@
 
     python sample_data/generate.py
 
-Reads ``sample_data/source/`` (the documents as they were when the answers were logged),
-chunks them, writes ``answers.jsonl`` (a log of scripted answers: mostly clean, with every
-reason code represented), ``golden.jsonl`` (a golden retrieval set) and ``corpus/`` (the
+Reads ``sample_data/source/`` (the documents as they were when the answers were logged) and
+runs every sample question through the real answer pipeline (core.pipeline: BM25 retrieval,
+support-floor gate, assembly, the anthropic SDK) with a deterministic scripted model behind a
+mock HTTP transport, so ``answers.jsonl`` is what the pipeline emits (mostly clean, with every
+reason code represented; two are log corruption applied afterwards, as marked below), ``golden.jsonl`` (a golden retrieval set) and ``corpus/`` (the
 documents as they are now: ``travel-policy.md`` was edited after logging, so answers citing
 its later chunks report ``source_changed`` with ``--corpus sample_data/corpus``).
 """
@@ -16,18 +18,20 @@ import json
 import re
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core.chunking import chunk_folder  # noqa: E402
-from core.log import Answer, Chunk, Citation, answer_to_dict  # noqa: E402
+from core import mock_api as M  # noqa: E402
+from core.log import Answer, answer_to_dict  # noqa: E402
+from core.pipeline import PipelineConfig, answer_question  # noqa: E402
+from core.retrieval import build_index  # noqa: E402
 
 REFUSAL = "I cannot answer from the sources."
 MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5")
 PROMPTS = ("answer.v1", "answer.v2")
-SNAPSHOT = "snap-2026-11-01"
 
 # After logging, the hotel limits changed: the checker sees it through --corpus.
 EDITS = {"travel-policy.md": [("EUR 180 in Berlin", "EUR 195 in Berlin")]}
@@ -128,7 +132,7 @@ FAILING = [
     ("Can I get my refund in cash today?",
      [("Refunds take 5-7 days and we can pay cash today instantly.", [cite(B, "Refunds", "take 5-7 business days"), cite(B, "Refunds", "we issue refunds in cash")])], {}),
     # unretrieved_source: cites the runbook, which was not retrieved for this question.
-    ("Who do I contact about an invoice?",
+    ("Who should I contact about unpaid invoices?",
      [("Invoices are payable within 30 days.", [cite(B, "Invoices", "payable within 30 days")]),
       ("Escalate unpaid invoices to the incident commander.", [cite(S, "First response", "page the incident commander", unretrieved=True)])], {"style": "span"}),
     # marker_out_of_range + uncited sentence.
@@ -165,11 +169,21 @@ FAILING = [
      [("The Starter plan includes 5 dashboards.", [cite(P, "Plans", "includes 3 dashboards")])], {"style": "span"}),
 ]
 
-REFUSED = [
-    ("What is the company's policy on pets in the office?", {"gate": True}),
-    ("Can I expense a home office chair?", {"gate": False}),
-    ("What is the parking allowance in Lisbon?", {"gate": False}),
+# Under-refusal: the corpus cannot answer this (no parking rule anywhere), retrieval still finds
+# the travel policy above the floor, and the scripted model answers anyway.
+UNDER_REFUSED = [
+    ("What is the parking allowance in Lisbon?",
+     [("The parking allowance in Lisbon is EUR 20 per day.", [cite(T, "Hotels", "EUR 180 in Berlin")])], {}),
 ]
+
+# Refusals: the pipeline's gate or the scripted model refuses. The last one is over-refusal:
+# the corpus does answer it (the golden set says so).
+REFUSED = [
+    "Can I expense a home office chair?",  # below the support floor: the gate refuses, no call
+    "What is the company's policy on pets in the office?",  # passes the gate; the model refuses
+    "How soon must exposed credentials be rotated in an incident?",  # answerable, yet the model refuses
+]
+OVER_REFUSED = {"How soon must exposed credentials be rotated in an incident?": (S, "First response")}
 
 UNANSWERABLE = [
     "What is the company's policy on pets in the office?",
@@ -179,94 +193,119 @@ UNANSWERABLE = [
     "Does the dashboard have a dark mode?",
 ]
 
-# --- building ----------------------------------------------------------------------------------
-
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = set("the a an of in on for to and or is are do does i my can how what when which who be at by with".split())
-
-
-def _terms(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+# --- the scripted model ---------------------------------------------------------------------------
+# It reads the request the pipeline really sent (sources and their chunk ids), writes the scripted
+# sentences with markers or Citations API blocks pointing at wherever those chunks landed, and
+# reports usage from the request and reply sizes. Failure flags make it err the way models do.
 
 
-def retrieve(question: str, needed: list[Chunk], chunks: list[Chunk], k: int = 4) -> list[Chunk]:
-    """A deterministic stand-in retriever: the needed chunks plus the best term-overlap others."""
-    q = _terms(question)
-    scored = sorted(chunks, key=lambda c: (-len(q & _terms(c.text + " " + (c.section or ""))), c.chunk_id))
-    picked = list(dict.fromkeys([*needed, *scored]))[: max(k, len(needed))]
-    picked.sort(key=lambda c: (-len(q & _terms(c.text)), c.chunk_id))
-    return [c._replace(retrieval_score=float(len(q & _terms(c.text))), rerank_score=round(1.0 + 0.5 * len(q & _terms(c.text)), 2))
-            for c in picked]
-
-
-def find_chunk(chunks: list[Chunk], doc: str, section: str) -> Chunk:
+def find_chunk(chunks, doc: str, section: str):
     for c in chunks:
         if c.document_id == doc and c.section == section:
             return c
     raise KeyError((doc, section))
 
 
-def build(index: int, question: str, sentences, chunks: list[Chunk], opts: dict) -> Answer:
-    style = opts.get("style", "marker" if index % 3 else "span")
-    needed = [find_chunk(chunks, c[0], c[1]) for _, cites in sentences for c in cites
-              if len(c) == 4 and not c[3].get("unretrieved")]
-    retrieved = retrieve(question, needed, chunks)
-    position = {c.chunk_id: i for i, c in enumerate(retrieved)}
-    text, citations = "", []
+_SOURCE = re.compile(r'<source n="(\d+)" id="([^"]+)">')
+
+
+def _sources(body: dict) -> list[tuple[str, str]]:
+    """(chunk id, text) of each source in the request, in order."""
+    content = body["messages"][0]["content"]
+    if isinstance(content, str):  # markers shape
+        ids = [m.group(2) for m in _SOURCE.finditer(content)]
+        texts = re.findall(r'<source n="\d+" id="[^"]+">\n(.*?)\n</source>', content, re.S)
+        return list(zip(ids, texts))
+    return [(json.loads(b["context"])["chunk_id"], b["source"]["data"]) for b in content if b["type"] == "document"]
+
+
+def scripted_reply(sentences, chunks, refuse: bool = False):
+    def reply(body: dict) -> dict:
+        sources = _sources(body)
+        position = {cid: i for i, (cid, _) in enumerate(sources)}
+        if refuse:
+            content = [M.text_block(REFUSAL)]
+        elif isinstance(body["messages"][0]["content"], str):
+            content = [M.text_block(_markers_text(sentences, chunks, position))]
+        else:
+            content = _citation_blocks(sentences, chunks, position, len(sources))
+        out_chars = sum(len(b["text"]) for b in content)
+        in_chars = len(json.dumps(body["system"])) + len(json.dumps(body["messages"]))
+        return M.message(content, model=body["model"], use=M.usage(in_chars // 4, out_chars // 4 + 1))
+    return reply
+
+
+def _markers_text(sentences, chunks, position) -> str:
+    parts, quotes = [], []
     for sentence, cites in sentences:
-        start = len(text) + (1 if text else 0)
-        text = (text + " " if text else "") + sentence
+        markers = ""
         for c in cites:
             if c[0] == "out_of_range":
-                text = text[:-1] + f" [{c[1]}]."
+                markers += f" [{c[1]}]"
                 continue
             doc, section, quote, flags = c
+            n = position[find_chunk(chunks, doc, section).chunk_id] + 1
+            markers += f" [{n}]"
+            if quote:
+                quotes.append(f'[{n}] "{quote}"')
+        parts.append(sentence[:-1] + markers + sentence[-1] if markers else sentence)
+    return " ".join(parts) + ("\n\nQUOTES:\n" + "\n".join(quotes) if quotes else "")
+
+
+def _citation_blocks(sentences, chunks, position, n_docs) -> list[dict]:
+    blocks = []
+    for i, (sentence, cites) in enumerate(sentences):
+        text = sentence + (" " if i < len(sentences) - 1 else "")
+        citations = []
+        for c in cites:
+            doc, section, quote, flags = c
             chunk = find_chunk(chunks, doc, section)
-            qs = chunk.text.find(quote) if quote else -1
-            q_start, q_end = (qs, qs + len(quote)) if qs >= 0 else (None, None)
-            if flags.get("offsets") == "wrong" and q_start is not None:
-                q_start, q_end = q_start + 7, q_end + 7
-            if style == "marker" and not flags.get("unretrieved"):
-                n = position[chunk.chunk_id] + 1
-                at = len(text) - 1
-                text = text[:-1] + f" [{n}]" + text[-1]
-                if quote:
-                    citations.append(Citation("marker", marker=n, at=at + 1, quote=quote, quote_start=q_start, quote_end=q_end))
-            else:
-                citations.append(Citation("span", answer_start=start, answer_end=len(text), chunk_id=chunk.chunk_id,
-                                          document_id=chunk.document_id, quote=quote, quote_start=q_start, quote_end=q_end))
-    if "tamper" in opts:
+            if flags.get("unretrieved"):  # malformed output: a document index past the packed ones
+                citations.append(M.char_citation(n_docs + 2, quote, 0, len(quote)))
+                continue
+            qs = chunk.text.find(quote)
+            shift = 7 if flags.get("offsets") == "wrong" else 0
+            citations.append(M.char_citation(position[chunk.chunk_id], quote, qs + shift, qs + len(quote) + shift))
+        blocks.append(M.text_block(text, citations))
+    return blocks
+
+
+# --- building ----------------------------------------------------------------------------------
+
+
+def timestamp(index: int) -> str:
+    return f"2026-11-{1 + index % 28:02d}T{9 + index % 8:02d}:{(7 * index) % 60:02d}:00Z"
+
+
+def ask(index_, chunks, i: int, question: str, sentences, opts: dict, refuse: bool = False) -> Answer:
+    shape = "citations" if opts.get("style", "marker" if i % 3 else "span") == "span" else "markers"
+    config = PipelineConfig(model=MODELS[i % 2], shape=shape,
+                            prompt_version=None if shape == "citations" else PROMPTS[(i // 2) % 2])
+    client = M.client(scripted_reply(sentences, chunks, refuse))
+    answer = answer_question(client, index_, question, f"a-{i + 1:03d}", config, now=lambda: timestamp(i))
+    if "tamper" in opts:  # log corruption after writing: a chunk's text edited, its checksum kept
         victim = find_chunk(chunks, *opts["tamper"]).chunk_id
-        retrieved = [c._replace(text=c.text.replace("EUR 45", "EUR 54")) if c.chunk_id == victim else c for c in retrieved]
-    if "strip_source" in opts:
+        answer = replace(answer, chunks=tuple(c._replace(text=c.text.replace("EUR 45", "EUR 54"))
+                                              if c.chunk_id == victim else c for c in answer.chunks))
+    if "strip_source" in opts:  # an older exporter that dropped source fields
         victim = find_chunk(chunks, *opts["strip_source"]).chunk_id
-        retrieved = [c._replace(source=None) if c.chunk_id == victim else c for c in retrieved]
-    return Answer(
-        answer_id=f"a-{index + 1:03d}", question=question, answer=text, chunks=tuple(retrieved),
-        citations=tuple(citations), timestamp=f"2026-11-{1 + index % 28:02d}T{9 + index % 8:02d}:{(7 * index) % 60:02d}:00Z",
-        model=MODELS[index % 2], prompt_version=PROMPTS[(index // 2) % 2], index_snapshot=SNAPSHOT,
-    )
-
-
-def refused(index: int, question: str, chunks: list[Chunk], gate: bool) -> Answer:
-    retrieved = [] if gate else retrieve(question, [], chunks, k=3)
-    extra = {"gate": {"decision": "refuse", "reason": "no chunk above the support floor"}, "cost_usd": 0.0} if gate else {}
-    return Answer(
-        answer_id=f"a-{index + 1:03d}", question=question, answer=REFUSAL, chunks=tuple(retrieved),
-        timestamp=f"2026-11-{1 + index % 28:02d}T12:00:00Z", model=MODELS[index % 2],
-        prompt_version=PROMPTS[(index // 2) % 2], index_snapshot=SNAPSHOT, refused=gate, extra=extra,
-    )
+        answer = replace(answer, chunks=tuple(c._replace(source=None) if c.chunk_id == victim else c
+                                              for c in answer.chunks))
+    return answer
 
 
 def main(out: Path = HERE) -> None:
-    chunks = chunk_folder(HERE / "source")
+    index_ = build_index(HERE / "source")
+    chunks = list(index_.chunks)
     answers: list[Answer] = []
     for question, sentences in CLEAN:
-        answers.append(build(len(answers), question, sentences, chunks, {}))
-    for question, sentences, opts in FAILING:
-        answers.append(build(len(answers), question, sentences, chunks, opts))
-    for question, opts in REFUSED:
-        answers.append(refused(len(answers), question, chunks, opts["gate"]))
+        answers.append(ask(index_, chunks, len(answers), question, sentences, {}))
+    for question, sentences, opts in FAILING + UNDER_REFUSED:
+        answers.append(ask(index_, chunks, len(answers), question, sentences, opts))
+    for question in REFUSED:
+        answers.append(ask(index_, chunks, len(answers), question, [], {"style": "marker"}, refuse=True))
+    for a in answers:  # every cited chunk must have been retrieved, or the script is wrong
+        assert a.refused or a.citations or "[" in a.answer, a.answer_id
     with open(out / "answers.jsonl", "w", encoding="utf-8", newline="\n") as handle:
         for a in answers:
             handle.write(json.dumps(answer_to_dict(a), ensure_ascii=False) + "\n")
@@ -275,6 +314,9 @@ def main(out: Path = HERE) -> None:
         for question, sentences in CLEAN:
             ids = sorted({find_chunk(chunks, c[0], c[1]).chunk_id for _, cites in sentences for c in cites})
             handle.write(json.dumps({"question": question, "answerable": True, "chunk_ids": ids}, ensure_ascii=False) + "\n")
+        for question, (doc, section) in OVER_REFUSED.items():
+            ids = [find_chunk(chunks, doc, section).chunk_id]
+            handle.write(json.dumps({"question": question, "answerable": True, "chunk_ids": ids}) + "\n")
         for question in UNANSWERABLE:
             handle.write(json.dumps({"question": question, "answerable": False, "chunk_ids": []}) + "\n")
 
@@ -287,8 +329,8 @@ def main(out: Path = HERE) -> None:
             assert old in data, (path.name, old)
             data = data.replace(old, new)
         (corpus / path.name).write_bytes(data.encode("utf-8"))
-    print(f"wrote {len(answers)} answers, {len(CLEAN) + len(UNANSWERABLE)} golden questions, corpus of "
-          f"{len(list(corpus.iterdir()))} documents")
+    print(f"wrote {len(answers)} answers, {len(CLEAN) + len(OVER_REFUSED) + len(UNANSWERABLE)} golden questions, "
+          f"corpus of {len(list(corpus.iterdir()))} documents")
 
 
 if __name__ == "__main__":

@@ -118,8 +118,9 @@ def test_hostile_chunk_text_is_escaped(tmp_path, monkeypatch):
     chunk = line["chunks"][0]
     chunk["text"] = payload + " " + chunk["text"]
     chunk["checksum"] = checksum(chunk["text"])
-    line["citations"][0]["quote_start"] += len(payload) + 1
-    line["citations"][0]["quote_end"] += len(payload) + 1
+    for key in ("quote_start", "quote_end"):  # markers-shape quotes carry no offsets; span ones do
+        if key in line["citations"][0]:
+            line["citations"][0][key] += len(payload) + 1
     line["question"] = "<b>bold?</b>"
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps(line) + "\n", encoding="utf-8")
@@ -163,9 +164,9 @@ def test_failures_page_filters_change_the_table():
     at = failures()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["answers refused"] == "6.4%"
+    assert metrics["answers refused"] == "6.2%"
     every = failing_table(at)
-    assert len(every) == 12 and every.iloc[0]["answer_id"] == "a-035"  # worst first
+    assert len(every) == 13 and every.iloc[0]["answer_id"] == "a-035"  # worst first
     assert (every["open"] == "review?answer=" + every["answer_id"]).all()
     at.selectbox(key="f_model").select("claude-haiku-4-5").run()
     haiku = failing_table(at)
@@ -174,7 +175,7 @@ def test_failures_page_filters_change_the_table():
     assert set(failing_table(at)["answer_id"]) <= set(haiku["answer_id"])
     at.selectbox(key="f_model").select("any").run()
     at.selectbox(key="f_scope").select("all").run()
-    assert len(failing_table(at)) == 2  # the two answers citing the edited travel policy
+    assert list(failing_table(at)["answer_id"]) == ["a-039", "a-043", "a-045"]  # they cite the edited hotel limits
     csv_button = next(b for b in at.get("download_button"))
     assert csv_button is not None
 

@@ -40,8 +40,9 @@ def server(tmp_path):
     chunk["text"] = PAYLOAD + " " + chunk["text"]
     chunk["checksum"] = checksum(chunk["text"])
     for c in hostile["citations"]:
-        c["quote_start"] += len(PAYLOAD) + 1
-        c["quote_end"] += len(PAYLOAD) + 1
+        for key in ("quote_start", "quote_end"):  # markers-shape quotes carry no offsets
+            if key in c:
+                c[key] += len(PAYLOAD) + 1
     log = tmp_path / "log.jsonl"
     log.write_text(lines[32] + "\n" + json.dumps(hostile) + "\n", encoding="utf-8")
     labels = tmp_path / "labels.jsonl"

@@ -277,7 +277,7 @@ def test_tally_matches_a_recount_on_every_sample_answer():
 
     options = CheckOptions(corpus=Corpus(DEFAULT_CORPUS))
     results = [check_answer(a, options) for _, a in read_log(DEFAULT_LOG)]
-    assert len(results) == 47
+    assert len(results) == 48
     for result in results:
         assert tuple(result.tally) == recount(result), result.answer.answer_id
         assert result.ok == (not any(c.reasons for c in result.citations)

@@ -32,7 +32,7 @@ def test_check_json_report_matches_golden_file():
     assert code == 0
     recs = records(out)
     summary = recs[-1]
-    assert summary["record"] == "summary" and summary["answers"] == 47
+    assert summary["record"] == "summary" and summary["answers"] == 48
     per_answer = {r["answer_id"]: {"citations": [c["reasons"] for c in r["citations"]],
                                    "sentences": [[*s["reasons"], *(["uncited"] if s["uncited"] else [])]
                                                  for s in r["sentences"]]}
@@ -109,7 +109,7 @@ def test_import_writes_log_lines_that_check(tmp_path):
 def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "core.cli", "check", str(LOG), "--quiet"],
                           capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0 and "answers: 47" in proc.stdout
+    assert proc.returncode == 0 and "answers: 48" in proc.stdout
 
 
 def test_generator_is_deterministic(tmp_path):

@@ -22,7 +22,7 @@ def test_items_cover_citations_and_uncited_sentences(data):
     assert items[0].labels == ("supported", "partial", "not_supported", "cant_tell")
     assert items[1].labels == ("needs_citation", "no_claim")
     assert len({i.key for i in items}) == len(items)
-    assert items_of(data.get("a-045")) == []  # a refusal has nothing to label
+    assert items_of(data.get("a-046")) == []  # a refusal has nothing to label
 
 
 def test_append_read_latest_and_progress(tmp_path, data):
@@ -108,10 +108,10 @@ def test_stale_labels_do_not_count(tmp_path, data):
 
 
 def test_filters_and_resume(tmp_path, data):
-    assert len(answer_ids(data, "All answers", {}, "ana")) == 47
+    assert len(answer_ids(data, "All answers", {}, "ana")) == 48
     failed = answer_ids(data, "With failed citations", {}, "ana")
     assert "a-033" in failed and "a-001" not in failed
-    assert answer_ids(data, "Refused", {}, "ana") == ["a-045", "a-046", "a-047"]
+    assert answer_ids(data, "Refused", {}, "ana") == ["a-046", "a-047", "a-048"]
     path = tmp_path / "labels.jsonl"
     for item in items_of(data.get("a-001")):
         L.append(path, L.make_label(item, "supported", "ana"))
