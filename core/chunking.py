@@ -59,17 +59,26 @@ def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s")
+_SPACE = re.compile(r"\s")
+
+
 def _bounded(text: str, s: int, e: int, max_chars: int) -> list[tuple[int, int]]:
-    """Split a paragraph longer than ``max_chars`` at sentence ends, else at the last space, so
-    that no chunk exceeds the bound (a single word longer than the bound is cut)."""
+    """Split a paragraph longer than ``max_chars`` at the last sentence end that fits, else at
+    the last whitespace, so that no chunk exceeds the bound (a word longer than it is cut)."""
     out: list[tuple[int, int]] = []
     while e - s > max_chars:
         window = text[s:s + max_chars]
-        cut = max(window.rfind(". "), window.rfind("! "), window.rfind("? "))
-        cut = cut + 1 if cut > 0 else window.rfind(" ")
+        ends = [m.end() - 1 for m in _SENTENCE_END.finditer(window)]
+        spaces = [m.start() for m in _SPACE.finditer(window)]
+        cut = ends[-1] if ends else spaces[-1] if spaces else max_chars
         if cut <= 0:
             cut = max_chars
-        out.append((s, s + cut))
+        piece_end = s + cut
+        while piece_end > s and text[piece_end - 1].isspace():
+            piece_end -= 1
+        if piece_end > s:
+            out.append((s, piece_end))
         s += cut
         while s < e and text[s].isspace():
             s += 1

@@ -8,15 +8,13 @@ last line (a crash mid-write) is skipped with a warning; the next record starts 
 
 from __future__ import annotations
 
-import fcntl
-import json
-import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__
+from .jsonl import append_records, read_records
 from .items import CITATION_LABELS, UNCITED_LABELS, Item
 
 LABELS_VERSION = 1
@@ -58,21 +56,8 @@ def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | 
 
 
 def append(path: str | Path, label: Label) -> None:
-    """Append one record durably: lock, one write (on a fresh line), flush, fsync, unlock."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = (json.dumps(asdict(label), ensure_ascii=False) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data  # a torn last line stays where it is; the new record starts fresh
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    """Append one record durably (see ``jsonl.append_records``): earlier records are never touched."""
+    append_records(path, [asdict(label)])
 
 
 def _parse(obj: object) -> Label:
@@ -91,23 +76,14 @@ def _parse(obj: object) -> Label:
 
 def read(path: str | Path) -> tuple[list[Label], list[str]]:
     """Every readable record in file order, and a warning for each line that was skipped."""
-    path = Path(path)
-    if not path.exists():
-        return [], []
+    records, warnings = read_records(path)
     labels: list[Label] = []
-    warnings: list[str] = []
-    with open(path, "rb") as handle:
-        raw_lines = handle.read().split(b"\n")
-    last = len(raw_lines)
-    for n, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
-            continue
+    for n, obj in records:
         try:
-            labels.append(_parse(json.loads(raw.decode("utf-8"))))
-        except (ValueError, UnicodeDecodeError) as exc:
-            torn = " (torn last line, probably a crash while writing)" if n == last else ""
-            warnings.append(f"{path}:{n}: skipped{torn}: {exc}")
-    return labels, warnings
+            labels.append(_parse(obj))
+        except ValueError as exc:
+            warnings.append((n, f"{path}:{n}: skipped: {exc}"))
+    return labels, [message for _, message in sorted(warnings)]
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:

@@ -306,6 +306,7 @@ def main(out: Path = HERE) -> None:
         answers.append(ask(index_, chunks, len(answers), question, [], {"style": "marker"}, refuse=True))
     for a in answers:  # every cited chunk must have been retrieved, or the script is wrong
         assert a.refused or a.citations or "[" in a.answer, a.answer_id
+    out.mkdir(parents=True, exist_ok=True)
     with open(out / "answers.jsonl", "w", encoding="utf-8", newline="\n") as handle:
         for a in answers:
             handle.write(json.dumps(answer_to_dict(a), ensure_ascii=False) + "\n")

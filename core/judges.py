@@ -1,0 +1,365 @@
+"""Judges: given items (question, sentence, quote, cited chunk text), a verdict per item.
+
+- ``BaselineJudge``: no model, no key.  Lexical overlap of the sentence's content words with the
+  chunk, numbers, and negation.  A yardstick, and the offline path through the whole flow.
+- ``ClaudeJudge``: Claude through the ``anthropic`` SDK with the versioned prompt
+  ``core/prompts/judge.v1.txt``.  The verdict comes from a forced tool call; the chunk sits
+  between tags with a random name, so its text cannot pose as the verdict.  Bounded
+  concurrency, the SDK's retries with backoff (429, 5xx, timeouts), a budget checked before
+  every call from the usage returned and the price table, prompt caching of the shared
+  instructions, and a batch mode through the Message Batches API (half price).
+
+Every judge yields ``Verdict`` records (core.verdicts) naming the judge, prompt version and hash.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
+
+from . import verdicts as V
+from .assembly import Prompt, load_prompt
+from .checker import AnswerResult, number_in, strip_markers
+from .items import Item, items_of
+from .pricing import Price, estimate_tokens, price_for
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeItem:
+    key: str
+    question: str
+    sentence: str
+    quote: str
+    chunk: str
+    fingerprint: str = ""
+
+
+def judge_items(results: Iterable[AnswerResult], keys: set[str] | None = None) -> list[JudgeItem]:
+    """The citation items of checked answers (only ``keys`` when given), ready to judge."""
+    out: list[JudgeItem] = []
+    for result in results:
+        for item in items_of(result):
+            if item.citation is None or (keys is not None and item.key not in keys):
+                continue
+            out.append(_judge_item(result, item))
+    return out
+
+
+def _judge_item(result: AnswerResult, item: Item) -> JudgeItem:
+    a = result.answer
+    citation = result.citations[item.citation]  # type: ignore[index]
+    chunk = a.chunks[citation.chunk_index]  # type: ignore[index]
+    sentence = strip_markers(result.sentences[item.sentence].text).strip()
+    return JudgeItem(item.key, a.question or "", " ".join(sentence.split()), citation.quote or "", chunk.text,
+                     item.fingerprint)
+
+
+@dataclass
+class Progress:
+    done: int = 0
+    total: int = 0
+    spent: float = 0.0
+    unscored: int = 0
+    stopped: str | None = None
+
+
+# --- the baseline -------------------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"(?<![^\W_])\d+(?:[.,]\d+)*")
+_NEGATION = frozenset("not no never none nor cannot without neither n't isn't aren't doesn't don't won't".split())
+_STOP = frozenset("""a an the of in on at to for from by with and or but is are was were be been being it its this
+that these those as if then than so such can may might will would should could do does did has have had i you he
+she we they them their our your his her my me us also there here which who whom what when where why how all any
+each more most other some into over under about after before between through during up down out off""".split())
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in _STOP and not w.isdigit()}
+
+
+def _negated(text: str) -> bool:
+    lowered = text.casefold().replace("\u2019", "'")
+    return any(w in _NEGATION for w in re.findall(r"[\w']+", lowered))
+
+
+@dataclass(frozen=True)
+class BaselineJudge:
+    """Rules, in order: an empty chunk is unscored; a number of the sentence missing from the
+    chunk, or a negation in one of sentence and quote-or-chunk but not the other, is
+    ``not_supported``; otherwise the share of the sentence's content words found in the chunk
+    decides: at least ``supported_at`` is ``supported``, at least ``partial_at`` is ``partial``."""
+
+    supported_at: float = 0.8
+    partial_at: float = 0.5
+    name: str = "baseline"
+    prompt: Prompt = Prompt("baseline.v1", "lexical overlap 0.8/0.5, numbers, negation")
+
+    def verdict(self, item: JudgeItem) -> tuple[str, str]:
+        if not item.chunk.strip():
+            return V.UNSCORED, "the cited chunk has no text to judge against"
+        numbers = [n.replace(",", "") for n in _NUMBER.findall(item.sentence)]
+        missing = [n for n in dict.fromkeys(numbers) if not number_in(item.chunk, n)]
+        if missing:
+            return "not_supported", f"number(s) {', '.join(missing)} not in the chunk"
+        evidence = item.quote if item.quote.strip() else item.chunk
+        if _negated(item.sentence) != _negated(evidence):
+            return "not_supported", "negation in one of sentence and source but not the other"
+        words = _content_words(item.sentence)
+        if not words:
+            return "supported", "no content words to check"
+        found = words & _content_words(item.chunk)
+        share = len(found) / len(words)
+        label = "supported" if share >= self.supported_at else "partial" if share >= self.partial_at else "not_supported"
+        return label, f"{len(found)} of {len(words)} content words in the chunk ({share:.0%})"
+
+    def judge(self, items: Sequence[JudgeItem], on_verdict: Callable[[V.Verdict], None] | None = None,
+              stop: threading.Event | None = None, progress: Progress | None = None) -> list[V.Verdict]:
+        out = []
+        progress = progress or Progress(total=len(items))
+        for item in items:
+            if stop is not None and stop.is_set():
+                progress.stopped = "stopped"
+                break
+            label, why = self.verdict(item)
+            v = V.make(item.key, label, why, self.name, self.prompt.version, self.prompt.sha256, item.fingerprint)
+            out.append(v)
+            progress.done += 1
+            progress.unscored += not v.scored
+            if on_verdict:
+                on_verdict(v)
+        return out
+
+
+# --- Claude ---------------------------------------------------------------------------------------
+
+TOOL = {
+    "name": "record_verdict",
+    "description": "Record whether the source passage supports the sentence.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": list(V.VERDICTS)},
+            "rationale": {"type": "string", "description": "at most 30 words"},
+        },
+        "required": ["verdict", "rationale"],
+    },
+}
+JUDGE_PROMPT = "judge.v1"
+
+
+def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int = 300, tag: str | None = None) -> dict:
+    tag = tag or f"source_{secrets.token_hex(6)}"
+    body = "\n".join([
+        f"<question>\n{item.question}\n</question>",
+        f"<sentence>\n{item.sentence}\n</sentence>",
+        f"<quote>\n{item.quote}\n</quote>",
+        f"<{tag}>\n{item.chunk}\n</{tag}>",
+        f"Judge whether the passage in <{tag}> supports the sentence.",
+    ])
+    return {
+        "model": model,
+        "max_tokens": max_tokens,
+        "system": [{"type": "text", "text": prompt.text, "cache_control": {"type": "ephemeral"}}],
+        "tools": [TOOL],
+        "tool_choice": {"type": "tool", "name": TOOL["name"]},
+        "messages": [{"role": "user", "content": body}],
+    }
+
+
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
+_VERDICT_WORD = re.compile(r"verdict\W{0,5}(not[ _]supported|unsupported|partial(?:ly supported)?|supported)", re.I)
+
+
+def parse_verdict(content: Sequence[dict], chunk: str) -> tuple[str, str]:
+    """(verdict, rationale) from a reply's content blocks; ``(unscored, why)`` when there is none.
+
+    Only the judge's own ``record_verdict`` call counts when there is one.  Without it, a JSON
+    object or a "verdict: ..." phrase in the reply's text is accepted, unless that very text is
+    in the source passage (a chunk trying to declare its own verdict)."""
+    for block in content:
+        if block.get("type") == "tool_use" and block.get("name") == TOOL["name"]:
+            data = block.get("input") if isinstance(block.get("input"), dict) else {}
+            verdict = V.normalise_verdict(data.get("verdict", ""))
+            if verdict is None:
+                return V.UNSCORED, f"the verdict tool was called without a valid verdict ({data.get('verdict')!r})"
+            return verdict, str(data.get("rationale", ""))[:500]
+    text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    if not text.strip():
+        return V.UNSCORED, "the reply has neither a verdict call nor text"
+    folded_chunk = " ".join(chunk.casefold().split())
+    for match in reversed(_JSON_OBJECT.findall(text)):
+        try:
+            data = json.loads(match)
+        except json.JSONDecodeError:
+            continue
+        verdict = V.normalise_verdict(data.get("verdict", "")) if isinstance(data, dict) else None
+        if verdict is not None:
+            if " ".join(match.casefold().split()) in folded_chunk:
+                return V.UNSCORED, "the only verdict in the reply is copied from the source passage"
+            return verdict, str(data.get("rationale", ""))[:500]
+    m = _VERDICT_WORD.search(text)
+    if m:
+        if " ".join(m.group(0).casefold().split()) in folded_chunk:
+            return V.UNSCORED, "the only verdict in the reply is copied from the source passage"
+        return V.normalise_verdict(m.group(1)) or V.UNSCORED, text.strip()[:200]
+    return V.UNSCORED, "no verdict found in the reply"
+
+
+class JudgeBudgetExhausted(Exception):
+    pass
+
+
+@dataclass
+class ClaudeJudge:
+    client: Any
+    model: str = "claude-haiku-4-5"
+    prompt_version: str = JUDGE_PROMPT
+    concurrency: int = 4
+    max_cost_usd: float | None = None
+    max_tokens: int = 300
+    price: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        self.prompt = load_prompt(self.prompt_version)
+        self._price: Price = price_for(self.model, self.price)
+
+    @property
+    def name(self) -> str:
+        return f"claude:{self.model}"
+
+    def _verdict(self, item: JudgeItem, label: str, why: str, cost: float = 0.0) -> V.Verdict:
+        return V.make(item.key, label, why, self.name, self.prompt.version, self.prompt.sha256, item.fingerprint, cost)
+
+    def _worst(self, request: dict) -> float:
+        tokens = estimate_tokens(request["system"][0]["text"] + request["messages"][0]["content"]) + 200
+        return self._price.worst_case(tokens, request["max_tokens"])
+
+    def _one(self, item: JudgeItem, request: dict) -> V.Verdict:
+        try:
+            response = self.client.messages.create(**request)
+        except Exception as exc:  # retried by the SDK already
+            status = getattr(exc, "status_code", None)
+            return self._verdict(item, V.UNSCORED, f"API call failed ({type(exc).__name__}"
+                                                   f"{f', HTTP {status}' if status else ''})")
+        body = response if isinstance(response, dict) else response.model_dump(mode="json", exclude_none=True)
+        cost = self._price.cost(body.get("usage") or {})
+        label, why = parse_verdict(body.get("content") or [], item.chunk)
+        if label == V.UNSCORED and body.get("stop_reason") == "max_tokens":
+            why += " (the reply was cut off at max_tokens)"
+        return self._verdict(item, label, why, cost)
+
+    def judge(self, items: Sequence[JudgeItem], on_verdict: Callable[[V.Verdict], None] | None = None,
+              stop: threading.Event | None = None, progress: Progress | None = None) -> list[V.Verdict]:
+        """Judge ``items`` with at most ``concurrency`` calls in flight.  Before each call, the
+        spent cost plus the worst case of every call in flight and of this one must fit the
+        budget; otherwise no more calls start, and what was judged is kept."""
+        progress = progress or Progress(total=len(items))
+        out: list[V.Verdict] = []
+        reserved: dict[Any, float] = {}
+        pending = iter(items)
+        with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
+            exhausted = False
+            while True:
+                while not exhausted and len(reserved) < self.concurrency and not (stop and stop.is_set()):
+                    item = next(pending, None)
+                    if item is None:
+                        exhausted = True
+                        break
+                    if not item.chunk.strip():
+                        v = self._verdict(item, V.UNSCORED, "the cited chunk has no text to judge against")
+                        self._record(v, out, progress, on_verdict)
+                        continue
+                    request = judge_request(item, self.prompt, self.model, self.max_tokens)
+                    worst = self._worst(request)
+                    if self.max_cost_usd is not None and progress.spent + sum(reserved.values()) + worst > self.max_cost_usd:
+                        progress.stopped = (f"budget: ${progress.spent:.4f} spent of ${self.max_cost_usd:.4f}; the next "
+                                            f"call could cost up to ${worst:.4f}")
+                        exhausted = True
+                        break
+                    reserved[pool.submit(self._one, item, request)] = worst
+                if stop is not None and stop.is_set() and progress.stopped is None:
+                    progress.stopped = "stopped"
+                    exhausted = True
+                if not reserved:
+                    break
+                finished, _ = wait(list(reserved), return_when=FIRST_COMPLETED)
+                for future in finished:
+                    reserved.pop(future)
+                    v = future.result()
+                    progress.spent += v.cost_usd
+                    self._record(v, out, progress, on_verdict)
+        return out
+
+    @staticmethod
+    def _record(v: V.Verdict, out: list, progress: Progress, on_verdict) -> None:
+        out.append(v)
+        progress.done += 1
+        progress.unscored += not v.scored
+        if on_verdict:
+            on_verdict(v)
+
+    # --- Message Batches -------------------------------------------------------------------------
+
+    def judge_batch(self, items: Sequence[JudgeItem], poll_seconds: float = 30.0,
+                    on_verdict: Callable[[V.Verdict], None] | None = None,
+                    progress: Progress | None = None, sleep: Callable[[float], None] = time.sleep) -> list[V.Verdict]:
+        """Judge through the Message Batches API (half price; results within 24 hours).  Items
+        that would take the worst case of the whole batch over the budget are left out."""
+        progress = progress or Progress(total=len(items))
+        out: list[V.Verdict] = []
+        requests, by_id, worst_total = [], {}, 0.0
+        for i, item in enumerate(items):
+            if not item.chunk.strip():
+                self._record(self._verdict(item, V.UNSCORED, "the cited chunk has no text to judge against"),
+                             out, progress, on_verdict)
+                continue
+            params = judge_request(item, self.prompt, self.model, self.max_tokens)
+            worst = self._worst(params) / 2
+            if self.max_cost_usd is not None and worst_total + worst > self.max_cost_usd:
+                progress.stopped = f"budget: {len(requests)} of {len(items)} items fit in ${self.max_cost_usd:.4f}"
+                break
+            worst_total += worst
+            custom_id = f"item-{i}"
+            by_id[custom_id] = item
+            requests.append({"custom_id": custom_id, "params": params})
+        if not requests:
+            return out
+        batch = self.client.messages.batches.create(requests=requests)
+        while batch.processing_status != "ended":
+            sleep(poll_seconds)
+            batch = self.client.messages.batches.retrieve(batch.id)
+        half = Price(self._price.input / 2, self._price.output / 2)
+        for entry in self.client.messages.batches.results(batch.id):
+            item = by_id.get(entry.custom_id)
+            if item is None:
+                continue
+            result = entry.result
+            if result.type == "succeeded":
+                body = result.message.model_dump(mode="json", exclude_none=True)
+                label, why = parse_verdict(body.get("content") or [], item.chunk)
+                v = self._verdict(item, label, why, half.cost(body.get("usage") or {}))
+            else:
+                v = self._verdict(item, V.UNSCORED, f"batch request {result.type}")
+            progress.spent += v.cost_usd
+            self._record(v, out, progress, on_verdict)
+        return out
+
+
+def judge_key(judge: Any) -> tuple[str, str]:
+    return judge.name, judge.prompt.version
+
+
+def not_yet_judged(items: Iterable[JudgeItem], existing: Iterable[V.Verdict], judge: Any) -> list[JudgeItem]:
+    """Items without a scored verdict from this judge and prompt version for their current
+    fingerprint: the ones a resumed run still has to pay for."""
+    name, version = judge_key(judge)
+    done = {(v.item, v.fingerprint) for v in existing if v.judge == name and v.prompt_version == version and v.scored}
+    return [i for i in items if (i.key, i.fingerprint) not in done]

@@ -1,0 +1,155 @@
+"""The verdicts file: what a judge said about each item (docs/judge.md), append-only JSON lines.
+
+A verdict is ``supported``, ``partial`` or ``not_supported`` with a short rationale, or
+``unscored`` with the reason (no passage text, API failure, unreadable reply...).  Every record
+names its judge, the judge's prompt version and prompt hash, so verdicts of different prompts
+are never mixed; the latest record per (item, judge, prompt version) counts.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import RecordError
+from .jsonl import append_records, read_records
+
+VERDICTS_VERSION = 1
+VERDICTS = ("supported", "partial", "not_supported")
+UNSCORED = "unscored"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    verdicts_version: int
+    item: str  # item key, as in the labels file (answer#s0#c1)
+    verdict: str  # one of VERDICTS, or UNSCORED
+    rationale: str
+    judge: str  # "claude:<model>", "baseline", or an external tool's name
+    prompt_version: str
+    prompt_sha256: str
+    fingerprint: str = ""  # the item's fingerprint when judged ("" when unknown: external verdicts)
+    cost_usd: float = 0.0
+    at: str = ""
+
+    @property
+    def scored(self) -> bool:
+        return self.verdict != UNSCORED
+
+    @property
+    def run(self) -> tuple[str, str]:
+        """Which judge and prompt this verdict belongs to."""
+        return self.judge, self.prompt_version
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def make(item: str, verdict: str, rationale: str, judge: str, prompt_version: str, prompt_sha256: str,
+         fingerprint: str = "", cost_usd: float = 0.0) -> Verdict:
+    if verdict not in VERDICTS and verdict != UNSCORED:
+        raise ValueError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)} or {UNSCORED}")
+    return Verdict(VERDICTS_VERSION, item, verdict, rationale, judge, prompt_version, prompt_sha256,
+                   fingerprint, round(cost_usd, 6), now())
+
+
+def append(path: str | Path, verdicts: Iterable[Verdict]) -> None:
+    append_records(path, [asdict(v) for v in verdicts])
+
+
+def _parse(obj: dict) -> Verdict:
+    if obj.get("verdicts_version") != VERDICTS_VERSION:
+        raise ValueError(f"verdicts_version {obj.get('verdicts_version')!r}; this citecheck reads {VERDICTS_VERSION}")
+    try:
+        v = Verdict(**{name: obj[name] for name in Verdict.__dataclass_fields__ if name in obj})
+    except TypeError as exc:
+        raise ValueError(f"missing field: {exc}") from None
+    if v.verdict not in VERDICTS and v.verdict != UNSCORED:
+        raise ValueError(f"unknown verdict {v.verdict!r}")
+    return v
+
+
+def read(path: str | Path) -> tuple[list[Verdict], list[str]]:
+    records, warnings = read_records(path)
+    out: list[Verdict] = []
+    for n, obj in records:
+        try:
+            out.append(_parse(obj))
+        except ValueError as exc:
+            warnings.append((n, f"{path}:{n}: skipped: {exc}"))
+    return out, [m for _, m in sorted(warnings)]
+
+
+def latest(verdicts: Iterable[Verdict]) -> dict[tuple[str, str, str], Verdict]:
+    """The record that counts per (item, judge, prompt version): the last one written."""
+    out: dict[tuple[str, str, str], Verdict] = {}
+    for v in verdicts:
+        out[(v.item, v.judge, v.prompt_version)] = v
+    return out
+
+
+def runs(verdicts: Iterable[Verdict]) -> list[tuple[str, str]]:
+    """The (judge, prompt version) pairs present, in first-seen order."""
+    return list(dict.fromkeys(v.run for v in verdicts))
+
+
+# --- another tool's verdicts ---------------------------------------------------------------------
+
+_ALIASES = {
+    "supported": "supported", "support": "supported", "yes": "supported", "complete": "supported",
+    "fully supported": "supported", "entailment": "supported", "true": "supported", "1": "supported",
+    "partial": "partial", "partially supported": "partial", "partially_supported": "partial",
+    "not_supported": "not_supported", "not supported": "not_supported", "unsupported": "not_supported",
+    "no": "not_supported", "contradiction": "not_supported", "false": "not_supported", "0": "not_supported",
+}
+
+
+def normalise_verdict(value: object) -> str | None:
+    return _ALIASES.get(str(value).strip().lower().replace("-", " ").replace("_", " ")) or \
+        _ALIASES.get(str(value).strip().lower())
+
+
+def import_external(path: str | Path, judge: str, prompt_version: str = "external") -> tuple[list[Verdict], list[RecordError]]:
+    """Verdicts from another tool: CSV (header) or JSONL, each row with ``item`` (the item key)
+    and ``verdict`` (supported / partial / not_supported or a common synonym), and optionally
+    ``rationale``.  Each bad row is reported with its line and field; the rest are imported."""
+    path = Path(path)
+    name = str(path)
+    rows: list[tuple[int, dict]] = []
+    errors: list[RecordError] = []
+    if path.suffix.lower() == ".csv":
+        with open(path, encoding="utf-8", newline="") as f:
+            for n, row in enumerate(csv.DictReader(f), start=2):
+                rows.append((n, row))
+    else:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    errors.append(RecordError(name, n, "(json)", f"not valid JSON ({exc.msg})"))
+                    continue
+                if not isinstance(obj, dict):
+                    errors.append(RecordError(name, n, "(record)", "expected a JSON object"))
+                    continue
+                rows.append((n, obj))
+    out: list[Verdict] = []
+    for n, row in rows:
+        item = row.get("item") or row.get("item_key")
+        if not isinstance(item, str) or "#s" not in item:
+            errors.append(RecordError(name, n, "item", "missing or not an item key such as a-001#s0#c0"))
+            continue
+        verdict = normalise_verdict(row.get("verdict", ""))
+        if verdict is None:
+            errors.append(RecordError(name, n, "verdict", f"{row.get('verdict')!r} is not supported / partial / "
+                                                          "not_supported"))
+            continue
+        out.append(make(item, verdict, str(row.get("rationale") or ""), judge, prompt_version, ""))
+    return out, errors
