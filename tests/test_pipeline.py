@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core import assembly
@@ -58,6 +58,7 @@ def test_chunks_round_trip_against_the_source_files():
 @given(st.lists(st.sampled_from(["# Title", "## Part", "Short line.", "A longer sentence here. And another one!",
                                  "word " * 40, "x" * 90, "", "日本語の文。", "\r\n", "\n\n"]), max_size=30),
        st.integers(min_value=40, max_value=300))
+@example(["x" * 90, "日本語の文。", "Short line."], 49)  # once left a newline at a chunk's end
 def test_any_document_chunks_exactly_and_within_the_bound(parts, max_chars):
     text = "\n".join(parts)
     chunks = chunk_document(text, "doc", "doc.md", ChunkingParams(max_chars=max_chars))

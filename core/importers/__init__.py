@@ -95,11 +95,11 @@ def records_to_answers(path: str | Path, convert) -> Iterator[Answer | RecordErr
 
 
 def add_import_parsers(sub: argparse._SubParsersAction) -> None:
-    from . import anthropic, claims, markers
+    from . import anthropic, claims, expertqa, markers
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--out", help="write the log here instead of standard output")
-    for module in (anthropic, claims, markers):
+    for module in (anthropic, claims, markers, expertqa):
         module.add_parser(sub, common)
 
 
