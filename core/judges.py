@@ -253,7 +253,9 @@ class ClaudeJudge:
         return V.make(item.key, label, why, self.name, self.prompt.version, self.prompt.sha256, item.fingerprint, cost)
 
     def _worst(self, request: dict) -> float:
-        tokens = estimate_tokens(request["system"][0]["text"] + request["messages"][0]["content"]) + 200
+        # + the tool definition and the API's tool-use system prompt (a few hundred tokens)
+        tokens = estimate_tokens(request["system"][0]["text"] + request["messages"][0]["content"]
+                                 + json.dumps(request["tools"])) + 600
         return self._price.worst_case(tokens, request["max_tokens"])
 
     def _one(self, item: JudgeItem, request: dict) -> V.Verdict:
