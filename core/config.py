@@ -19,11 +19,15 @@ DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
 DEFAULT_CORPUS = ROOT / "sample_data" / "corpus"
 DEFAULT_LABELS = ROOT / "local_data" / "labels.jsonl"
 DEFAULT_GOLDEN = ROOT / "sample_data" / "golden.jsonl"
+DEFAULT_VERDICTS = ROOT / "local_data" / "verdicts.jsonl"
+EXPERTQA_LOG = ROOT / "sample_data" / "expertqa" / "answers.jsonl"
+EXPERTQA_LABELS = ROOT / "sample_data" / "expertqa" / "labels.jsonl"
 
 ENV_LOGS = "CITECHECK_LOGS"  # several paths separated by os.pathsep
 ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
 ENV_LABELS = "CITECHECK_LABELS"
 ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
+ENV_VERDICTS = "CITECHECK_VERDICTS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +36,12 @@ class Settings:
     corpus: Path | None
     labels: Path
     golden: Path | None = None
+    verdicts: Path = DEFAULT_VERDICTS
 
     @property
     def folders(self) -> tuple[Path, ...]:
         """The only folders the app may read from or write to."""
-        dirs = [p.parent for p in self.logs] + [self.labels.parent]
+        dirs = [p.parent for p in self.logs] + [self.labels.parent, self.verdicts.parent]
         if self.corpus is not None:
             dirs.append(self.corpus)
         if self.golden is not None:
@@ -57,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help=f"folder of current source documents (env {ENV_CORPUS})")
     p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
     p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
+    p.add_argument("--verdicts", help=f"judge verdicts file to read and append to (env {ENV_VERDICTS})")
     return p
 
 
@@ -79,5 +85,6 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
         golden = DEFAULT_GOLDEN if logs == (DEFAULT_LOG,) else None
     else:
         golden = Path(golden_arg) if golden_arg else None
+    verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or DEFAULT_VERDICTS)
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
-                    golden.resolve() if golden else None)
+                    golden.resolve() if golden else None, verdicts.resolve())

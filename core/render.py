@@ -15,6 +15,7 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-chunk{border-left:3px solid #d0d7de;padding:4px 10px;white-space:pre-wrap;font-size:.92rem}
 .cc-meta{color:#57606a;font-size:.8rem}
 .cc-fail{color:#b42318;font-weight:600}
+.cc-judge{background:#f2f4f7;border-left:3px solid #475467;padding:4px 8px;margin:4px 0;font-size:0.9em}
 .cc-ok{color:#067647;font-weight:600}
 .cc-closest-note{color:#b42318;font-size:.8rem;font-style:italic}
 </style>"""

@@ -45,5 +45,12 @@ def read_labels():
     return labels.read(settings().labels)
 
 
+def read_verdicts(path=None):
+    """All verdict records and warnings; re-read on every run (a judge run may be appending)."""
+    from core import verdicts
+
+    return verdicts.read(path or settings().verdicts)
+
+
 def style() -> None:
     st.html(STYLE)

@@ -10,7 +10,7 @@ from core.items import LABEL_TEXT
 from core.render import citation_html, reader_html, reason_words
 from core.report import sentence_flags
 from core.review import FILTERS, answer_ids, first_unlabelled
-from pages._common import current_dataset, read_labels, settings, style
+from pages._common import current_dataset, read_labels, read_verdicts, settings, style
 
 style()
 data = current_dataset()
@@ -20,6 +20,10 @@ if not len(data):
 
 records, label_warnings = read_labels()
 current = L.latest(records)
+verdict_records, _ = read_verdicts()
+judged = {}  # item key -> the latest verdicts on it, one per judge and prompt version
+for v in verdict_records:
+    judged.setdefault(v.item, {})[v.run] = v
 state = st.session_state
 
 with st.sidebar:
@@ -34,6 +38,8 @@ with st.sidebar:
             else:
                 state.answer_id = wanted.strip()
                 state.focus = 0
+    blind = st.toggle("Blind mode", value=True, key="blind",
+                      help="Hide judge verdicts on an item until you have labelled it, so they cannot sway you.")
     st.caption("Keys: 1-4 label the focused item (1-2 for an uncited sentence) · J/K next/previous item · "
                "N/P next/previous answer · U resume at the first item you have not labelled")
 
@@ -161,6 +167,14 @@ for s in result.sentences:
             stale = mine.fingerprint != item.fingerprint
             box.caption(("STALE (the answer or chunk changed since): " if stale else "Your label: ")
                         + LABEL_TEXT[mine.label] + (f" \u2014 {mine.note}" if mine.note else ""))
+        verdicts_here = judged.get(item.key, {})
+        if verdicts_here:
+            if blind and (mine is None or mine.fingerprint != item.fingerprint):
+                box.caption(f"{len(verdicts_here)} judge verdict(s) hidden until you label this item (blind mode).")
+            else:
+                for v in verdicts_here.values():
+                    box.html(f'<div class="cc-judge"><b>Judge</b> {e(v.judge)} ({e(v.prompt_version)}): '
+                             f"<b>{e(v.verdict.replace('_', ' '))}</b> \u2014 {e(v.rationale)}</div>")
         others = [lab for (key, who), lab in current.items() if key == item.key and who != reviewer]
         if others:
             box.caption("Others: " + "; ".join(f"{lab.reviewer}: {LABEL_TEXT[lab.label]}" for lab in others))

@@ -13,7 +13,7 @@ from core.log import checksum
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = ["pages/review.py", "pages/failures.py", "pages/data.py"]
+PAGES = ["pages/review.py", "pages/failures.py", "pages/calibration.py", "pages/data.py"]
 
 
 @pytest.fixture(autouse=True)
@@ -24,6 +24,8 @@ def settings(tmp_path, monkeypatch):
     monkeypatch.setenv("CITECHECK_LOGS", str(DEFAULT_LOG))
     monkeypatch.setenv("CITECHECK_CORPUS", str(DEFAULT_CORPUS))
     monkeypatch.setenv("CITECHECK_LABELS", str(labels))
+    monkeypatch.setenv("CITECHECK_VERDICTS", str(tmp_path / "verdicts.jsonl"))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     return labels
 
 
@@ -222,3 +224,57 @@ def test_failures_page_when_nothing_fails_and_no_model_is_logged(tmp_path, monke
     assert any("No golden set loaded" in i for i in infos)
     assert any("No failure reason occurs" in i for i in infos)
     assert failing_table(at).empty
+
+
+# --- judge verdicts on the review page, and the calibration page -------------------------------------
+
+
+def _judge_a001(tmp_path) -> None:
+    from core import dataset, verdicts as V
+    from core.judges import BaselineJudge, judge_items
+
+    data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    items = [i for i in judge_items(data.results) if i.key.startswith("a-001#")]
+    V.append(tmp_path / "verdicts.jsonl", BaselineJudge().judge(items))
+
+
+def test_blind_mode_hides_verdicts_until_the_reviewer_labels(settings, tmp_path):
+    _judge_a001(tmp_path)
+    at = app(answer="a-001")
+    at.sidebar.text_input[0].input("ana").run()
+    assert 'class="cc-judge"' not in html(at)
+    assert any("hidden until you label this item" in c.value for c in at.caption)
+    at.button(key="key-supported").click().run()  # labels the first item only
+    page = html(at)
+    assert page.count('class="cc-judge"') == 1 and "baseline" in page
+    at.sidebar.toggle(key="blind").set_value(False).run()
+    assert html(at).count('class="cc-judge"') == 2
+
+
+def test_calibration_page_runs_the_baseline_on_real_expert_labels(settings, tmp_path):
+    at = app()
+    at.switch_page("pages/calibration.py").run()
+    assert any("No verdicts yet" in i.value for i in at.info)
+    at.radio(key="cal_set").set_value("expertqa").run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception
+    assert any("item(s) judged" in s.value for s in at.success)
+    assert (tmp_path / "expertqa-verdicts.jsonl").is_file() and not (tmp_path / "verdicts.jsonl").exists()
+    metrics = {m.label: m.value for m in at.metric}
+    assert set(metrics) >= {"Cohen's kappa", "TPR: not supported caught", "TNR: others left alone"}
+    assert any("95% CI" in c.value for c in at.caption)
+    assert at.selectbox(key="cal_item").value  # the disagreement browser shows an item
+    assert "Sentence:" in html(at)
+    at.radio(key="cal_split").set_value("test").run()
+    assert not at.exception
+    # a second run pays for nothing: every item is already judged with this prompt
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("0 item(s) judged" in s.value for s in at.success)
+
+
+def test_claude_judge_needs_a_key_on_the_page():
+    at = app()
+    at.switch_page("pages/calibration.py").run()
+    at.radio(key="cal_judge").set_value("claude").run()
+    assert any("ANTHROPIC_API_KEY" in i.value for i in at.info)
+    assert next(b for b in at.button if b.label == "Run").disabled

@@ -1,0 +1,185 @@
+"""Judge calibration: run a judge over the labelled items, then measure it against the humans."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core import calibration as C
+from core import dataset
+from core import labels as L
+from core import verdicts as V
+from core.config import EXPERTQA_LABELS, EXPERTQA_LOG
+from core.highlight import escape as e
+from core.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
+from core.render import citation_html
+from pages._common import current_dataset, read_labels, read_verdicts, settings, style
+
+style()
+cfg = settings()
+st.header("Judge calibration")
+st.caption("How often does a judge agree with the people who labelled the same items, and where does it go "
+           "wrong? Positive class: **not supported** (the judge's job is to catch it).")
+
+SETS = {"configured": "The configured logs and labels file", "expertqa": "ExpertQA sample (real expert labels)"}
+which = st.radio("Labels", list(SETS), format_func=SETS.get, horizontal=True, key="cal_set")
+
+
+@st.cache_resource(show_spinner="Reading the ExpertQA sample ...")
+def _expertqa() -> dataset.Dataset:
+    return dataset.load([EXPERTQA_LOG])
+
+
+if which == "expertqa":
+    data = _expertqa()
+    records, label_warnings = L.read(EXPERTQA_LABELS)
+    verdicts_path = cfg.verdicts.with_name("expertqa-verdicts.jsonl")
+else:
+    data = current_dataset()
+    records, label_warnings = read_labels()
+    verdicts_path = cfg.verdicts
+for w in label_warnings:
+    st.warning(w)
+verdict_records, verdict_warnings = read_verdicts(verdicts_path)
+for w in verdict_warnings:
+    st.warning(w)
+
+labelled_keys = {r.item for r in records if r.citation is not None}
+items = judge_items(data.results, labelled_keys)
+st.caption(f"{len(labelled_keys):,} labelled citation item(s); {len(items):,} found in the loaded answers. "
+           f"Verdicts file: {verdicts_path}")
+
+# --- running a judge ----------------------------------------------------------------------------------
+with st.expander("Run a judge over the labelled items", expanded=not verdict_records):
+    key_present = bool(os.environ.get("ANTHROPIC_API_KEY"))
+    if not key_present:
+        try:
+            key_present = bool(st.secrets.get("ANTHROPIC_API_KEY"))
+        except Exception:  # no secrets file: that is fine
+            key_present = False
+    kind = st.radio("Judge", ["baseline", "claude"], horizontal=True, key="cal_judge",
+                    format_func=lambda k: "Baseline (lexical, no key)" if k == "baseline" else "Claude")
+    c1, c2, c3 = st.columns(3)
+    model = c1.text_input("Model", "claude-haiku-4-5", disabled=kind != "claude")
+    budget = c2.number_input("Budget (USD)", min_value=0.0, value=1.0, step=0.5, disabled=kind != "claude")
+    concurrency = c3.number_input("Concurrent calls", min_value=1, max_value=16, value=4, disabled=kind != "claude")
+    if kind == "claude" and not key_present:
+        st.info("Set ANTHROPIC_API_KEY in the environment (or in Streamlit secrets) to run the Claude judge. "
+                "The key is never shown or written anywhere.")
+    go = st.button("Run", type="primary", disabled=not items or (kind == "claude" and not key_present))
+    if go:
+        if kind == "baseline":
+            judge = BaselineJudge()
+        else:
+            import anthropic
+
+            api_key = os.environ.get("ANTHROPIC_API_KEY") or st.secrets.get("ANTHROPIC_API_KEY")
+            judge = ClaudeJudge(anthropic.Anthropic(api_key=api_key, max_retries=4), model=model,
+                                concurrency=int(concurrency), max_cost_usd=float(budget))
+        todo = not_yet_judged(items, verdict_records, judge)
+        progress = Progress(total=len(todo))
+        bar = st.progress(0.0, text=f"0 of {len(todo)} judged")
+        st.button("Stop", key="cal_stop", help="Stops starting new calls; every verdict so far is kept.")
+
+        def record(v: V.Verdict) -> None:
+            V.append(verdicts_path, [v])
+            bar.progress(progress.done / max(progress.total, 1),
+                         text=f"{progress.done} of {progress.total} judged \u00b7 ${progress.spent:.4f} spent")
+
+        judge.judge(todo, on_verdict=record, stop=threading.Event(), progress=progress)
+        st.success(f"{progress.done} item(s) judged for ${progress.spent:.4f}"
+                   + (f"; {progress.stopped}" if progress.stopped else "")
+                   + f" ({len(items) - len(todo)} were already judged with this prompt).")
+        verdict_records, _ = read_verdicts(verdicts_path)
+
+runs = V.runs(verdict_records)
+if not runs:
+    st.info("No verdicts yet. Run a judge above, or import another tool's verdicts with "
+            "`citecheck verdicts import FILE --judge NAME --out VERDICTS`.")
+    st.stop()
+
+# --- the figures -------------------------------------------------------------------------------------
+c1, c2 = st.columns([2, 1])
+run = c1.selectbox("Judge and prompt version", runs, format_func=lambda r: f"{r[0]} \u00b7 {r[1]}", key="cal_run")
+split = c2.radio("Items", ["all", "dev", "test"], horizontal=True, key="cal_split",
+                 help="Items split by a hash of their key: iterate on the prompt with dev, quote test.")
+fingerprints = {i.key: i.fingerprint for i in data.all_items}
+report = C.calibrate(records, verdict_records, run[0], run[1], split, fingerprints)
+p = report.pairs
+st.caption(f"{len(p.keys):,} items with a human label and a verdict; {p.unscored} unscored by the judge; "
+           f"{p.unjudged} not judged yet.")
+if not len(p.keys):
+    st.info("No labelled item has a verdict from this judge in this split yet.")
+    st.stop()
+
+names = {"accuracy": "Accuracy (3 classes)", "kappa": "Cohen's kappa", "weighted_kappa": "Weighted kappa (linear)",
+         "tpr": "TPR: not supported caught", "tnr": "TNR: others left alone", "precision": "Precision",
+         "recall": "Recall", "f1": "F1"}
+cols = st.columns(4)
+for n, (key, title) in enumerate(names.items()):
+    est = report.figures[key]
+    value = "n/a" if est.value is None else f"{est.value:.2f}"
+    ci = "" if est.low is None else f"95% CI {est.low:.2f} to {est.high:.2f}, "
+    cols[n % 4].metric(title, value, border=True)
+    cols[n % 4].caption(f"{ci}n = {est.n}")
+
+left, right = st.columns(2)
+matrix = pd.DataFrame([{"human": h, "judge": j, "items": int(report.matrix[a, b])}
+                       for a, h in enumerate(C.CLASSES) for b, j in enumerate(C.CLASSES)])
+heat = alt.Chart(matrix).mark_rect().encode(
+    x=alt.X("judge:N", sort=list(C.CLASSES), title="judge"), y=alt.Y("human:N", sort=list(C.CLASSES), title="human"),
+    color=alt.Color("items:Q", scale=alt.Scale(scheme="blues")), tooltip=["human", "judge", "items"])
+labels_layer = alt.Chart(matrix).mark_text(fontSize=16).encode(
+    x=alt.X("judge:N", sort=list(C.CLASSES)), y=alt.Y("human:N", sort=list(C.CLASSES)), text="items:Q")
+left.altair_chart(heat + labels_layer, width="stretch")
+with right:
+    if report.corrected is not None and report.corrected.value is not None:
+        ce = report.corrected
+        st.metric("Not-supported rate on unlabelled items, corrected", f"{ce.value:.1%}", border=True)
+        st.caption(f"raw judge rate {report.raw_rate:.1%} over {ce.n} unlabelled item(s); Rogan-Gladen correction "
+                   + (f"95% CI {ce.low:.1%} to {ce.high:.1%}" if ce.low is not None else "(too few items for an interval)"))
+    else:
+        st.caption("Judge more than the labelled items (`citecheck judge --all-items`) to estimate the true "
+                   "not-supported rate of unlabelled answers.")
+    a = report.agreement
+    if a.shared_items:
+        st.metric("Reviewer agreement (Krippendorff's alpha)", "n/a" if a.alpha is None else f"{a.alpha:.2f}",
+                  border=True)
+        st.caption(f"{a.shared_items} items labelled by two or more of {', '.join(a.reviewers)}"
+                   + ("" if a.kappa is None else f"; Cohen's kappa {a.kappa:.2f}")
+                   + ". A judge cannot be expected to agree with people better than they agree with each other.")
+    else:
+        st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
+
+# --- disagreements ---------------------------------------------------------------------------------------
+st.subheader("Disagreements")
+latest = {v.item: v for v in verdict_records if v.run == run}
+human = C.human_labels(records, fingerprints)
+rows = [{"item": k, "human": human[k], "judge": latest[k].verdict, "rationale": latest[k].rationale}
+        for k in p.keys if human[k] != latest[k].verdict]
+if not rows:
+    st.success("The judge agrees with every human label here.")
+    st.stop()
+kinds = sorted({(r["human"], r["judge"]) for r in rows})
+kind = st.selectbox("Human / judge", ["all"] + [f"{h} / {j}" for h, j in kinds], key="cal_kind")
+shown = [r for r in rows if kind == "all" or f"{r['human']} / {r['judge']}" == kind]
+st.caption(f"{len(shown)} of {len(rows)} disagreement(s)")
+pick = st.selectbox("Item", [r["item"] for r in shown], key="cal_item")
+row = next(r for r in shown if r["item"] == pick)
+answer_id, sentence_part, citation_part = pick.split("#")
+result = data.get(answer_id)
+if result is not None:
+    s = result.sentences[int(sentence_part[1:])]
+    c = result.citations[int(citation_part[1:])]
+    left, right = st.columns([2, 3])
+    left.html(f"<p><b>Question:</b> {e(result.answer.question)}</p><p><b>Sentence:</b> {e(s.text)}</p>"
+              f"<p><b>Human:</b> {e(row['human'].replace('_', ' '))}<br><b>Judge:</b> "
+              f"{e(row['judge'].replace('_', ' '))} \u2014 {e(row['rationale'])}</p>")
+    right.html(citation_html(result, c, whole=True))
+    if which == "configured":
+        st.page_link("pages/review.py", label=f"Open {answer_id} on the review page",
+                     query_params={"answer": answer_id})
