@@ -29,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=20_000)
     args = parser.parse_args()
-    log = ROOT / "bench" / "out" / f"synthetic-{args.answers}.jsonl"
+    log = ROOT / "bench" / "out" / f"synthetic-v2-{args.answers}.jsonl"
     if not log.exists():
         bench_check.generate(log, args.answers)
     tmp = tempfile.mkdtemp()
