@@ -3,9 +3,10 @@
 
     python bench/bench_app.py [--answers 20000]
 
-Reports: cold first load (checking the whole log, nothing cached), the cached first load of
-a new session, and moving to the next answer (server time of one rerun). Targets: cached page
-switch under 300 ms; cold load of 20,000 answers under 5 s.
+Reports: cold first load (nothing cached: every line parsed, the answer shown checked), the
+cached first load of a new session, the first view that needs every answer checked (entering a
+reviewer name, for progress over all items), and moving to the next answer (server time of one
+rerun). Targets: cached page switch under 300 ms; cold load of 20,000 answers under 5 s.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ def main() -> None:
     fresh.run()
     cached = time.perf_counter() - start
 
-    fresh.sidebar.text_input[0].input("bench").run()
+    start = time.perf_counter()
+    fresh.sidebar.text_input[0].input("bench").run()  # progress over every item: checks the whole log
+    full = time.perf_counter() - start
     steps = []
     for _ in range(10):
         start = time.perf_counter()
@@ -59,7 +62,8 @@ def main() -> None:
         steps.append(time.perf_counter() - start)
     assert not fresh.exception
     print(f"log: {args.answers} answers")
-    print(f"cold first load (check + render): {cold:.2f}s  (target < 5 s)")
+    print(f"cold first load (parse every line, check the answer shown, render): {cold:.2f}s  (target < 5 s)")
+    print(f"first view that needs every answer checked (reviewer progress): {full:.2f}s")
     print(f"cached first load, new session: {cached * 1000:.0f} ms")
     print(f"next answer, with a reviewer: median {statistics.median(steps) * 1000:.0f} ms, "
           f"max {max(steps) * 1000:.0f} ms  (target < 300 ms)")

@@ -1,10 +1,16 @@
-"""A checked set of answers held in memory for the app and the exports."""
+"""A set of answers held in memory for the app and the exports, checked on demand.
+
+Loading parses every line (fast); an answer is checked the first time something asks for it,
+and all of them the first time a view needs every result (a filter, progress, the figures).
+So the review page opens on a large log without waiting for the whole log to be checked.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import io
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -14,25 +20,64 @@ from .checker import AnswerResult, CheckOptions, check_answer
 from .corpus import Corpus
 from .errors import RecordError
 from .items import Item, items_of
-from .log import parse_lines, read_log
+from .log import Answer, parse_lines, read_log
+
+
+@contextlib.contextmanager
+def _long_lived():
+    """Build a large set of objects that will live as long as the app: with the cyclic garbage
+    collector paused (each collection would walk every answer loaded so far, which took a third
+    of the load time of a 20,000-answer log), then frozen out of later collections."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 @dataclass(frozen=True)
 class Dataset:
-    results: tuple[AnswerResult, ...]
+    answers: tuple[Answer, ...]
     errors: tuple[RecordError, ...] = ()
     index: dict[str, int] = field(default_factory=dict)
+    options: CheckOptions = CheckOptions()
+    _checked: dict[int, AnswerResult] = field(default_factory=dict, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __len__(self) -> int:
-        return len(self.results)
+        return len(self.answers)
+
+    def result(self, i: int) -> AnswerResult:
+        """The checked result of the ``i``-th answer (checked once, on first use)."""
+        found = self._checked.get(i)
+        if found is None:
+            found = self._checked.setdefault(i, check_answer(self.answers[i], self.options))
+        return found
+
+    @cached_property
+    def results(self) -> tuple[AnswerResult, ...]:
+        """Every answer checked, in log order (checks those not checked yet)."""
+        with self._lock, _long_lived():
+            return tuple(self.result(i) for i in range(len(self.answers)))
 
     def get(self, answer_id: str) -> AnswerResult | None:
         i = self.index.get(answer_id)
-        return None if i is None else self.results[i]
+        return None if i is None else self.result(i)
 
     def items(self, answer_id: str) -> list[Item]:
         i = self.index.get(answer_id)
-        return self.items_by_answer[i] if i is not None else []
+        if i is None:
+            return []
+        if "items_by_answer" in self.__dict__:
+            return self.items_by_answer[i]
+        return items_of(self.result(i))
+
+    @property
+    def answer_ids(self) -> list[str]:
+        return [a.answer_id for a in self.answers]
 
     @cached_property
     def items_by_answer(self) -> tuple[list[Item], ...]:
@@ -51,62 +96,50 @@ class Dataset:
         return [item for items in self.items_by_answer for item in items]
 
 
-def build(results: Iterable[AnswerResult], errors: Iterable[RecordError] = ()) -> Dataset:
-    results = tuple(results)
+def build(answers: Iterable[Answer | AnswerResult], errors: Iterable[RecordError] = (),
+          options: CheckOptions = CheckOptions()) -> Dataset:
+    """A dataset of answers (or of results already checked, which are kept as they are)."""
+    items = tuple(answers)
+    plain = tuple(a.answer if isinstance(a, AnswerResult) else a for a in items)
     index: dict[str, int] = {}
-    for i, r in enumerate(results):
-        index.setdefault(r.answer.answer_id, i)
-    return Dataset(results, tuple(errors), index)
-
-
-@contextlib.contextmanager
-def _long_lived():
-    """Build a large set of objects that will live as long as the app: with the cyclic garbage
-    collector paused (each collection would walk every answer loaded so far, which took a third
-    of the load time of a 20,000-answer log), then frozen out of later collections."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
+    for i, a in enumerate(plain):
+        index.setdefault(a.answer_id, i)
+    data = Dataset(plain, tuple(errors), index, options)
+    for i, a in enumerate(items):
+        if isinstance(a, AnswerResult):
+            data._checked[i] = a
+    return data
 
 
 def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
-    """Read and check every answer of the logs; unreadable lines are kept as errors."""
-    with _long_lived():
-        return _load(paths, corpus)
-
-
-def _load(paths: Iterable[Path], corpus: Path | None) -> Dataset:
+    """Read every answer of the logs (checked on demand); unreadable lines are kept as errors."""
     options = CheckOptions(corpus=Corpus(corpus) if corpus and corpus.is_dir() else None)
-    results: list[AnswerResult] = []
+    answers: list[Answer] = []
     errors: list[RecordError] = []
-    for path in paths:
-        if not path.is_file():
-            errors.append(RecordError(str(path), 0, "(file)", "no such log file; check --log or CITECHECK_LOGS"))
-            continue
-        for _, item in read_log(path):
-            if isinstance(item, RecordError):
-                errors.append(item)
-            else:
-                results.append(check_answer(item, options))
-    return build(results, errors)
+    with _long_lived():
+        for path in paths:
+            if not path.is_file():
+                errors.append(RecordError(str(path), 0, "(file)", "no such log file; check --log or CITECHECK_LOGS"))
+                continue
+            for _, item in read_log(path):
+                if isinstance(item, RecordError):
+                    errors.append(item)
+                else:
+                    answers.append(item)
+        return build(answers, errors, options)
 
 
 def load_bytes(name: str, data: bytes) -> Dataset:
-    """Check an uploaded log held in memory (never written to disk, no corpus)."""
+    """An uploaded log held in memory (never written to disk, no corpus)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return build([], [RecordError(name, 0, "(encoding)", f"not UTF-8 text ({exc.reason})")])
-    results: list[AnswerResult] = []
+    answers: list[Answer] = []
     errors: list[RecordError] = []
     for _, item in parse_lines(name, io.StringIO(text, newline="")):
         if isinstance(item, RecordError):
             errors.append(item)
         else:
-            results.append(check_answer(item))
-    return build(results, errors)
+            answers.append(item)
+    return build(answers, errors)

@@ -16,6 +16,8 @@ FILTERS = {
 def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], Label], reviewer: str) -> list[str]:
     """Ids of the answers that pass the filter, in log order."""
     kind = FILTERS.get(filter_name, "all")
+    if kind == "all":
+        return data.answer_ids  # needs no check at all
     out = []
     for r, items in zip(data.results, data.items_by_answer):
         if kind == "failed" and not r.failed_citations:

@@ -49,7 +49,7 @@ if asked and asked != state.get("linked") and data.get(asked) is not None:
     state.answer_id = asked  # a deep link, or a link from the Failures page: follow it
     state.focus = 0
 elif "answer_id" not in state or data.get(state.answer_id) is None:
-    state.answer_id = ids[0] if ids else data.results[0].answer.answer_id
+    state.answer_id = ids[0] if ids else data.answers[0].answer_id
     state.focus = 0
 if asked != state.answer_id:
     st.query_params["answer"] = state.answer_id

@@ -109,3 +109,19 @@ def test_uploaded_log_reports_bad_lines_like_a_file():
     assert [r.answer.answer_id for r in data.results] == ["a-001", "a-002"]
     assert [(e.file, e.line, e.field) for e in data.errors] == [("upload.jsonl", 2, "(json)")]
     assert dataset.load_bytes("x.jsonl", b"\xff").errors[0].field == "(encoding)"
+
+
+def test_dataset_checks_on_demand_and_agrees_with_checking_everything():
+    from core import dataset
+    from core.checker import CheckOptions, check_answer
+    from core.config import DEFAULT_CORPUS, DEFAULT_LOG
+    from core.corpus import Corpus
+
+    data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    assert len(data) == 48 and data._checked == {}  # parsing checks nothing
+    assert data.get("a-039").answer.answer_id == "a-039" and list(data._checked) == [38]
+    options = CheckOptions(corpus=Corpus(DEFAULT_CORPUS))
+    expected = [check_answer(a, options) for _, a in read_log(DEFAULT_LOG)]
+    assert [r.tally for r in data.results] == [r.tally for r in expected]
+    assert data.get("a-039") is data.results[38]  # the one checked first is reused
+    assert data.items("a-001") == data.items_by_answer[0]
