@@ -361,30 +361,39 @@ def _is_multi_claim(text: str, cited: list[CitationResult]) -> bool:
 def _sentence_result(
     s: Sentence, cited: list[CitationResult], chunks: _Chunks, refusals: _Refusals, casefold: bool
 ) -> SentenceResult:
-    plain = strip_markers(s.text) if "[" in s.text else s.text
-    is_refusal = refusals.match(s.text)
-    valid = [c for c in cited if c.chunk_index is not None]
-    verified = [c.chunk_index for c in cited if not c.reasons]
+    text = s.text
+    plain = strip_markers(text) if "[" in text else text
+    is_refusal = refusals.match(text)
+    valid = False
+    verified: list[int] = []
+    for c in cited:
+        if c.chunk_index is not None:
+            valid = True
+            if not c.reasons:
+                verified.append(c.chunk_index)
     codes: list[str] = []
     bad_numbers: list[str] = []
     bad_quotes: list[str] = []
     if cited and not is_refusal:
-        for n in dict.fromkeys(_numbers(plain)):
-            if not any(chunks.has_number(i, n) for i in verified):  # type: ignore[arg-type]
-                bad_numbers.append(n)
-        if bad_numbers:
-            codes.append(R.NUMBER_NOT_IN_SOURCE)
+        numbers = _NUMBER.findall(plain)
+        if numbers:
+            has_number = chunks.has_number
+            for n in dict.fromkeys(n.replace(",", "") for n in numbers) if len(numbers) > 1 else (numbers[0].replace(",", ""),):
+                if not any(has_number(i, n) for i in verified):
+                    bad_numbers.append(n)
+            if bad_numbers:
+                codes.append(R.NUMBER_NOT_IN_SOURCE)
         if '"' in plain or "\u201c" in plain:
             for m in _QUOTED.finditer(plain):
                 quoted = normalise(m.group(1) or m.group(2), casefold)
-                if quoted and not any(quoted in chunks.normalised(i) for i in verified):  # type: ignore[arg-type]
+                if quoted and not any(quoted in chunks.normalised(i) for i in verified):
                     bad_quotes.append(m.group(1) or m.group(2))
-        if bad_quotes:
-            codes.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
+            if bad_quotes:
+                codes.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
+    multi = bool(verified) and _CLAUSE_HINT.search(plain) is not None and _is_multi_claim(plain, cited)
     return SentenceResult(
-        s.index, s.start, s.end, s.text, tuple(c.index for c in cited),
-        not valid and not is_refusal, is_refusal,
-        bool(verified) and _is_multi_claim(plain, cited),
+        s.index, s.start, s.end, text, tuple([c.index for c in cited]),
+        not valid and not is_refusal, is_refusal, multi,
         tuple(codes), tuple(bad_numbers), tuple(bad_quotes),
     )
 

@@ -140,28 +140,28 @@ _STR = (str, type(None))
 _NUM = (int, float, type(None))
 
 
-def _offset_pair(a: Any, b: Any) -> bool:
-    """Both offsets absent, or two integers with 0 <= a <= b (the fast paths' test)."""
-    return (a is None and b is None) or (type(a) is int and type(b) is int and 0 <= a <= b)
+def _fast_chunk(obj: Any) -> Chunk | None:
+    """The common case in one pass of type checks; None sends the record to the careful path."""
+    if type(obj) is not dict:
+        return None
+    g = obj.get
+    text, start, end = g("text"), g("start"), g("end")
+    chunk_id, document_id, source, title, section = g("chunk_id"), g("document_id"), g("source"), g("title"), g("section")
+    checksum_, rs, rr = g("checksum"), g("retrieval_score"), g("rerank_score")
+    if (
+        type(text) is str
+        and type(chunk_id) in _STR and type(document_id) in _STR and type(source) in _STR
+        and type(title) in _STR and type(section) in _STR and type(checksum_) in _STR
+        and type(rs) in _NUM and type(rr) in _NUM
+        and ((start is None and end is None) or (type(start) is int and type(end) is int and 0 <= start <= end))
+    ):
+        return Chunk(chunk_id, document_id, source, title, section, text, start, end, checksum_, rs, rr)
+    return None
 
 
 def parse_chunk(obj: Any, where: str) -> Chunk:
     """A :class:`Chunk` from its JSON object; raises :class:`FieldError` naming the bad field."""
-    if type(obj) is dict:  # fast path: one pass of type checks, the careful path below only on failure
-        g = obj.get
-        text, start, end = g("text"), g("start"), g("end")
-        values = (g("chunk_id"), g("document_id"), g("source"), g("title"), g("section"))
-        checksum_, rs, rr = g("checksum"), g("retrieval_score"), g("rerank_score")
-        if (
-            type(text) is str
-            and all(type(v) in _STR for v in values)
-            and type(checksum_) in _STR
-            and type(rs) in _NUM
-            and type(rr) in _NUM
-            and _offset_pair(start, end)
-        ):
-            return Chunk(*values, text, start, end, checksum_, rs, rr)
-    return _parse_chunk_checked(obj, where)
+    return _fast_chunk(obj) or _parse_chunk_checked(obj, where)
 
 
 def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
@@ -186,15 +186,21 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
     )
 
 
+def _fast_citation(obj: Any) -> Citation | None:
+    if type(obj) is not dict or obj.get("kind") != "marker" or obj.get("locator") is not None:
+        return None
+    g = obj.get
+    marker, at, quote, qs, qe, label = g("marker"), g("at"), g("quote"), g("quote_start"), g("quote_end"), g("label")
+    if (type(marker) is int and (at is None or (type(at) is int and at >= 0)) and type(quote) in _STR
+            and type(label) in _STR
+            and ((qs is None and qe is None) or (type(qs) is int and type(qe) is int and 0 <= qs <= qe))):
+        return Citation("marker", marker, at, None, None, None, None, quote, qs, qe, label, None)
+    return None
+
+
 def parse_citation(obj: Any, where: str) -> Citation:
     """A :class:`Citation` from its JSON object; raises :class:`FieldError` naming the bad field."""
-    if type(obj) is dict and obj.get("kind") == "marker" and obj.get("locator") is None:  # fast path
-        g = obj.get
-        marker, at, quote, qs, qe, label = g("marker"), g("at"), g("quote"), g("quote_start"), g("quote_end"), g("label")
-        if (type(marker) is int and (at is None or (type(at) is int and at >= 0)) and type(quote) in _STR
-                and type(label) in _STR and _offset_pair(qs, qe)):
-            return Citation("marker", marker, at, None, None, None, None, quote, qs, qe, label, None)
-    return _parse_citation_checked(obj, where)
+    return _fast_citation(obj) or _parse_citation_checked(obj, where)
 
 
 def _parse_citation_checked(obj: Any, where: str) -> Citation:
@@ -247,11 +253,12 @@ def parse_answer(obj: Any) -> Answer:
     chunks_obj = obj.get("chunks")
     if type(chunks_obj) is not list:
         raise FieldError("chunks", "is required (a list of the retrieved chunks, in prompt order)")
-    chunks = tuple(parse_chunk(c, f"chunks[{i}].") for i, c in enumerate(chunks_obj))
+    chunks = tuple([_fast_chunk(c) or _parse_chunk_checked(c, f"chunks[{i}].") for i, c in enumerate(chunks_obj)])
     citations_obj = obj.get("citations") or []
     if type(citations_obj) is not list:
         raise FieldError("citations", "expected a list")
-    citations = tuple(parse_citation(c, f"citations[{i}].") for i, c in enumerate(citations_obj))
+    citations = tuple([_fast_citation(c) or _parse_citation_checked(c, f"citations[{i}].")
+                       for i, c in enumerate(citations_obj)])
     refused = obj.get("refused", False)
     if type(refused) is not bool:
         raise FieldError("refused", f"expected true or false, got {refused!r}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ABBREVIATIONS = frozenset(
     """mr mrs ms mx dr prof sr jr st mme mlle mmes messrs rev hon gen col capt lt sgt sen rep gov pres
@@ -32,8 +32,7 @@ _ACRONYM = re.compile(r"^(?:[A-Za-z]\.){2,}$")
 MARKER_ONLY = re.compile(rf"^(?:\s*{MARKER})+\s*$")
 
 
-@dataclass(frozen=True, slots=True)
-class Sentence:
+class Sentence(NamedTuple):  # a NamedTuple: built six times per answer, and cheaper than a dataclass
     index: int
     start: int
     end: int
