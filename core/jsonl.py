@@ -54,3 +54,16 @@ def read_records(path: str | Path) -> tuple[list[tuple[int, dict]], list[tuple[i
             torn = " (torn last line, probably a crash while writing)" if n == last else ""
             warnings.append((n, f"{path}:{n}: skipped{torn}: {exc}"))
     return out, warnings
+
+
+def read_parsed(path: str | Path, parse) -> tuple[list, list[str]]:
+    """``parse(obj)`` of every readable record in file order, and one warning per skipped line
+    (not JSON, torn, or refused by ``parse`` with a ValueError), in line order."""
+    records, warnings = read_records(path)
+    out = []
+    for n, obj in records:
+        try:
+            out.append(parse(obj))
+        except ValueError as exc:
+            warnings.append((n, f"{path}:{n}: skipped: {exc}"))
+    return out, [message for _, message in sorted(warnings)]

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import __version__
-from .jsonl import append_records, read_records
+from .jsonl import append_records, read_parsed
 from .items import CITATION_LABELS, UNCITED_LABELS, Item
 
 LABELS_VERSION = 1
@@ -76,14 +76,7 @@ def _parse(obj: object) -> Label:
 
 def read(path: str | Path) -> tuple[list[Label], list[str]]:
     """Every readable record in file order, and a warning for each line that was skipped."""
-    records, warnings = read_records(path)
-    labels: list[Label] = []
-    for n, obj in records:
-        try:
-            labels.append(_parse(obj))
-        except ValueError as exc:
-            warnings.append((n, f"{path}:{n}: skipped: {exc}"))
-    return labels, [message for _, message in sorted(warnings)]
+    return read_parsed(path, _parse)
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:

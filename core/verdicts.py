@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import RecordError
-from .jsonl import append_records, read_records
+from .jsonl import append_records, read_parsed
 
 VERDICTS_VERSION = 1
 VERDICTS = ("supported", "partial", "not_supported")
@@ -75,14 +75,8 @@ def _parse(obj: dict) -> Verdict:
 
 
 def read(path: str | Path) -> tuple[list[Verdict], list[str]]:
-    records, warnings = read_records(path)
-    out: list[Verdict] = []
-    for n, obj in records:
-        try:
-            out.append(_parse(obj))
-        except ValueError as exc:
-            warnings.append((n, f"{path}:{n}: skipped: {exc}"))
-    return out, [m for _, m in sorted(warnings)]
+    """Every readable record in file order, and a warning for each line that was skipped."""
+    return read_parsed(path, _parse)
 
 
 def latest(verdicts: Iterable[Verdict]) -> dict[tuple[str, str, str], Verdict]:
