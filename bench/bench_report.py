@@ -27,7 +27,7 @@ from bench_check import generate  # noqa: E402
 
 from core import figures as F  # noqa: E402
 from core import overview  # noqa: E402
-from core.checker import check_answer  # noqa: E402
+from core import dataset  # noqa: E402
 from core.golden import GoldenQuestion  # noqa: E402
 from core.log import parse_line  # noqa: E402
 
@@ -51,7 +51,7 @@ def main() -> None:
                 timestamp=f"2026-{9 + (i % 3):02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00Z",
                 question=QUESTIONS[i % len(QUESTIONS)]))
     start = time.perf_counter()
-    results = [check_answer(a) for a in answers]
+    results = dataset.build(answers).results  # as the app checks: see dataset._long_lived
     checked = time.perf_counter() - start
     # golden: each question's right chunk is the first chunk of its first answer (hit at rank 1 there)
     first_chunk = {}

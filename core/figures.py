@@ -117,8 +117,9 @@ def with_labels(
 
 @contextlib.contextmanager
 def _no_gc():
-    """Pause the cyclic garbage collector: building 100,000 small rows otherwise triggers
-    collections that walk every checked answer held in memory (the rows hold no cycles)."""
+    """Pause the cyclic garbage collector: building 100,000 small rows (or retrieval records)
+    otherwise triggers collections that walk every checked answer held in memory; what is
+    built here holds no reference cycles."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -168,6 +168,11 @@ def build(
 ) -> Overview:
     """Every figure of the report from an ``answer_table``; with a golden set, also refusals and
     retrieval (``runs`` are ``figures.retrieval_run`` of each answer)."""
+    with F._no_gc():  # many small objects and no cycles: see figures._no_gc
+        return _build(table, golden, runs, k, unreadable)
+
+
+def _build(table, golden, runs, k, unreadable) -> Overview:
     return Overview(
         table=table,
         headline=F.headline(table),
