@@ -2,7 +2,9 @@
 
     streamlit run app.py -- [--log LOG ...] [--corpus DIR] [--labels FILE]
 
-Every page is listed here explicitly (automatic discovery of pages/ is off).
+Every page is listed here explicitly.  Streamlit still maps ``/<page>`` to ``pages/<page>.py`` for
+the very first request to a fresh server, bypassing this router; each page then hands over to
+it (``pages._common.enter``), which sends the browser on to the page it asked for.
 """
 
 import streamlit as st
@@ -16,4 +18,14 @@ PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/folder_open:", url_path="data"),
 ]
 
-st.navigation(PAGES).run()
+st.session_state["_citecheck_router"] = True
+page = st.navigation(PAGES)
+wanted = st.query_params.get("goto")
+if wanted:
+    rest = {k: v for k, v in st.query_params.to_dict().items() if k != "goto"}
+    target = next((p for p in PAGES if p.url_path == wanted), None)
+    if target is None or target.url_path == page.url_path:
+        del st.query_params["goto"]  # already there (the default page)
+    else:
+        st.switch_page(target, query_params=rest)
+page.run()

@@ -11,6 +11,13 @@ from core.config import Settings, load_settings
 from core.render import STYLE
 
 
+def enter(page: str) -> None:
+    """Run this page through app.py's router.  Opened directly (Streamlit's pages/ discovery on a
+    fresh server's first request), hand over to the entry point, which comes back to ``page``."""
+    if not st.session_state.get("_citecheck_router"):
+        st.switch_page("app.py", query_params={**st.query_params.to_dict(), "goto": page})
+
+
 def settings() -> Settings:
     return load_settings(sys.argv[1:])
 

@@ -17,7 +17,9 @@ from core.config import EXPERTQA_LABELS, EXPERTQA_LOG
 from core.highlight import escape as e
 from core.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
 from core.render import citation_html
-from pages._common import current_dataset, read_labels, read_verdicts, settings, style
+from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+
+enter("calibration")
 
 style()
 cfg = settings()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core import dataset
-from pages._common import current_dataset, read_labels, settings
+from pages._common import current_dataset, enter, read_labels, settings
+
+enter("data")
 
 cfg = settings()
 st.header("Data")

@@ -12,7 +12,9 @@ from core import labels as L
 from core import reasons as R
 from core.golden import read_golden
 from core.overview import build
-from pages._common import current_dataset, read_labels, settings
+from pages._common import current_dataset, enter, read_labels, settings
+
+enter("failures")
 
 cfg = settings()
 data = current_dataset()
@@ -39,11 +41,23 @@ def pct(x) -> str:
     return "n/a" if x is None or pd.isna(x) else f"{100 * x:.1f}%"
 
 
+TITLES = {  # tile titles short enough to read; the full definition is in the tile's help
+    "failing_answers": "Failing answers", "refusal_rate": "Refused", "citation_failure_rate": "Failed citations",
+    "quote_in_source_rate": "Quotes in source", "citation_to_unretrieved_rate": "Cite unretrieved chunk",
+    "marker_out_of_range_rate": "Markers out of range", "checksum_failure_rate": "Checksum failures",
+    "source_changed_rate": "Source changed", "uncited_sentence_rate": "Uncited sentences",
+    "invalid_marker_answers": "Invalid markers", "unsupported_number_answers": "Unsupported numbers",
+    "human_not_supported_rate": "Judged not supported", "over_refusal_rate": "Over-refusal",
+    "under_refusal_rate": "Under-refusal",
+}
+
+
 def show_figures(figs: list[F.Figure], per_row: int = 4) -> None:
     for start in range(0, len(figs), per_row):
         cols = st.columns(per_row)
         for col, f in zip(cols, figs[start:start + per_row]):
-            col.metric(f.label, pct(f.rate), help=f"{f.count} of {f.total} {f.unit}", border=True)
+            col.metric(TITLES.get(f.key, f.label), pct(f.rate), help=f"{f.label}: {f.count} of {f.total} {f.unit}",
+                       border=True)
             col.caption(f"{f.count:,} of {f.total:,} {f.unit}")
 
 

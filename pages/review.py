@@ -10,7 +10,9 @@ from core.items import LABEL_TEXT
 from core.render import citation_html, reader_html, reason_words
 from core.report import sentence_flags
 from core.review import FILTERS, answer_ids, first_unlabelled
-from pages._common import current_dataset, read_labels, read_verdicts, settings, style
+from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+
+enter("review")
 
 style()
 data = current_dataset()

@@ -166,7 +166,7 @@ def test_failures_page_filters_change_the_table():
     at = failures()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["answers refused"] == "6.2%"
+    assert metrics["Refused"] == "6.2%"
     every = failing_table(at)
     assert len(every) == 13 and every.iloc[0]["answer_id"] == "a-035"  # worst first
     assert (every["open"] == "review?answer=" + every["answer_id"]).all()

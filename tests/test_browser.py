@@ -109,3 +109,23 @@ def test_review_in_a_real_browser(server):
         assert page.locator(".cc-chunk img").count() == 0 and not dialogs
         page.screenshot(path=str(Path(labels).parent / "review.png"), full_page=True)
         browser.close()
+
+
+def test_first_request_to_a_fresh_server_goes_through_the_router(server):
+    """Streamlit maps /failures to pages/failures.py before app.py has ever run; the page hands
+    over to the router, so the navigation and the page are the real ones."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _ = server
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        page = browser.new_page()
+        page.goto(f"{url}/failures", timeout=60_000)
+        expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=60_000)
+        nav = page.get_by_test_id("stSidebarNav")
+        expect(nav.get_by_text("Judge calibration")).to_be_visible()
+        expect(nav.get_by_text("common")).to_have_count(0)
+        assert page.url.endswith("/failures")
+        browser.close()
