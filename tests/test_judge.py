@@ -411,3 +411,22 @@ def test_judge_items_are_citation_items_with_text():
     keys = {items[0].key}
     assert [i.key for i in judge_items(results, keys)] == [items[0].key]
     assert isinstance(Item, type)
+
+
+def test_judge_command_with_claude_through_a_mock_and_resume(tmp_path, monkeypatch):
+    from core import pipeline
+
+    log = ROOT / "sample_data" / "answers.jsonl"
+    calls = []
+    monkeypatch.setattr(pipeline, "make_client", lambda: M.client(lambda b: tool_reply("partial"), calls))
+    out = tmp_path / "v.jsonl"
+    code, _, err = run("judge", "--log", log, "--all-items", "--judge", "claude", "--out", out, "--max-cost-usd", "0.02")
+    verdicts, _ = V.read(out)
+    assert code == 0 and 0 < len(verdicts) == len(calls) and "budget" in err
+    assert all(v.judge == "claude:claude-haiku-4-5" and v.verdict == "partial" for v in verdicts)
+    assert "sk-ant" not in out.read_text(encoding="utf-8") + err
+    before = len(calls)
+    code, _, err = run("judge", "--log", log, "--all-items", "--judge", "claude", "--out", out, "--max-cost-usd", "0.02")
+    assert f"{len(verdicts)} already judged" in err and len(calls) > before  # only new items are paid for
+    keys = [v.item for v in V.read(out)[0]]
+    assert len(keys) == len(set(keys))
