@@ -145,8 +145,9 @@ class _Raw(NamedTuple):
     label: str | None = None
 
 
-def _marker_citations(answer: Answer) -> list[_Raw]:
-    """One citation per ``[n]`` in the answer, with the quote of a matching ``kind: marker`` entry."""
+def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
+    """One citation per ``[n]`` in the answer, with the quote of a matching ``kind: marker`` entry;
+    and whether the list is in text order (it is unless entries with no marker were added)."""
     entries = [c for c in answer.citations if c.kind == "marker"]
     by_marker: dict[int | None, list[int]] = {}
     for i, entry in enumerate(entries):
@@ -165,13 +166,14 @@ def _marker_citations(answer: Answer) -> list[_Raw]:
             else:
                 out.append(_Raw("marker", start, end, n, None, None, entry.quote, entry.quote_start,
                                 entry.quote_end, entry.label))
-    if len(used) < len(entries):
-        for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
-            if i not in used:
-                at = entry.at if entry.at is not None and entry.at <= len(answer.answer) else len(answer.answer)
-                out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
-                                quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
-    return out
+    if len(used) == len(entries):
+        return out, True
+    for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
+        if i not in used:
+            at = entry.at if entry.at is not None and entry.at <= len(answer.answer) else len(answer.answer)
+            out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
+                            quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
+    return out, False
 
 
 def _match_entry(entries: list[Citation], candidates: list[int], used: set[int], start: int, end: int) -> Citation | None:
@@ -193,14 +195,20 @@ def _match_entry(entries: list[Citation], candidates: list[int], used: set[int],
     return None
 
 
+def _position(raw: _Raw) -> tuple[int, int]:
+    return raw.answer_start, raw.answer_end
+
+
 def _raw_citations(answer: Answer) -> list[_Raw]:
-    raws = _marker_citations(answer)
+    raws, ordered = _marker_citations(answer)
     for c in answer.citations:
         if c.kind == "span":
+            ordered = False
             raws.append(_Raw("span", c.answer_start or 0, c.answer_end or 0, chunk_id=c.chunk_id,
                              document_id=c.document_id, quote=c.quote, quote_start=c.quote_start,
                              quote_end=c.quote_end, label=c.label))
-    raws.sort(key=lambda r: (r.answer_start, r.answer_end))
+    if not ordered:  # markers found in the text are in text order already
+        raws.sort(key=_position)
     return raws
 
 

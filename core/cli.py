@@ -385,7 +385,7 @@ def _price(value: str) -> tuple[float, float]:
 
 def _add_pipeline_options(p: argparse.ArgumentParser) -> None:
     from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR
-    from .pipeline import DEFAULT_MODEL
+    from .pricing import DEFAULT_MODEL
 
     p.add_argument("--corpus", required=True, help="folder of .md/.txt documents to retrieve from")
     p.add_argument("--shape", choices=["markers", "citations"], default="markers",

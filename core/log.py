@@ -341,26 +341,26 @@ def dumps(answer: Answer) -> str:
 def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, Answer | RecordError]]:
     """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line.
 
-    One bad line never stops the others.  A UTF-8 decoding error raised by ``lines`` is reported
-    as an ``(encoding)`` error on the line it happened and ends the stream.
+    One bad line never stops the others.  Text lines that cannot be decoded raise
+    UnicodeDecodeError from ``lines``: that is reported as an ``(encoding)`` error on the line it
+    happened and ends the stream (bytes lines are decoded per line, so they never do).
     """
     line_no = 0
     iterator = iter(lines)
     while True:
         try:
-            line = next(iterator)
-        except StopIteration:
+            for line in iterator:
+                line_no += 1
+                if not line or line.isspace():
+                    continue
+                try:
+                    yield line_no, parse_line(line)
+                except FieldError as exc:
+                    yield line_no, RecordError(name, line_no, exc.field, exc.message)
             return
         except UnicodeDecodeError as exc:
             yield line_no + 1, RecordError(name, line_no + 1, "(encoding)", f"not UTF-8 text ({exc.reason})")
             return
-        line_no += 1
-        if not line.strip():
-            continue
-        try:
-            yield line_no, parse_line(line)
-        except FieldError as exc:
-            yield line_no, RecordError(name, line_no, exc.field, exc.message)
 
 
 def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:

@@ -24,10 +24,8 @@ from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR, GateDecision, decide
 from .importers.anthropic import convert
 from .log import Answer, Citation
 from .normalise import normalise
-from .pricing import Price, estimate_tokens, price_for
+from .pricing import DEFAULT_MODEL, Price, estimate_tokens, price_for
 from .retrieval import Index, Scored
-
-DEFAULT_MODEL = "claude-sonnet-4-5"
 
 
 class PipelineError(CitecheckError):

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+DEFAULT_MODEL = "claude-sonnet-4-5"  # the answer pipeline's default
+
 PRICES: dict[str, tuple[float, float]] = {
     "claude-opus-4-5": (5.0, 25.0),
     "claude-opus-4-1": (15.0, 75.0),
