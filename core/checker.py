@@ -24,9 +24,10 @@ DEFAULT_REFUSAL = "I cannot answer from the sources."
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _ANY_MARKER = re.compile(MARKER)
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
-# The lookbehinds skip a number glued to a letter or digit, or continuing one ("M2.5"): the same
-# as matching every number and dropping those after a letter (tested against that definition).
-_NUMBER = re.compile(r"(?<![^\W_])(?<!\d[.,])\d+(?:[.,]\d+)*")
+# A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
+# (Checking the letter in Python is faster than a lookbehind, which the regex engine would try at
+# every position of the sentence.)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
 _CLAUSE_HINT = re.compile(r";| (?:and|but|while|whereas|plus) ")
 _CLAUSE_SPLIT = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
@@ -311,7 +312,8 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
 
 
 def _numbers(text: str) -> list[str]:
-    return [n.replace(",", "") for n in _NUMBER.findall(text)]
+    return [m.group().replace(",", "") for m in _NUMBER.finditer(text)
+            if not (m.start() and text[m.start() - 1].isalpha())]
 
 
 def _glued(text: str, i: int, j: int) -> bool:
@@ -383,10 +385,10 @@ def _sentence_result(
     bad_numbers: list[str] = []
     bad_quotes: list[str] = []
     if cited and not is_refusal:
-        numbers = _NUMBER.findall(plain)
+        numbers = _numbers(plain)
         if numbers:
             has_number = chunks.has_number
-            for n in dict.fromkeys(n.replace(",", "") for n in numbers) if len(numbers) > 1 else (numbers[0].replace(",", ""),):
+            for n in dict.fromkeys(numbers) if len(numbers) > 1 else numbers:
                 if not any(has_number(i, n) for i in verified):
                     bad_numbers.append(n)
             if bad_numbers:

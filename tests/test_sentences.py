@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.sentences import split_sentences
@@ -71,3 +71,14 @@ def test_sentences_are_ordered_non_overlapping_slices(answer):
         assert s.text == s.text.strip() and s.text
         assert s.start >= prev_end
         prev_end = s.end
+
+
+_PLAIN_END = __import__("re").compile(r"[.!?]+[\"'\u201d\u2019)]*(?=[\s\[]|$)|\r\n|\n|\r")
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=".!?\r\n\"')[ \u201d\u2019a\t", max_size=40))
+def test_sentence_end_pattern_matches_its_plain_form(text):
+    from core.sentences import _END
+
+    assert [m.span() for m in _END.finditer(text)] == [m.span() for m in _PLAIN_END.finditer(text)]
