@@ -155,7 +155,7 @@ def _fast_chunk(obj: Any) -> Chunk | None:
         and type(rs) in _NUM and type(rr) in _NUM
         and ((start is None and end is None) or (type(start) is int and type(end) is int and 0 <= start <= end))
     ):
-        return Chunk(chunk_id, document_id, source, title, section, text, start, end, checksum_, rs, rr)
+        return tuple.__new__(Chunk, (chunk_id, document_id, source, title, section, text, start, end, checksum_, rs, rr))
     return None
 
 
@@ -194,7 +194,7 @@ def _fast_citation(obj: Any) -> Citation | None:
     if (type(marker) is int and (at is None or (type(at) is int and at >= 0)) and type(quote) in _STR
             and type(label) in _STR
             and ((qs is None and qe is None) or (type(qs) is int and type(qe) is int and 0 <= qs <= qe))):
-        return Citation("marker", marker, at, None, None, None, None, quote, qs, qe, label, None)
+        return tuple.__new__(Citation, ("marker", marker, at, None, None, None, None, quote, qs, qe, label, None))
     return None
 
 

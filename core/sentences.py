@@ -112,7 +112,7 @@ def split_sentences(text: str) -> list[Sentence]:
             prev = out[-1]
             out[-1] = Sentence(prev.index, prev.start, e, text[prev.start:e])
             continue
-        out.append(Sentence(len(out), s, e, piece))
+        out.append(tuple.__new__(Sentence, (len(out), s, e, piece)))  # (as Sentence(...), without a call)
     return out
 
 

@@ -297,3 +297,15 @@ def test_number_extraction_matches_its_plain_definition(text):
     from core.checker import _numbers
 
     assert _numbers(text) == _numbers_by_scan(text)
+
+
+def test_records_built_without_their_constructor_have_every_field():
+    """The hot loop builds NamedTuples with tuple.__new__, which does not check arity."""
+    from core.config import DEFAULT_LOG
+    from core.log import read_log
+    from core.sentences import split_sentences
+
+    for _, a in read_log(DEFAULT_LOG):
+        r = check_answer(a)
+        records = [*a.chunks, *a.citations, *r.citations, *r.sentences, *split_sentences(a.answer)]
+        assert all(len(x) == len(type(x)._fields) for x in records), a.answer_id
