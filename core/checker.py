@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,7 +28,6 @@ _new = tuple.__new__
 
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 _ANY_MARKER = re.compile(MARKER)
-# A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
 # (Checking the letter in Python is faster than a lookbehind, which the regex engine would try at
 # every position of the sentence.)
@@ -295,7 +295,11 @@ def _locate(text: str, raw: _Raw, casefold: bool) -> tuple[str | None, int | Non
 
 
 def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None) -> CitationResult:
-    i = chunks.resolve(raw)
+    if raw.kind == "marker":  # (resolve's common case, inline)
+        n = raw.marker or 0
+        i = n - 1 if 0 < n <= len(chunks.chunks) else None
+    else:
+        i = chunks.resolve(raw)
     qs = qe = None
     if i is None:
         codes: tuple[str, ...] = (R.MARKER_OUT_OF_RANGE if raw.kind == "marker" else R.UNRETRIEVED_SOURCE,)
@@ -356,9 +360,15 @@ def strip_markers(text: str) -> str:
 _MARKER_WITH_SPACE = re.compile(rf"\s*{MARKER}")
 
 
+def _has_clause_hint(text: str) -> bool:
+    """``_CLAUSE_HINT.search(text)``, as substring tests (several times faster than the regex)."""
+    return (";" in text or " and " in text or " but " in text or " while " in text or " whereas " in text
+            or " plus " in text)
+
+
 def _clauses(text: str) -> int:
     """How many clauses of three or more words ``text`` joins with ';', 'and', 'but', 'while'..."""
-    if not _CLAUSE_HINT.search(text):
+    if not _has_clause_hint(text):
         return 1
     return sum(1 for part in _CLAUSE_SPLIT.split(text) if len(part.split()) >= 3)
 
@@ -404,7 +414,7 @@ def _sentence_result(
                     bad_quotes.append(m.group(1) or m.group(2))
             if bad_quotes:
                 codes.append(R.QUOTED_TEXT_NOT_IN_SOURCE)
-    multi = bool(verified) and _CLAUSE_HINT.search(plain) is not None and _is_multi_claim(plain, cited)
+    multi = bool(verified) and _has_clause_hint(plain) and _is_multi_claim(plain, cited)
     return _new(SentenceResult, (
         s.index, s.start, s.end, text, tuple([c.index for c in cited]),
         not valid and not is_refusal, is_refusal, multi,
@@ -458,8 +468,13 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
     results: list[CitationResult] = []
     reasons = [0] * len(R.ALL_REASONS)
     failed = with_quote = in_source = 0
+    last = len(sentences) - 1
     for raw in _raw_citations(answer):
-        where = _sentences_of(raw, sentences, starts)
+        if raw.kind == "marker":  # (the common case inline: the sentence holding the marker)
+            i = bisect_right(starts, raw.answer_start) - 1
+            where = [i] if i >= 0 and (raw.answer_start < sentences[i].end or i == last) else []
+        else:
+            where = _sentences_of(raw, sentences, starts)
         result = _check_citation(len(results), raw, chunks, where[0] if where else None)
         results.append(result)
         for i in where:

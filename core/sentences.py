@@ -83,7 +83,9 @@ def _ends(text: str) -> list[int]:
             q += 1
         if inside:
             continue
-        if first == "." and m.group().count(".") == 1 and _is_abbreviation(text, m.start()):
+        dot = m.start()
+        if (first == "." and dot and text[dot - 1].isalpha()  # only a word can be an abbreviation
+                and m.group().count(".") == 1 and _is_abbreviation(text, dot)):
             continue
         if _continues(text, end):
             continue

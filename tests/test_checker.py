@@ -309,3 +309,10 @@ def test_records_built_without_their_constructor_have_every_field():
         r = check_answer(a)
         records = [*a.chunks, *a.citations, *r.citations, *r.sentences, *split_sentences(a.answer)]
         assert all(len(x) == len(type(x)._fields) for x in records), a.answer_id
+
+
+@given(st.text(alphabet="a nd;butwhilepls", max_size=30))
+def test_clause_hint_substrings_match_the_pattern(text):
+    from core.checker import _CLAUSE_HINT, _has_clause_hint
+
+    assert _has_clause_hint(text) == (_CLAUSE_HINT.search(text) is not None)
