@@ -104,6 +104,7 @@ class Tally(NamedTuple):
 
 
 _REASON_AT = {code: i for i, code in enumerate(R.ALL_REASONS)}
+_OUT_OF_RANGE = (R.MARKER_OUT_OF_RANGE,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +281,7 @@ class _Chunks:
 def _locate(text: str, raw: _Raw, casefold: bool) -> tuple[str | None, int | None, int | None]:
     """(reason or None, quote start, quote end) for a quote against its chunk's text."""
     quote = raw.quote
-    if not quote or not quote.strip():
+    if not quote or quote.isspace():
         return R.QUOTE_MISSING, None, None
     qs, qe = raw.quote_start, raw.quote_end
     if qs is not None and qe is not None:
@@ -505,7 +506,7 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
             for code in sr.reasons:
                 reasons[_REASON_AT[code]] += 1
     refused = answer.refused or refusals.match(answer.answer)
-    invalid = tuple(c.marker for c in results if c.reasons == (R.MARKER_OUT_OF_RANGE,) and c.marker is not None)
+    invalid = tuple([c.marker for c in results if c.reasons == _OUT_OF_RANGE and c.marker is not None])
     tally = Tally(len(results), failed, with_quote, in_source, counted, uncited, multi, sentence_problems,
                   tuple(reasons))
     return AnswerResult(answer, tuple(sentence_results), tuple(results), refused, invalid, tally)
