@@ -66,6 +66,14 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _optional(arg: str | None, env: str | None, default: Path | None) -> Path | None:
+    """A path that may be switched off: the argument, else the variable ("" for none), else ``default``."""
+    value = arg if arg is not None else env
+    if value is None:
+        return default
+    return Path(value) if value else None
+
+
 def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ) -> Settings:
     args, _ = _parser().parse_known_args(list(argv))
     if args.log:
@@ -74,17 +82,10 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
         logs = tuple(Path(p) for p in environ[ENV_LOGS].split(os.pathsep) if p)
     else:
         logs = (DEFAULT_LOG,)
-    corpus_arg = args.corpus if args.corpus is not None else environ.get(ENV_CORPUS)
-    if corpus_arg is None:
-        corpus = DEFAULT_CORPUS if logs == (DEFAULT_LOG,) else None
-    else:
-        corpus = Path(corpus_arg) if corpus_arg else None
+    sample = logs == (DEFAULT_LOG,)
+    corpus = _optional(args.corpus, environ.get(ENV_CORPUS), DEFAULT_CORPUS if sample else None)
     labels = Path(args.labels or environ.get(ENV_LABELS) or DEFAULT_LABELS)
-    golden_arg = args.golden if args.golden is not None else environ.get(ENV_GOLDEN)
-    if golden_arg is None:
-        golden = DEFAULT_GOLDEN if logs == (DEFAULT_LOG,) else None
-    else:
-        golden = Path(golden_arg) if golden_arg else None
+    golden = _optional(args.golden, environ.get(ENV_GOLDEN), DEFAULT_GOLDEN if sample else None)
     verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or DEFAULT_VERDICTS)
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
                     golden.resolve() if golden else None, verdicts.resolve())

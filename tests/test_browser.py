@@ -70,14 +70,19 @@ def server(tmp_path):
     proc.wait(timeout=20)
 
 
+def launch(pw):
+    """Debian's chromium, headless, with the flags this machine's closed network needs."""
+    return pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+
+
 def test_review_in_a_real_browser(server):
     from playwright.sync_api import expect, sync_playwright
 
     url, labels = server
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        browser = launch(pw)
         page = browser.new_page()
         dialogs = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -118,9 +123,7 @@ def test_first_request_to_a_fresh_server_goes_through_the_router(server):
 
     url, _ = server
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        browser = launch(pw)
         page = browser.new_page()
         page.goto(f"{url}/failures", timeout=60_000)
         expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=60_000)
