@@ -64,11 +64,13 @@ class Pairs:
     unjudged: int  # labelled items with no verdict at all
 
 
-def join(human: Mapping[str, str], verdicts: Iterable[Verdict], split: str | None = None) -> Pairs:
-    """Pair each labelled item with the judge's latest verdict (one judge and prompt version)."""
-    latest: dict[str, Verdict] = {}
-    for v in verdicts:
-        latest[v.item] = v
+def latest_by_item(verdicts: Iterable[Verdict]) -> dict[str, Verdict]:
+    """The verdict that counts per item (one judge and prompt version): the last one written."""
+    return {v.item: v for v in verdicts}
+
+
+def join(human: Mapping[str, str], latest: Mapping[str, Verdict], split: str | None = None) -> Pairs:
+    """Pair each labelled item with the judge's verdict on it (``latest_by_item``)."""
     keys, h, j = [], [], []
     unscored = unjudged = 0
     for key, label in sorted(human.items()):
@@ -284,6 +286,7 @@ class Calibration:
     corrected: Estimate | None
     raw_rate: float | None
     agreement: Agreement
+    verdicts: Mapping[str, Verdict] = field(default_factory=dict)  # the judge's verdict per item
 
     @property
     def matrix(self) -> np.ndarray:
@@ -349,14 +352,11 @@ def calibrate(labels: Sequence[Label], verdicts: Sequence[Verdict], judge: str, 
               split: str = "all", fingerprints: Mapping[str, str] | None = None,
               draws: int = BOOTSTRAP) -> Calibration:
     """Everything the calibration report shows, for one judge and prompt version."""
-    mine = [v for v in verdicts if v.judge == judge and v.prompt_version == prompt_version]
+    latest = latest_by_item(v for v in verdicts if v.judge == judge and v.prompt_version == prompt_version)
     human = human_labels(labels, fingerprints)
-    pairs = join(human, mine, None if split == "all" else split)
-    latest: dict[str, Verdict] = {}
-    for v in mine:
-        latest[v.item] = v
+    pairs = join(human, latest, None if split == "all" else split)
     unlabelled = [v.verdict for key, v in latest.items() if key not in human and v.scored]
     corrected = corrected_rate(pairs, unlabelled, draws) if unlabelled else None
     raw = sum(v == POSITIVE for v in unlabelled) / len(unlabelled) if unlabelled else None
     return Calibration(judge, prompt_version, split, pairs, bootstrap(pairs.human, pairs.judge, draws), corrected,
-                       raw, reviewer_agreement(labels))
+                       raw, reviewer_agreement(labels), latest)

@@ -291,7 +291,7 @@ def failing(df: pd.DataFrame, filters: Filters = Filters()) -> pd.DataFrame:
     sentences, unsupported numbers and quotes), then highest citation failure rate, then by id."""
     mask = pd.Series(True, index=df.index)
     if filters.failing_only:
-        mask &= df["failing"] | (df["invalid_markers"] > 0)
+        mask &= df["failing"]  # (an invalid marker is a failed citation, so it is in here)
     if filters.reason:
         mask &= df[filters.reason] > 0
     if filters.model:

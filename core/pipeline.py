@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -203,18 +203,6 @@ def make_client(http_client: Any = None, max_retries: int = 4) -> Any:
         kwargs["http_client"] = http_client
         kwargs["api_key"] = os.environ.get("ANTHROPIC_API_KEY") or "not-a-real-key"
     return anthropic.Anthropic(**kwargs)
-
-
-@dataclass
-class RunResult:
-    written: int = 0
-    refused_by_gate: int = 0
-    failed: list[str] = field(default_factory=list)
-    stopped: str | None = None
-
-
-def with_id(answer: Answer, answer_id: str) -> Answer:
-    return replace(answer, answer_id=answer_id)
 
 
 def read_questions(path) -> list[tuple[str, str]]:

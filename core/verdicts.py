@@ -79,14 +79,6 @@ def read(path: str | Path) -> tuple[list[Verdict], list[str]]:
     return read_parsed(path, _parse)
 
 
-def latest(verdicts: Iterable[Verdict]) -> dict[tuple[str, str, str], Verdict]:
-    """The record that counts per (item, judge, prompt version): the last one written."""
-    out: dict[tuple[str, str, str], Verdict] = {}
-    for v in verdicts:
-        out[(v.item, v.judge, v.prompt_version)] = v
-    return out
-
-
 def runs(verdicts: Iterable[Verdict]) -> list[tuple[str, str]]:
     """The (judge, prompt version) pairs present, in first-seen order."""
     return list(dict.fromkeys(v.run for v in verdicts))

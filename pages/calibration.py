@@ -159,10 +159,8 @@ with right:
 
 # --- disagreements ---------------------------------------------------------------------------------------
 st.subheader("Disagreements")
-latest = {v.item: v for v in verdict_records if v.run == run}
-human = C.human_labels(records, fingerprints)
-rows = [{"item": k, "human": human[k], "judge": latest[k].verdict, "rationale": latest[k].rationale}
-        for k in p.keys if human[k] != latest[k].verdict]
+rows = [{"item": k, "human": C.CLASSES[h], "judge": C.CLASSES[j], "rationale": report.verdicts[k].rationale}
+        for k, h, j in zip(p.keys, p.human, p.judge) if h != j]
 if not rows:
     st.success("The judge agrees with every human label here.")
     st.stop()
