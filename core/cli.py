@@ -29,13 +29,20 @@ def _json_line(obj: dict, out: TextIO) -> None:
     out.write("\n")
 
 
-def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None:
+    """The checker's options from ``check``/``report`` arguments; None (said on ``err``) when a log is missing."""
     for path in args.logs:
         if not Path(path).is_file():
-            err.write(f"citecheck check: {path}: no such file\n")
-            return EXIT_USAGE
+            err.write(f"citecheck {args.command}: {path}: no such file\n")
+            return None
     corpus = Corpus(args.corpus) if args.corpus else None
-    options = CheckOptions(casefold=args.casefold, refusals=tuple(args.refusal or [DEFAULT_REFUSAL]), corpus=corpus)
+    return CheckOptions(casefold=args.casefold, refusals=tuple(args.refusal or [DEFAULT_REFUSAL]), corpus=corpus)
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    options = _check_options(args, err)
+    if options is None:
+        return EXIT_USAGE
     summary = Summary()
     as_json = args.format == "json"
     for file, line, item in check_files(args.logs, options):
@@ -107,10 +114,9 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from . import figures, labels, overview
     from .golden import read_golden
 
-    for path in args.logs:
-        if not Path(path).is_file():
-            err.write(f"citecheck report: {path}: no such file\n")
-            return EXIT_USAGE
+    options = _check_options(args, err)
+    if options is None:
+        return EXIT_USAGE
     golden = None
     if args.golden:
         golden, golden_errors = read_golden(args.golden)
@@ -122,8 +128,6 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for w in warnings:
             err.write(f"warning: {w}\n")
         current = labels.latest(records)
-    corpus = Corpus(args.corpus) if args.corpus else None
-    options = CheckOptions(casefold=args.casefold, refusals=tuple(args.refusal or [DEFAULT_REFUSAL]), corpus=corpus)
     unreadable = 0
     runs: list[tuple[str, str, list[str]]] = []
 
