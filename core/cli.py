@@ -297,7 +297,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for w in warnings:
             err.write(f"warning: {w}\n")
         keys = {r.item for r in records if r.citation is not None}
-    items = judge_items(data.results, keys)
+    items = judge_items(data.results, keys, data.items_by_answer)
     if args.judge == "baseline":
         judge = BaselineJudge()
     else:

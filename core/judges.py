@@ -41,11 +41,13 @@ class JudgeItem:
     fingerprint: str = ""
 
 
-def judge_items(results: Iterable[AnswerResult], keys: set[str] | None = None) -> list[JudgeItem]:
-    """The citation items of checked answers (only ``keys`` when given), ready to judge."""
+def judge_items(results: Sequence[AnswerResult], keys: set[str] | None = None,
+                items: Sequence[list[Item]] | None = None) -> list[JudgeItem]:
+    """The citation items of checked answers (only ``keys`` when given), ready to judge.
+    ``items``, when given, are the answers' review items already computed (``Dataset.items_by_answer``)."""
     out: list[JudgeItem] = []
-    for result in results:
-        for item in items_of(result):
+    for n, result in enumerate(results):
+        for item in (items[n] if items is not None else items_of(result)):
             if item.citation is None or (keys is not None and item.key not in keys):
                 continue
             out.append(_judge_item(result, item))

@@ -51,7 +51,7 @@ for w in verdict_warnings:
     st.warning(w)
 
 labelled_keys = {r.item for r in records if r.citation is not None}
-items = judge_items(data.results, labelled_keys)
+items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
 st.caption(f"{len(labelled_keys):,} labelled citation item(s); {len(items):,} found in the loaded answers. "
            f"Verdicts file: {verdicts_path}")
 
