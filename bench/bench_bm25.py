@@ -24,9 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
+from citecheck.pipeline.retrieval import tokenise  # noqa: E402
 from rank_bm25 import BM25Okapi  # noqa: E402
-
-from core.retrieval import tokenise  # noqa: E402
 
 
 def corpus(n: int, rng: random.Random) -> tuple[list[str], list[str]]:

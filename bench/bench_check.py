@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.log import checksum  # noqa: E402
+from citecheck.contract.log import checksum  # noqa: E402
 
 WORDS = ("refund invoice policy travel leave days employee manager approval booking hotel limit "
          "incident runbook credential rotate customer notice report export plan dashboard data "
@@ -130,7 +130,7 @@ def main() -> None:
     # The ratio: json.loads and the check alternate in this process, best of --rounds each, so a
     # slow spell of this shared machine does not fall on one side only.
     sys.path.insert(0, str(ROOT))
-    from core.cli import main as cli
+    from citecheck.cli.main import main as cli
 
     parses, checks = [], []
     with open(os.devnull, "w") as sink:

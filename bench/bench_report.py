@@ -24,12 +24,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_check import generate  # noqa: E402
-
-from core import figures as F  # noqa: E402
-from core import overview  # noqa: E402
-from core import dataset  # noqa: E402
-from core.golden import GoldenQuestion  # noqa: E402
-from core.log import parse_line  # noqa: E402
+from citecheck.contract.log import parse_line  # noqa: E402
+from citecheck.reports import failures as overview  # noqa: E402
+from citecheck.reports import figures as F  # noqa: E402
+from citecheck.reports.golden import GoldenQuestion  # noqa: E402
+from citecheck.review import dataset  # noqa: E402
 
 MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1")
 PROMPTS = ("answer.v1", "answer.v2")

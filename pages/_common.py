@@ -5,10 +5,9 @@ from __future__ import annotations
 import sys
 
 import streamlit as st
-
-from core import dataset, labels
-from core.config import Settings, load_settings
-from core.render import STYLE
+from citecheck.review import dataset, labels
+from citecheck.review.html import STYLE
+from citecheck.web.settings import Settings, load_settings
 
 
 def enter(page: str) -> None:
@@ -54,7 +53,7 @@ def read_labels():
 
 def read_verdicts(path=None):
     """All verdict records and warnings; re-read on every run (a judge run may be appending)."""
-    from core import verdicts
+    from citecheck.judging import verdicts
 
     return verdicts.read(path or settings().verdicts)
 

@@ -8,15 +8,15 @@ import threading
 import altair as alt
 import pandas as pd
 import streamlit as st
+from citecheck.judging import calibration as C
+from citecheck.judging import verdicts as V
+from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
+from citecheck.review import dataset
+from citecheck.review import labels as L
+from citecheck.review.highlight import escape as e
+from citecheck.review.html import citation_html
+from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
 
-from core import calibration as C
-from core import dataset
-from core import labels as L
-from core import verdicts as V
-from core.config import EXPERTQA_LABELS, EXPERTQA_LOG
-from core.highlight import escape as e
-from core.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
-from core.render import citation_html
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
 
 enter("calibration")

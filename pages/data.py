@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import streamlit as st
+from citecheck.review import dataset
 
-from core import dataset
 from pages._common import current_dataset, enter, read_labels, settings
 
 enter("data")

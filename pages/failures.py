@@ -6,12 +6,12 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
+from citecheck.contract import reasons as R
+from citecheck.reports import figures as F
+from citecheck.reports.failures import build
+from citecheck.reports.golden import read_golden
+from citecheck.review import labels as L
 
-from core import figures as F
-from core import labels as L
-from core import reasons as R
-from core.golden import read_golden
-from core.overview import build
 from pages._common import current_dataset, enter, read_labels, settings
 
 enter("failures")
@@ -25,7 +25,8 @@ if not len(data):
     st.stop()
 
 records, _ = read_labels()
-table = F.with_labels(data.table, data.get, L.latest(records)) if records else data.table
+base = F.dataset_table(data)
+table = F.with_labels(base, data.get, L.latest(records)) if records else base
 golden = None
 if cfg.golden is not None and cfg.golden.is_file():
     golden, golden_errors = read_golden(cfg.golden)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import streamlit as st
+from citecheck.reports.check_report import sentence_flags
+from citecheck.review import labels as L
+from citecheck.review.highlight import escape as e
+from citecheck.review.html import citation_html, reader_html, reason_words
+from citecheck.review.items import LABEL_TEXT
+from citecheck.review.queue import FILTERS, answer_ids, first_unlabelled
 
-from core import labels as L
-from core.highlight import escape as e
-from core.items import LABEL_TEXT
-from core.render import citation_html, reader_html, reason_words
-from core.report import sentence_flags
-from core.review import FILTERS, answer_ids, first_unlabelled
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
 
 enter("review")

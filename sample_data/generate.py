@@ -24,10 +24,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core import mock_api as M  # noqa: E402
-from core.log import Answer, answer_to_dict  # noqa: E402
-from core.pipeline import PipelineConfig, answer_question  # noqa: E402
-from core.retrieval import build_index  # noqa: E402
+from citecheck.contract.log import Answer, answer_to_dict  # noqa: E402
+from citecheck.llm import fake_api as M  # noqa: E402
+from citecheck.pipeline.answering import PipelineConfig, answer_question  # noqa: E402
+from citecheck.pipeline.retrieval import build_index  # noqa: E402
 
 REFUSAL = "I cannot answer from the sources."
 MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5")

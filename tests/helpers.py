@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.log import Answer, Chunk, Citation, checksum
+from citecheck.contract.log import Answer, Chunk, Citation, checksum
 
 
 def chunk(text: str, chunk_id: str = "c1", source: str | None = "doc.md", start: int | None = 0,

@@ -5,11 +5,10 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from citecheck.contract.log import checksum
+from citecheck.review import labels as L
+from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
-
-from core import labels as L
-from core.config import DEFAULT_CORPUS, DEFAULT_LOG
-from core.log import checksum
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -230,8 +229,9 @@ def test_failures_page_when_nothing_fails_and_no_model_is_logged(tmp_path, monke
 
 
 def _judge_a001(tmp_path) -> None:
-    from core import dataset, verdicts as V
-    from core.judges import BaselineJudge, judge_items
+    from citecheck.judging import verdicts as V
+    from citecheck.judging.judges import BaselineJudge, judge_items
+    from citecheck.review import dataset
 
     data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
     items = [i for i in judge_items(data.results) if i.key.startswith("a-001#")]

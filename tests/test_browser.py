@@ -10,10 +10,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-from core import labels as L
-from core.config import DEFAULT_LOG
-from core.log import checksum
+from citecheck.contract.log import checksum
+from citecheck.review import labels as L
+from citecheck.web.settings import DEFAULT_LOG
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"

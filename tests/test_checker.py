@@ -1,13 +1,12 @@
 
 import pytest
+from citecheck.checking.checker import CheckOptions, check_answer
+from citecheck.contract import reasons as R
+from citecheck.contract.corpus import Corpus
+from citecheck.contract.log import checksum
+from helpers import answer, chunk, marker, span
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
-from core import reasons as R
-from core.checker import CheckOptions, check_answer
-from core.corpus import Corpus
-from core.log import checksum
-from helpers import answer, chunk, marker, span
 
 FIVE = [chunk(f"Source {i}: hits cost a tenth of the input price.", f"c{i}") for i in range(1, 6)]
 
@@ -272,8 +271,8 @@ def recount(result):
 
 
 def test_tally_matches_a_recount_on_every_sample_answer():
-    from core.config import DEFAULT_CORPUS, DEFAULT_LOG
-    from core.log import read_log
+    from citecheck.contract.log import read_log
+    from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
     options = CheckOptions(corpus=Corpus(DEFAULT_CORPUS))
     results = [check_answer(a, options) for _, a in read_log(DEFAULT_LOG)]
@@ -294,16 +293,16 @@ def _numbers_by_scan(text):
 
 @given(st.text(alphabet="aZ\u00e9\u4e2d19,._ -$%\u0663", max_size=40))
 def test_number_extraction_matches_its_plain_definition(text):
-    from core.checker import _numbers
+    from citecheck.checking.checker import _numbers
 
     assert _numbers(text) == _numbers_by_scan(text)
 
 
 def test_records_built_without_their_constructor_have_every_field():
     """The hot loop builds NamedTuples with tuple.__new__, which does not check arity."""
-    from core.config import DEFAULT_LOG
-    from core.log import read_log
-    from core.sentences import split_sentences
+    from citecheck.contract.log import read_log
+    from citecheck.text.sentences import split_sentences
+    from citecheck.web.settings import DEFAULT_LOG
 
     for _, a in read_log(DEFAULT_LOG):
         r = check_answer(a)
@@ -313,6 +312,6 @@ def test_records_built_without_their_constructor_have_every_field():
 
 @given(st.text(alphabet="a nd;butwhilepls", max_size=30))
 def test_clause_hint_substrings_match_the_pattern(text):
-    from core.checker import _CLAUSE_HINT, _has_clause_hint
+    from citecheck.checking.checker import _CLAUSE_HINT, _has_clause_hint
 
     assert _has_clause_hint(text) == (_CLAUSE_HINT.search(text) is not None)

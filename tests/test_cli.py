@@ -6,9 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from core import reasons as R
-from core.cli import main
+from citecheck.cli.main import main
+from citecheck.contract import reasons as R
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data"
@@ -107,7 +106,7 @@ def test_import_writes_log_lines_that_check(tmp_path):
 
 
 def test_console_script_runs():
-    proc = subprocess.run([sys.executable, "-m", "core.cli", "check", str(LOG), "--quiet"],
+    proc = subprocess.run([sys.executable, "-m", "citecheck.cli.main", "check", str(LOG), "--quiet"],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and "answers: 48" in proc.stdout
 

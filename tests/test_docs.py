@@ -2,9 +2,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-from core import reasons as R
-from core.cli import build_parser
+from citecheck.cli.main import build_parser
+from citecheck.contract import reasons as R
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")

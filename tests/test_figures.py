@@ -7,13 +7,12 @@ import math
 
 import pandas as pd
 import pytest
-
-from core import figures as F
-from core import labels as L
-from core import overview
-from core.checker import check_answer
-from core.golden import GoldenQuestion, evaluate_retrieval, rank_of
-from core.items import items_of
+from citecheck.checking.checker import check_answer
+from citecheck.reports import failures as overview
+from citecheck.reports import figures as F
+from citecheck.reports.golden import GoldenQuestion, evaluate_retrieval, rank_of
+from citecheck.review import labels as L
+from citecheck.review.items import items_of
 from helpers import answer, chunk, marker
 
 C1 = chunk("Employees get 18 days of earned leave per year.", "c1")

@@ -2,10 +2,9 @@ import html
 import re
 
 import pytest
+from citecheck.review.highlight import Span, closest_passage, escape, highlight, highlight_window
 from hypothesis import given
 from hypothesis import strategies as st
-
-from core.highlight import Span, closest_passage, escape, highlight, highlight_window
 
 TAGS = re.compile(r'<mark class="[^"<>]*">|</mark>')
 

@@ -5,12 +5,11 @@ import anthropic
 import pydantic
 import pytest
 from anthropic.types import message_create_params
-
-from core import reasons as R
-from core.checker import check_answer
-from core.errors import RecordError
-from core.importers import anthropic as anthropic_importer
-from core.importers import claims, markers, records_to_answers
+from citecheck.checking.checker import check_answer
+from citecheck.contract import reasons as R
+from citecheck.contract.errors import RecordError
+from citecheck.importers import anthropic as anthropic_importer
+from citecheck.importers import claims, markers, records_to_answers
 
 DATA = Path(__file__).parent / "data" / "importers"
 

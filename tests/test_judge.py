@@ -12,18 +12,25 @@ import httpx2 as httpx
 import krippendorff
 import numpy as np
 import pytest
+from citecheck.checking.checker import check_answer
+from citecheck.cli.main import main
+from citecheck.contract.log import read_log
+from citecheck.importers.expertqa import convert_file
+from citecheck.judging import calibration as C
+from citecheck.judging import verdicts as V
+from citecheck.judging.judges import (
+    BaselineJudge,
+    ClaudeJudge,
+    JudgeItem,
+    judge_items,
+    judge_request,
+    not_yet_judged,
+    parse_verdict,
+)
+from citecheck.llm import fake_api as M
+from citecheck.review import labels as L
+from citecheck.review.items import Item, items_of
 from sklearn.metrics import cohen_kappa_score, confusion_matrix, f1_score, precision_score, recall_score
-
-from core import calibration as C
-from core import labels as L
-from core import mock_api as M
-from core import verdicts as V
-from core.checker import check_answer
-from core.cli import main
-from core.importers.expertqa import convert_file
-from core.items import Item, items_of
-from core.judges import BaselineJudge, ClaudeJudge, JudgeItem, judge_items, judge_request, not_yet_judged, parse_verdict
-from core.log import read_log
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "sample_data" / "answers.jsonl"
@@ -251,7 +258,7 @@ def test_budget_stops_before_exceeding_and_keeps_what_was_done():
     calls = []
     judge = ClaudeJudge(M.client(lambda b: tool_reply(use=M.usage(1100, 60)), calls), concurrency=2,
                         max_cost_usd=0.01)
-    from core.judges import Progress
+    from citecheck.judging.judges import Progress
 
     progress = Progress(total=20)
     out = judge.judge(items, progress=progress)
@@ -414,7 +421,7 @@ def test_judge_items_are_citation_items_with_text():
 
 
 def test_judge_command_with_claude_through_a_mock_and_resume(tmp_path, monkeypatch):
-    from core import pipeline
+    from citecheck.pipeline import answering as pipeline
 
     log = ROOT / "sample_data" / "answers.jsonl"
     calls = []

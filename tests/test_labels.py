@@ -3,12 +3,11 @@ import multiprocessing
 import os
 
 import pytest
-
-from core import dataset
-from core import labels as L
-from core.config import DEFAULT_CORPUS, DEFAULT_LOG
-from core.items import items_of
-from core.review import answer_ids, first_unlabelled
+from citecheck.review import dataset
+from citecheck.review import labels as L
+from citecheck.review.items import items_of
+from citecheck.review.queue import answer_ids, first_unlabelled
+from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +126,7 @@ def test_labels_export_jsonl_and_csv(tmp_path, data):
     import csv
     import io
 
-    from core.cli import main
+    from citecheck.cli.main import main
 
     path = tmp_path / "labels.jsonl"
     items = items_of(data.get("a-033"))

@@ -3,15 +3,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from citecheck.contract.errors import FieldError, RecordError
+from citecheck.contract.log import LOG_VERSION, answer_to_dict, dumps, parse_line, read_log
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.errors import RecordError
-from core.log import LOG_VERSION, answer_to_dict, dumps, parse_line, read_log
-from core.errors import FieldError
-
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((ROOT / "core" / "schema" / "log.v1.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "core" / "contract" / "schema" / "log.v1.schema.json").read_text())
 SAMPLE = ROOT / "sample_data" / "answers.jsonl"
 
 
@@ -102,7 +100,7 @@ def test_any_text_round_trips(question, answer_text):
 
 
 def test_uploaded_log_reports_bad_lines_like_a_file():
-    from core import dataset
+    from citecheck.review import dataset
 
     lines = SAMPLE.read_bytes().splitlines()
     data = dataset.load_bytes("upload.jsonl", lines[0] + b"\n{bad\n\n" + lines[1] + b"\n")
@@ -112,10 +110,10 @@ def test_uploaded_log_reports_bad_lines_like_a_file():
 
 
 def test_dataset_checks_on_demand_and_agrees_with_checking_everything():
-    from core import dataset
-    from core.checker import CheckOptions, check_answer
-    from core.config import DEFAULT_CORPUS, DEFAULT_LOG
-    from core.corpus import Corpus
+    from citecheck.checking.checker import CheckOptions, check_answer
+    from citecheck.contract.corpus import Corpus
+    from citecheck.review import dataset
+    from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
     data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
     assert len(data) == 48 and data._checked == {}  # parsing checks nothing

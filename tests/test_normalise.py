@@ -1,7 +1,6 @@
+from citecheck.text.normalise import find_quote, normalise, normalise_with_map, same_text
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
-from core.normalise import find_quote, normalise, normalise_with_map, same_text
 
 TEXT = st.text(alphabet=st.sampled_from(list("abcAB 5-7.,\t\n\r\u00e9e\u0301\u65e5\U0001F4C8\u00df")), min_size=1, max_size=60)
 

@@ -6,19 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
+from citecheck.checking.checker import check_answer
+from citecheck.cli.main import main
+from citecheck.contract.corpus import read_text
+from citecheck.contract.log import checksum, dumps, parse_line
+from citecheck.llm import fake_api as M
+from citecheck.pipeline import answering as P
+from citecheck.pipeline import assembly
+from citecheck.pipeline.chunking import ChunkingParams, chunk_document, chunk_folder
+from citecheck.pipeline.gate import decide, measure_floor
+from citecheck.pipeline.retrieval import Scored, build_index, load_index, snapshot_id, tokenise
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-from core import assembly
-from core import mock_api as M
-from core import pipeline as P
-from core.checker import check_answer
-from core.chunking import ChunkingParams, chunk_document, chunk_folder
-from core.cli import main
-from core.corpus import read_text
-from core.gate import decide, measure_floor
-from core.log import checksum, dumps, parse_line
-from core.retrieval import Scored, build_index, load_index, snapshot_id, tokenise
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "sample_data" / "source"

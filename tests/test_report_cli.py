@@ -5,8 +5,8 @@ import io
 import json
 from pathlib import Path
 
-from core.cli import main
-from core.golden import read_golden
+from citecheck.cli.main import main
+from citecheck.reports.golden import read_golden
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "sample_data" / "answers.jsonl"

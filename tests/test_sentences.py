@@ -1,8 +1,7 @@
 import pytest
+from citecheck.text.sentences import split_sentences
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from core.sentences import split_sentences
 
 
 def texts(answer: str) -> list[str]:
@@ -79,6 +78,6 @@ _PLAIN_END = __import__("re").compile(r"[.!?]+[\"'\u201d\u2019)]*(?=[\s\[]|$)|\r
 @settings(max_examples=500)
 @given(st.text(alphabet=".!?\r\n\"')[ \u201d\u2019a\t", max_size=40))
 def test_sentence_end_pattern_matches_its_plain_form(text):
-    from core.sentences import _END
+    from citecheck.text.sentences import _END
 
     assert [m.span() for m in _END.finditer(text)] == [m.span() for m in _PLAIN_END.finditer(text)]

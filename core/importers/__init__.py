@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import FieldError, RecordError
-from ..log import Answer, Chunk, checksum
-from ..log import _opt_int, _opt_num, _opt_str  # noqa: F401  (shared field readers)
+from ..contract.errors import FieldError, RecordError
+from ..contract.log import Answer, Chunk, _opt_int, _opt_num, _opt_str, checksum  # noqa: F401  (shared field readers)
 
 
 def read_records(path: str | Path) -> Iterator[tuple[int, Any | RecordError]]:

@@ -24,8 +24,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import FieldError, RecordError
-from ..log import Answer, Chunk, Citation, checksum
+from ..contract.errors import FieldError, RecordError
+from ..contract.log import Answer, Chunk, Citation, checksum
 from . import read_records
 
 _META_STR = ("chunk_id", "document_id", "source", "section", "checksum")

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import FieldError
-from ..log import Answer, Citation
+from ..contract.errors import FieldError
+from ..contract.log import Answer, Citation
+from ..text.normalise import find_quote
 from . import chunk_from_source, common_fields, records_to_answers
-from ..normalise import find_quote
 
 
 def convert(obj: Any, position: int) -> Answer:

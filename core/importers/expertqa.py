@@ -28,12 +28,12 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from ..checker import check_answer, strip_markers
-from ..errors import FieldError, RecordError
-from ..items import items_of
-from ..labels import Label, make_label
-from ..log import Answer, Chunk, checksum
-from ..normalise import normalise
+from ..checking.checker import check_answer, strip_markers
+from ..contract.errors import FieldError, RecordError
+from ..contract.log import Answer, Chunk, checksum
+from ..review.items import items_of
+from ..review.labels import Label, make_label
+from ..text.normalise import normalise
 from . import read_records
 
 SUPPORT = {"Complete": "supported", "Partial": "partial", "Incomplete": "not_supported", "Missing": "not_supported"}
@@ -143,7 +143,7 @@ def convert_file(path: str | Path, incomplete: str = "not_supported") -> tuple[l
 def importer(args):
     from dataclasses import asdict
 
-    from ..jsonl import append_records
+    from ..contract.jsonl import append_records
 
     total_labels = unmatched = 0
     for path in args.input:

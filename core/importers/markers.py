@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import FieldError
-from ..log import Answer, Citation
-from ..sentences import sentence_at, split_sentences
+from ..contract.errors import FieldError
+from ..contract.log import Answer, Citation
+from ..text.sentences import sentence_at, split_sentences
 from . import chunk_from_source, common_fields, records_to_answers
 
 _LABELLED = re.compile(r"\[([A-Za-z]{1,3}\d+(?:\s*,\s*[A-Za-z]{1,3}\d+)*)\]")

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import reasons as R
-from .checker import AnswerResult
+from ..checking.checker import AnswerResult
+from ..contract import reasons as R
+from ..review.items import items_of
+from ..review.labels import Label
 from .golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, index, question_key
-from .items import items_of
-from .labels import Label
 
 NONE = "(none)"  # the group name of answers with no model / prompt version logged
 
@@ -77,6 +77,11 @@ def answer_table(
     _collect(results, by_answer, texts, counts)  # a stream, checked as it is read: little is held
     return _frame(texts, counts)
 
+
+
+def dataset_table(data) -> pd.DataFrame:
+    """``answer_table`` of a loaded dataset, without labels, computed once and kept with it."""
+    return data.memo("figures.answer_table", lambda: answer_table(data.results))
 
 def _frame(texts: list[tuple], counts: list[list]) -> pd.DataFrame:
     # Columns built whole (numpy for the counts): several times faster than a frame of row lists.

@@ -12,12 +12,19 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from . import __version__
-from .checker import DEFAULT_REFUSAL, CheckOptions, check_files
-from .corpus import Corpus
-from .errors import CitecheckError, RecordError
-from .log import dumps
-from .report import Summary, answer_record, answer_text, error_record, summary_record, summary_text
+from .. import __version__
+from ..checking.checker import DEFAULT_REFUSAL, CheckOptions, check_files
+from ..contract.corpus import Corpus
+from ..contract.errors import CitecheckError, RecordError
+from ..contract.log import dumps
+from ..reports.check_report import (
+    Summary,
+    answer_record,
+    answer_text,
+    error_record,
+    summary_record,
+    summary_text,
+)
 
 EXIT_GATE = 1
 EXIT_USAGE = 2
@@ -73,7 +80,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .importers import run_importer
+    from ..importers import run_importer
 
     args.err = err
     target: TextIO = open(args.out, "w", encoding="utf-8", newline="\n") if args.out else out
@@ -94,7 +101,7 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import dataset, export, labels
+    from ..review import dataset, export, labels
 
     records, warnings = labels.read(args.labels)
     for w in warnings:
@@ -111,8 +118,10 @@ def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import figures, labels, overview
-    from .golden import read_golden
+    from ..reports import failures as overview
+    from ..reports import figures
+    from ..reports.golden import read_golden
+    from ..review import labels
 
     options = _check_options(args, err)
     if options is None:
@@ -154,7 +163,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _pipeline_config(args: argparse.Namespace):
-    from .pipeline import PipelineConfig
+    from ..pipeline.answering import PipelineConfig
 
     return PipelineConfig(model=args.model, shape=args.shape, prompt_version=args.prompt, k=args.k,
                           max_chunks=args.max_chunks, floor=args.floor, min_support=args.min_support,
@@ -168,8 +177,8 @@ def _append(path: str, answer) -> None:
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .pipeline import answer_question, make_client, plan
-    from .retrieval import load_index
+    from ..pipeline.answering import answer_question, make_client, plan
+    from ..pipeline.retrieval import load_index
 
     config = _pipeline_config(args)
     index = load_index(args.corpus)
@@ -186,9 +195,16 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .log import read_log
-    from .pipeline import Budget, BudgetExhausted, PipelineError, answer_question, make_client, read_questions
-    from .retrieval import load_index
+    from ..contract.log import read_log
+    from ..pipeline.answering import (
+        Budget,
+        BudgetExhausted,
+        PipelineError,
+        answer_question,
+        make_client,
+        read_questions,
+    )
+    from ..pipeline.retrieval import load_index
 
     config = _pipeline_config(args)
     index = load_index(args.corpus)
@@ -220,8 +236,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_eval_retrieval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .golden import evaluate_retrieval, read_golden
-    from .retrieval import load_index
+    from ..pipeline.retrieval import load_index
+    from ..reports.golden import evaluate_retrieval, read_golden
 
     golden, errors = read_golden(args.golden)
     for e in errors:
@@ -245,10 +261,10 @@ def cmd_eval_retrieval(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
 
 
 def cmd_floor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from .gate import FloorReport, measure_floor
-    from .golden import read_golden
-    from .pipeline import read_questions
-    from .retrieval import load_index
+    from ..pipeline.answering import read_questions
+    from ..pipeline.gate import FloorReport, measure_floor
+    from ..pipeline.retrieval import load_index
+    from ..reports.golden import read_golden
 
     golden, errors = read_golden(args.golden)
     for e in errors:
@@ -274,7 +290,7 @@ def cmd_floor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _checked(paths: list[str], corpus: str | None, err: TextIO):
-    from . import dataset
+    from ..review import dataset
 
     data = dataset.load([Path(p) for p in paths], Path(corpus) if corpus else None)
     for e in data.errors:
@@ -286,9 +302,9 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     import threading
     import time
 
-    from . import labels as L
-    from . import verdicts as V
-    from .judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
+    from ..judging import verdicts as V
+    from ..judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
+    from ..review import labels as L
 
     data = _checked(args.log, args.corpus, err)
     keys = None
@@ -301,7 +317,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.judge == "baseline":
         judge = BaselineJudge()
     else:
-        from .pipeline import make_client
+        from ..pipeline.answering import make_client
 
         judge = ClaudeJudge(make_client(), model=args.model, prompt_version=args.prompt,
                             concurrency=args.concurrency, max_cost_usd=args.max_cost_usd, price=args.price)
@@ -336,9 +352,9 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import labels as L
-    from . import verdicts as V
-    from .calibration import calibrate
+    from ..judging import verdicts as V
+    from ..judging.calibration import calibrate
+    from ..review import labels as L
 
     records, warnings = L.read(args.labels)
     verdicts, more = V.read(args.verdicts)
@@ -368,7 +384,7 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_verdicts_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from . import verdicts as V
+    from ..judging import verdicts as V
 
     found, errors = V.import_external(args.input, args.judge, args.prompt)
     for e in errors:
@@ -388,8 +404,8 @@ def _price(value: str) -> tuple[float, float]:
 
 
 def _add_pipeline_options(p: argparse.ArgumentParser) -> None:
-    from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR
-    from .pricing import DEFAULT_MODEL
+    from ..llm.pricing import DEFAULT_MODEL
+    from ..pipeline.gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR
 
     p.add_argument("--corpus", required=True, help="folder of .md/.txt documents to retrieve from")
     p.add_argument("--shape", choices=["markers", "citations"], default="markers",
@@ -481,7 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
     jd.add_argument("--corpus", help="folder of current source documents")
     jd.add_argument("--judge", choices=["claude", "baseline"], default="baseline")
     jd.add_argument("--model", default="claude-haiku-4-5")
-    jd.add_argument("--prompt", default="judge.v1", help="judge prompt version (core/prompts/)")
+    jd.add_argument("--prompt", default="judge.v1", help="judge prompt version (core/llm/prompts/)")
     jd.add_argument("--concurrency", type=int, default=4)
     jd.add_argument("--max-cost-usd", type=float, help="stop before a call that could go over this")
     jd.add_argument("--price", type=_price, metavar="IN,OUT")
@@ -510,7 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
     vi.add_argument("--out", required=True)
     vi.set_defaults(func=cmd_verdicts_import)
 
-    from .importers import add_import_parsers
+    from ..importers import add_import_parsers
 
     imp = sub.add_parser("import", help="turn other formats into citecheck log lines")
     add_import_parsers(imp.add_subparsers(dest="format", required=True))

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from rank_bm25 import BM25Okapi
 
+from ..contract.log import Chunk
 from .chunking import ChunkingParams, chunk_folder, documents
-from .log import Chunk
 
 TOKENISER_VERSION = "tokens.v1"  # NFKC, case-folded, runs of letters and digits; no stopwords, no stemming
 _TOKEN = re.compile(r"\w+")

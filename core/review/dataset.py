@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .checker import AnswerResult, CheckOptions, check_answer
-from .corpus import Corpus
-from .errors import RecordError
+from ..checking.checker import AnswerResult, CheckOptions, check_answer
+from ..contract.corpus import Corpus
+from ..contract.errors import RecordError
+from ..contract.log import Answer, parse_lines, read_log
 from .items import Item, items_of
-from .log import Answer, parse_lines, read_log
 
 
 @contextlib.contextmanager
@@ -38,6 +38,9 @@ def _long_lived():
             gc.enable()
 
 
+_MISSING = object()
+
+
 @dataclass(frozen=True)
 class Dataset:
     answers: tuple[Answer, ...]
@@ -46,6 +49,7 @@ class Dataset:
     options: CheckOptions = CheckOptions()
     _checked: dict[int, AnswerResult] = field(default_factory=dict, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.answers)
@@ -84,12 +88,15 @@ class Dataset:
         """The review items of every answer, computed once per dataset."""
         return tuple(items_of(r) for r in self.results)
 
-    @cached_property
-    def table(self):
-        """One row per answer for the figures (``figures.answer_table``), computed once, without labels."""
-        from .figures import answer_table
+    def memo(self, key: str, compute):
+        """A value derived from this dataset, computed once by ``compute()`` and kept with it.
 
-        return answer_table(self.results)
+        Lets higher layers (the figures table, for one) cache what they derive from a dataset
+        without this module knowing about them."""
+        found = self._memo.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._memo.setdefault(key, compute())
+        return found
 
     @cached_property
     def all_items(self) -> list[Item]:

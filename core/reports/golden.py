@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import RecordError
-from .normalise import normalise
+from ..contract.errors import RecordError
+from ..text.normalise import normalise
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import RecordError
-from .jsonl import append_records, read_parsed
+from ..contract.errors import RecordError
+from ..contract.jsonl import append_records, read_parsed
 
 VERDICTS_VERSION = 1
 VERDICTS = ("supported", "partial", "not_supported")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .labels import Label
+from ..review.labels import Label
 from .verdicts import VERDICTS, Verdict
 
 CLASSES = VERDICTS  # supported, partial, not_supported: in this order

@@ -7,46 +7,26 @@
 - ``citations`` (prompt ``answer-citations.v1``): each chunk its own ``document`` block with
   citations enabled, and the chunk's log fields as JSON in the block's ``context``.
 
-Prompts are versioned files in ``core/prompts/``; the version and a hash of the text travel
+Prompts are versioned files in ``core/llm/prompts/``; the version and a hash of the text travel
 with every request into the log.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from .checker import DEFAULT_REFUSAL
-from .log import Chunk
-from .normalise import normalise
+from ..checking.checker import DEFAULT_REFUSAL
+from ..contract.log import Chunk
+from ..llm.prompts import Prompt, load_prompt  # noqa: F401 (re-exported for the pipeline)
+from ..text.normalise import normalise
 from .retrieval import Scored
 
-PROMPTS = Path(__file__).resolve().parent / "prompts"
 SHAPES = {"markers": ("answer.v1", "answer.v2"), "citations": ("answer-citations.v1",)}
 DEFAULT_PROMPT = {"markers": "answer.v1", "citations": "answer-citations.v1"}
 REFUSAL = DEFAULT_REFUSAL
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    version: str
-    text: str
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
-
-
-def load_prompt(version: str) -> Prompt:
-    path = PROMPTS / f"{version}.txt"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in PROMPTS.glob("*.txt")))
-        raise FileNotFoundError(f"no prompt {version!r} in {PROMPTS}; known: {known}")
-    return Prompt(version, path.read_text(encoding="utf-8").strip())
 
 
 def pack(scored: Sequence[Scored], max_chunks: int = 5) -> list[Scored]:

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__
-from .jsonl import append_records, read_parsed
+from .. import __version__
+from ..contract.jsonl import append_records, read_parsed
 from .items import CITATION_LABELS, UNCITED_LABELS, Item
 
 LABELS_VERSION = 1

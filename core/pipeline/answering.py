@@ -7,7 +7,7 @@ Everything the checker needs goes into the line: the packed chunks with offsets 
 the answer exactly as the model wrote it (a marker or document index outside the packed chunks
 survives, so the checker flags it), the quotes, usage and cost, model, prompt version and hash,
 index snapshot and the gate decision.  Costs come from the usage the API returns and the price
-table in core.pricing; a run stops before a call that could take it over its budget.
+table in citecheck.llm.pricing; a run stops before a call that could take it over its budget.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from ..contract.errors import CitecheckError
+from ..contract.log import Answer, Citation
+from ..importers.anthropic import convert
+from ..llm.pricing import DEFAULT_MODEL, Price, estimate_tokens, price_for
+from ..text.normalise import normalise
 from . import assembly
-from .errors import CitecheckError
 from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR, GateDecision, decide
-from .importers.anthropic import convert
-from .log import Answer, Citation
-from .normalise import normalise
-from .pricing import DEFAULT_MODEL, Price, estimate_tokens, price_for
 from .retrieval import Index, Scored
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import reasons as R
-from .checker import AnswerResult, CitationResult
+from ..checking.checker import AnswerResult, CitationResult
+from ..contract import reasons as R
+from ..contract.log import Chunk
 from .highlight import Span, closest_passage, escape, highlight, highlight_window
-from .log import Chunk
 
 STYLE = """<style>
 .cc-answer{font-size:1.05rem;line-height:1.6}

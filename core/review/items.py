@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import NamedTuple
 
-from .checker import AnswerResult
+from ..checking.checker import AnswerResult
 
 CITATION_LABELS = ("supported", "partial", "not_supported", "cant_tell")
 UNCITED_LABELS = ("needs_citation", "no_claim")

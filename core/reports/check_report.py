@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import reasons as R
-from .checker import AnswerResult, CitationResult, SentenceResult
-from .errors import RecordError
+from ..checking.checker import AnswerResult, CitationResult, SentenceResult
+from ..contract import reasons as R
+from ..contract.errors import RecordError
 
 REPORT_VERSION = 1
 _NUMBER_AT = R.ALL_REASONS.index(R.NUMBER_NOT_IN_SOURCE)

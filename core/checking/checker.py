@@ -1,7 +1,7 @@
 """The mechanical citation checker: no model involved.
 
 ``check_answer`` decides, for every citation of one logged answer, whether it is verified and,
-if not, why (stable codes from :mod:`core.reasons`); and for every sentence whether it is cited,
+if not, why (stable codes from :mod:`citecheck.contract.reasons`); and for every sentence whether it is cited,
 whether its numbers and quoted text appear in its verified sources, and whether it joins several
 claims under one citation.  See docs/checks.md for the rules.
 """
@@ -14,11 +14,11 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from . import reasons as R
-from .corpus import Corpus
-from .log import Answer, Chunk, Citation, checksum
-from .normalise import find_quote, normalise, same_text
-from .sentences import MARKER, Sentence, sentence_at, split_sentences
+from ..contract import reasons as R
+from ..contract.corpus import Corpus
+from ..contract.log import Answer, Chunk, Citation, checksum
+from ..text.normalise import find_quote, normalise, same_text
+from ..text.sentences import MARKER, Sentence, sentence_at, split_sentences
 
 DEFAULT_REFUSAL = "I cannot answer from the sources."
 
@@ -514,8 +514,8 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
 
 def check_files(paths, options: CheckOptions = CheckOptions()):
     """Stream ``(file, line, AnswerResult | RecordError)`` over log files, one line at a time."""
-    from .errors import RecordError
-    from .log import read_log
+    from ..contract.errors import RecordError
+    from ..contract.log import read_log
 
     for path in paths:
         name = str(path)

@@ -3,13 +3,13 @@
 - ``BaselineJudge``: no model, no key.  Lexical overlap of the sentence's content words with the
   chunk, numbers, and negation.  A yardstick, and the offline path through the whole flow.
 - ``ClaudeJudge``: Claude through the ``anthropic`` SDK with the versioned prompt
-  ``core/prompts/judge.v1.txt``.  The verdict comes from a forced tool call; the chunk sits
+  ``core/llm/prompts/judge.v1.txt``.  The verdict comes from a forced tool call; the chunk sits
   between tags with a random name, so its text cannot pose as the verdict.  Bounded
   concurrency, the SDK's retries with backoff (429, 5xx, timeouts), a budget checked before
   every call from the usage returned and the price table, prompt caching of the shared
   instructions, and a batch mode through the Message Batches API (half price).
 
-Every judge yields ``Verdict`` records (core.verdicts) naming the judge, prompt version and hash.
+Every judge yields ``Verdict`` records (citecheck.judging.verdicts) naming the judge, prompt version and hash.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
+from ..checking.checker import AnswerResult, number_in, strip_markers
+from ..llm.pricing import Price, estimate_tokens, price_for
+from ..llm.prompts import Prompt, load_prompt
+from ..review.items import Item, items_of
 from . import verdicts as V
-from .assembly import Prompt, load_prompt
-from .checker import AnswerResult, number_in, strip_markers
-from .items import Item, items_of
-from .pricing import Price, estimate_tokens, price_for
 
 
 @dataclass(frozen=True, slots=True)

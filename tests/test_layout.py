@@ -1,0 +1,146 @@
+"""The shape of the code: core/ is a ladder of domain packages, each importing only from the
+packages below it, with no import cycle between modules; and it never imports Streamlit."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ROOT / "core"
+
+# Bottom to top.  A module may import from its own package and from any package below it.
+LADDER = ("text", "contract", "llm", "checking", "review", "reports", "judging", "importers",
+          "pipeline", "web", "cli")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(CORE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["citecheck", *parts])
+
+
+def imports_of(path: Path) -> list[tuple[str, int]]:
+    """Every citecheck module this file imports (absolute name, line), relative imports resolved."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not (target == "citecheck" or target.startswith("citecheck.")):
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                out.append((sub if module_path(sub) else target, node.lineno))
+        elif isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names if a.name.startswith("citecheck")]
+    return out
+
+
+def module_path(name: str) -> Path | None:
+    parts = name.split(".")[1:]
+    if not parts:
+        return CORE / "__init__.py"
+    rel = Path(*parts)
+    for candidate in (CORE / rel.with_suffix(".py"), CORE / rel / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def rung(name: str) -> int | None:
+    parts = name.split(".")
+    return LADDER.index(parts[1]) if len(parts) > 1 and parts[1] in LADDER else None
+
+
+MODULES = sorted(CORE.rglob("*.py"))
+
+
+def test_every_package_is_on_the_ladder():
+    packages = {p.parent.name for p in CORE.glob("*/__init__.py")}
+    assert packages == set(LADDER), "add the new package to LADDER (and to pyproject's packages)"
+    loose = [p.name for p in CORE.glob("*.py") if p.name != "__init__.py"]
+    assert loose == [], f"modules outside a package: {loose}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(CORE)))
+def test_no_import_goes_up_the_ladder(path):
+    here = rung(module_name(path))
+    upward = [f"line {line}: {target}" for target, line in imports_of(path)
+              if here is not None and (rung(target) or 0) > here]
+    assert upward == [], f"{path.relative_to(ROOT)} imports from higher packages: {upward}"
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycle_between_modules():
+    graph = {module_name(p): {t for t, _ in imports_of(p) if t != module_name(p)} for p in MODULES}
+    # A package's __init__ re-exporting its own modules is not a cycle worth refusing.
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not (name.startswith(t + ".") and module_path(t).name == "__init__.py")}
+    assert find_cycle(graph) is None, f"import cycle: {' -> '.join(find_cycle(graph))}"
+
+
+def test_the_checks_themselves_catch_what_they_must():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+    assert rung("citecheck.cli.main") > rung("citecheck.contract.log")
+    # The highest and lowest rungs hold what they should.
+    assert module_path("citecheck.contract.log") and module_path("citecheck.cli.main")
+
+
+def test_core_never_imports_streamlit():
+    offenders = []
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            offenders += [f"{path.relative_to(ROOT)}:{node.lineno}" for n in names if n.split(".")[0] == "streamlit"]
+    assert offenders == []
+
+
+def _ruff(path_name: str, source: str) -> str:
+    import shutil
+    import subprocess
+    import sys
+
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    proc = subprocess.run([ruff, "check", "--no-cache", "--stdin-filename", path_name, "-"], input=source,
+                          capture_output=True, text=True, cwd=ROOT)
+    return proc.stdout + proc.stderr
+
+
+def test_ruff_bans_streamlit_in_core_and_only_there():
+    source = "import streamlit as st\n\nst.write(1)\n"
+    assert "TID251" in _ruff("core/review/x.py", source)
+    assert "TID251" not in _ruff("pages/x.py", source)
+    assert "TID251" not in _ruff("app.py", source)
