@@ -1,0 +1,55 @@
+"""What every command group shares: exit codes, option types, output and log helpers.
+
+Exit codes: 0 all good; 1 the ``--max-failure-rate`` gate failed; 2 bad usage or a file that
+cannot be opened; 4 some records were unreadable (added to 1 when both happen, giving 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TextIO
+
+from ..contract.log import dumps
+
+EXIT_GATE = 1
+EXIT_USAGE = 2
+EXIT_UNREADABLE = 4
+
+
+def json_line(obj: dict, out: TextIO) -> None:
+    out.write(json.dumps(obj, ensure_ascii=False))
+    out.write("\n")
+
+
+def append_answer(path: str, answer) -> None:
+    with open(path, "a", encoding="utf-8", newline="\n") as handle:
+        handle.write(dumps(answer) + "\n")
+
+
+def price(value: str) -> tuple[float, float]:
+    """``--price IN,OUT``: USD per million input and output tokens."""
+    try:
+        a, b = (float(x) for x in value.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("give IN,OUT in USD per million tokens, for example 3,15") from None
+    return a, b
+
+
+def rate(value: str) -> float:
+    """``--max-failure-rate R``: a share between 0 and 1."""
+    share = float(value)
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError("give a share between 0 and 1, for example 0.05")
+    return share
+
+
+def load_checked(paths: list[str], corpus: str | None, err: TextIO):
+    """The checked dataset of ``paths``; each unreadable record is said on ``err``."""
+    from ..review import dataset
+
+    data = dataset.load([Path(p) for p in paths], Path(corpus) if corpus else None)
+    for e in data.errors:
+        err.write(f"unreadable: {e}\n")
+    return data

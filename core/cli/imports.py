@@ -1,0 +1,39 @@
+"""``citecheck import FORMAT``: turn other tools' formats into citecheck log lines."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from ..contract.errors import RecordError
+from ..contract.log import dumps
+from .common import EXIT_UNREADABLE
+
+
+def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..importers import run_importer
+
+    args.err = err
+    target: TextIO = open(args.out, "w", encoding="utf-8", newline="\n") if args.out else out
+    written = errors = 0
+    try:
+        for item in run_importer(args):
+            if isinstance(item, RecordError):
+                errors += 1
+                err.write(f"skipped: {item}\n")
+            else:
+                target.write(dumps(item) + "\n")
+                written += 1
+    finally:
+        if args.out:
+            target.close()
+    err.write(f"imported {written} answer(s)" + (f", skipped {errors} malformed record(s)" if errors else "") + "\n")
+    return EXIT_UNREADABLE if errors else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from ..importers import add_import_parsers
+
+    imp = sub.add_parser("import", help="turn other formats into citecheck log lines")
+    add_import_parsers(imp.add_subparsers(dest="format", required=True))
+    imp.set_defaults(func=cmd_import)

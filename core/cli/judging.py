@@ -1,0 +1,144 @@
+"""``citecheck judge``, ``calibrate`` and ``verdicts import``: LLM judges against the human labels."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from .common import EXIT_UNREADABLE, EXIT_USAGE, load_checked, price
+
+
+def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import threading
+    import time
+
+    from ..judging import verdicts as V
+    from ..judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
+    from ..review import labels as L
+
+    data = load_checked(args.log, args.corpus, err)
+    keys = None
+    if not args.all_items:
+        records, warnings = L.read(args.labels)
+        for w in warnings:
+            err.write(f"warning: {w}\n")
+        keys = {r.item for r in records if r.citation is not None}
+    items = judge_items(data.results, keys, data.items_by_answer)
+    if args.judge == "baseline":
+        judge = BaselineJudge()
+    else:
+        from ..pipeline.answering import make_client
+
+        judge = ClaudeJudge(make_client(), model=args.model, prompt_version=args.prompt,
+                            concurrency=args.concurrency, max_cost_usd=args.max_cost_usd, price=args.price)
+    existing, warnings = V.read(args.out)
+    for w in warnings:
+        err.write(f"warning: {w}\n")
+    todo = not_yet_judged(items, existing, judge)
+    progress = Progress(total=len(todo))
+    err.write(f"{len(items)} item(s); {len(items) - len(todo)} already judged by {judge.name} "
+              f"{judge.prompt.version}; judging {len(todo)}\n")
+
+    pending: list = []
+    shown = [0.0]
+
+    def record(v) -> None:  # written in small groups: a crash loses at most the last second's verdicts
+        pending.append(v)
+        now = time.monotonic()
+        if now - shown[0] >= 1.0 or progress.done == progress.total:
+            V.append(args.out, pending)
+            pending.clear()
+            shown[0] = now
+            err.write(f"\r[{progress.done}/{progress.total}] ${progress.spent:.4f} spent, {progress.unscored} unscored")
+
+    if args.batch and args.judge == "claude":
+        judge.judge_batch(todo, poll_seconds=args.poll_seconds, on_verdict=record, progress=progress)
+    else:
+        judge.judge(todo, on_verdict=record, stop=threading.Event(), progress=progress)
+    V.append(args.out, pending)
+    err.write(f"\n{progress.done} verdict(s) written to {args.out}; ${progress.spent:.4f}"
+              + (f"; {progress.stopped}" if progress.stopped else "") + "\n")
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..judging import verdicts as V
+    from ..judging.calibration import calibrate
+    from ..review import labels as L
+
+    records, warnings = L.read(args.labels)
+    verdicts, more = V.read(args.verdicts)
+    for w in warnings + more:
+        err.write(f"warning: {w}\n")
+    runs = V.runs(verdicts)
+    if not runs:
+        err.write(f"citecheck calibrate: no verdicts in {args.verdicts}; run citecheck judge first\n")
+        return EXIT_USAGE
+    wanted = [r for r in runs if (args.judge is None or r[0] == args.judge)
+              and (args.prompt is None or r[1] == args.prompt)]
+    if not wanted:
+        err.write("citecheck calibrate: no verdicts for that judge/prompt; present: "
+                  + ", ".join(f"{j} {p}" for j, p in runs) + "\n")
+        return EXIT_USAGE
+    fingerprints = None
+    if args.log:
+        data = load_checked(args.log, args.corpus, err)
+        fingerprints = {i.key: i.fingerprint for i in data.all_items}
+    reports = [calibrate(records, verdicts, j, p, args.split, fingerprints) for j, p in wanted]
+    if args.format == "json":
+        out.write(json.dumps([r.to_dict() for r in reports] if len(reports) > 1 else reports[0].to_dict(),
+                             ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write("\n".join(r.to_text() for r in reports))
+    return 0
+
+
+def cmd_verdicts_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..judging import verdicts as V
+
+    found, errors = V.import_external(args.input, args.judge, args.prompt)
+    for e in errors:
+        err.write(f"skipped: {e}\n")
+    V.append(args.out, found)
+    err.write(f"imported {len(found)} verdict(s) as judge {args.judge!r}" +
+              (f", skipped {len(errors)} bad row(s)" if errors else "") + "\n")
+    return EXIT_UNREADABLE if errors else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    jd = sub.add_parser("judge", help="run a judge over labelled items (or all items), appending verdicts")
+    jd.add_argument("--log", action="append", required=True, help="answer log(s) the items come from")
+    jd.add_argument("--labels", help="labels file: the items to judge are the labelled ones")
+    jd.add_argument("--all-items", action="store_true", help="judge every citation item of the logs")
+    jd.add_argument("--corpus", help="folder of current source documents")
+    jd.add_argument("--judge", choices=["claude", "baseline"], default="baseline")
+    jd.add_argument("--model", default="claude-haiku-4-5")
+    jd.add_argument("--prompt", default="judge.v1", help="judge prompt version (core/llm/prompts/)")
+    jd.add_argument("--concurrency", type=int, default=4)
+    jd.add_argument("--max-cost-usd", type=float, help="stop before a call that could go over this")
+    jd.add_argument("--price", type=price, metavar="IN,OUT")
+    jd.add_argument("--batch", action="store_true", help="use the Message Batches API (half price, slower)")
+    jd.add_argument("--poll-seconds", type=float, default=30.0)
+    jd.add_argument("--out", required=True, help="verdicts file to append to (resumable)")
+    jd.set_defaults(func=cmd_judge)
+
+    cal = sub.add_parser("calibrate", help="agreement of a judge's verdicts with the human labels")
+    cal.add_argument("--labels", required=True)
+    cal.add_argument("--verdicts", required=True)
+    cal.add_argument("--judge", help="judge name (default: every judge in the file)")
+    cal.add_argument("--prompt", help="prompt version (default: every one)")
+    cal.add_argument("--split", choices=["all", "dev", "test"], default="all")
+    cal.add_argument("--log", action="append", help="answer log(s): drop labels whose item changed since")
+    cal.add_argument("--corpus")
+    cal.add_argument("--format", choices=["text", "json"], default="text")
+    cal.set_defaults(func=cmd_calibrate)
+
+    ver = sub.add_parser("verdicts", help="work with a verdicts file")
+    ver_sub = ver.add_subparsers(dest="verdicts_command", required=True)
+    vi = ver_sub.add_parser("import", help="import another tool's verdicts (CSV or JSONL keyed by item)")
+    vi.add_argument("input")
+    vi.add_argument("--judge", required=True, help="a name for that tool")
+    vi.add_argument("--prompt", default="external", help="its prompt or version name")
+    vi.add_argument("--out", required=True)
+    vi.set_defaults(func=cmd_verdicts_import)

@@ -1,0 +1,38 @@
+"""``citecheck labels export``: the calibration set, one row per labelled item."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TextIO
+
+from .common import EXIT_UNREADABLE
+
+
+def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from ..review import dataset, export, labels
+
+    records, warnings = labels.read(args.labels)
+    for w in warnings:
+        err.write(f"warning: {w}\n")
+    data = dataset.load([Path(p) for p in args.log], Path(args.corpus) if args.corpus else None)
+    for e in data.errors:
+        err.write(f"unreadable: {e}\n")
+    text = (export.to_csv if args.format == "csv" else export.to_jsonl)(export.rows(data, records))
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        out.write(text)
+    return EXIT_UNREADABLE if data.errors else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    lab = sub.add_parser("labels", help="work with a labels file")
+    lab_sub = lab.add_subparsers(dest="labels_command", required=True)
+    exp = lab_sub.add_parser("export", help="write the calibration set: one row per labelled item")
+    exp.add_argument("labels", help="the labels file (JSON lines)")
+    exp.add_argument("--log", action="append", required=True, help="answer log(s) the labels refer to")
+    exp.add_argument("--corpus", help="folder of current source documents")
+    exp.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    exp.add_argument("--out", help="write here instead of standard output")
+    exp.set_defaults(func=cmd_labels_export)
