@@ -98,7 +98,7 @@ def parse_only(path: Path) -> float:
 CHILD = """
 import resource, sys, time, os
 sys.path.insert(0, {root!r})
-from core.cli import main
+from citecheck.cli.main import main
 with open(os.devnull, "w") as sink:
     start = time.perf_counter()
     code = main({argv!r}, sink, sink)
