@@ -146,7 +146,7 @@ def test_markers_request_numbers_sources_with_their_ids(index):
     p = P.plan(index, ANSWERABLE, P.PipelineConfig())
     body = p.request
     assert body["system"][0]["text"] == assembly.load_prompt("answer.v1").text
-    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in body["system"][0]  # ~200 tokens: below every model's caching minimum
     user = body["messages"][0]["content"]
     assert user.startswith(f"Question: {ANSWERABLE}") and '<source n="1" id="leave-policy-2">' in user
     assert user.count("<source n=") == len(p.packed) <= 5

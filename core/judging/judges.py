@@ -26,7 +26,7 @@ from typing import Any
 
 from ..checking.checker import AnswerResult, number_in, strip_markers
 from ..llm.pricing import Price, estimate_tokens, price_for
-from ..llm.prompts import Prompt, load_prompt
+from ..llm.prompts import Prompt, load_prompt, system_blocks
 from ..review.items import Item, items_of
 from . import verdicts as V
 
@@ -70,6 +70,7 @@ class Progress:
     spent: float = 0.0
     unscored: int = 0
     stopped: str | None = None
+    rounds: int = 0  # batches sent (batch mode)
 
 
 # --- the baseline -------------------------------------------------------------------------------
@@ -183,7 +184,7 @@ def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int =
     return {
         "model": model,
         "max_tokens": max_tokens,
-        "system": [{"type": "text", "text": prompt.text, "cache_control": {"type": "ephemeral"}}],
+        "system": system_blocks(prompt.text, model, [TOOL]),
         "tools": [TOOL],
         "tool_choice": {"type": "tool", "name": TOOL["name"]},
         "messages": [{"role": "user", "content": body}],
@@ -326,35 +327,68 @@ class ClaudeJudge:
 
     # --- Message Batches -------------------------------------------------------------------------
 
+    def input_tokens(self, request: dict) -> int:
+        """The input tokens of ``request``, counted by the API's token counting endpoint (free,
+        through the SDK); when it cannot be reached, the documented high bound of
+        ``estimate_tokens`` (3 characters a token) plus 600 for the tool-use system prompt."""
+        try:
+            counted = self.client.messages.count_tokens(
+                model=request["model"], system=request["system"], tools=request["tools"],
+                tool_choice=request["tool_choice"], messages=request["messages"])
+            return int(counted.input_tokens)
+        except Exception:  # no counting here (older SDK, proxy, offline): fall back to the bound
+            return estimate_tokens(request["system"][0]["text"] + json.dumps(request["messages"])
+                                   + json.dumps(request["tools"])) + 600
+
     def judge_batch(self, items: Sequence[JudgeItem], poll_seconds: float = 30.0,
                     on_verdict: Callable[[V.Verdict], None] | None = None,
                     progress: Progress | None = None, sleep: Callable[[float], None] = time.sleep) -> list[V.Verdict]:
-        """Judge through the Message Batches API (half price; results within 24 hours).  Items
-        that would take the worst case of the whole batch over the budget are left out."""
+        """Judge through the Message Batches API (half price; results within 24 hours).
+
+        Each item reserves what it can cost at most: its counted input tokens plus ``max_tokens``
+        of output, at the batch price.  Items are sent in rounds: a round takes the next items
+        whose reservations fit in what the budget has left; when its results return, the
+        reservations are replaced by the costs the API reported, and the next round takes more."""
         progress = progress or Progress(total=len(items))
         out: list[V.Verdict] = []
-        requests, by_id, worst_total = [], {}, 0.0
+        half = Price(self._price.input / 2, self._price.output / 2)
+        pending: list[tuple[str, JudgeItem]] = []
         for i, item in enumerate(items):
             if not item.chunk.strip():
                 self._record(self._verdict(item, V.UNSCORED, "the cited chunk has no text to judge against"),
                              out, progress, on_verdict)
-                continue
-            params = judge_request(item, self.prompt, self.model, self.max_tokens)
-            worst = self._worst(params) / 2
-            if self.max_cost_usd is not None and worst_total + worst > self.max_cost_usd:
-                progress.stopped = f"budget: {len(requests)} of {len(items)} items fit in ${self.max_cost_usd:.4f}"
+            else:
+                pending.append((f"item-{i}", item))
+        reserve: dict[str, tuple[dict, float]] = {}
+        while pending:
+            requests, by_id, reserved = [], {}, 0.0
+            while pending:
+                custom_id, item = pending[0]
+                if custom_id not in reserve:
+                    params = judge_request(item, self.prompt, self.model, self.max_tokens)
+                    reserve[custom_id] = params, half.worst_case(self.input_tokens(params), params["max_tokens"])
+                params, worst = reserve[custom_id]
+                if self.max_cost_usd is not None and progress.spent + reserved + worst > self.max_cost_usd:
+                    break
+                pending.pop(0)
+                reserved += worst
+                by_id[custom_id] = item
+                requests.append({"custom_id": custom_id, "params": params})
+            if not requests:
+                progress.stopped = (f"budget: ${progress.spent:.4f} spent of ${self.max_cost_usd:.4f}; "
+                                    f"{len(pending)} item(s) left, the next could cost up to "
+                                    f"${reserve[pending[0][0]][1]:.4f}")
                 break
-            worst_total += worst
-            custom_id = f"item-{i}"
-            by_id[custom_id] = item
-            requests.append({"custom_id": custom_id, "params": params})
-        if not requests:
-            return out
+            progress.rounds += 1
+            self._run_batch(requests, by_id, half, poll_seconds, sleep, out, progress, on_verdict)
+        return out
+
+    def _run_batch(self, requests: list[dict], by_id: dict[str, JudgeItem], half: Price, poll_seconds: float,
+                   sleep: Callable[[float], None], out: list, progress: Progress, on_verdict) -> None:
         batch = self.client.messages.batches.create(requests=requests)
         while batch.processing_status != "ended":
             sleep(poll_seconds)
             batch = self.client.messages.batches.retrieve(batch.id)
-        half = Price(self._price.input / 2, self._price.output / 2)
         for entry in self.client.messages.batches.results(batch.id):
             item = by_id.get(entry.custom_id)
             if item is None:
@@ -368,7 +402,6 @@ class ClaudeJudge:
                 v = self._verdict(item, V.UNSCORED, f"batch request {result.type}")
             progress.spent += v.cost_usd
             self._record(v, out, progress, on_verdict)
-        return out
 
 
 def judge_key(judge: Any) -> tuple[str, str]:

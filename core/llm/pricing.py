@@ -25,6 +25,20 @@ PRICES: dict[str, tuple[float, float]] = {
 CACHE_WRITE = 1.25
 CACHE_READ = 0.1
 
+# The shortest prefix the API caches, in tokens, per model (Anthropic's prompt caching docs); a
+# cache_control mark on a shorter prefix is ignored: the call pays full price and reports no
+# cache tokens.  Same matching as PRICES (dated ids match their family).
+CACHE_MINIMUM_TOKENS: dict[str, int] = {
+    "claude-opus-4-5": 4096,
+    "claude-opus-4-1": 1024,
+    "claude-opus-4-0": 1024,
+    "claude-sonnet-4-5": 1024,
+    "claude-sonnet-4-0": 1024,
+    "claude-haiku-4-5": 4096,
+    "claude-3-5-haiku-latest": 2048,
+}
+CHARS_PER_TOKEN_BOUND = 3  # budgets count at most 3 characters a token (English is nearer 4): high on purpose
+
 
 class UnknownPrice(KeyError):
     def __str__(self) -> str:
@@ -55,13 +69,37 @@ class Price:
 def price_for(model: str, override: tuple[float, float] | None = None) -> Price:
     if override is not None:
         return Price(*override)
-    for name, (inp, out) in PRICES.items():
-        if model == name or model.startswith(name + "-"):  # dated ids: claude-sonnet-4-5-20250929
-            return Price(inp, out)
-    raise UnknownPrice(model)
+    found = _family(PRICES, model)  # dated ids match their family: claude-sonnet-4-5-20250929
+    if found is None:
+        raise UnknownPrice(model)
+    return Price(*found)
+
+
+def _family(table: Mapping[str, Any], model: str) -> Any:
+    for name, value in table.items():
+        if model == name or model.startswith(name + "-"):
+            return value
+    return None
+
+
+def cache_minimum(model: str) -> int | None:
+    """The shortest prefix (tokens) the API caches for ``model``; None when not known."""
+    return _family(CACHE_MINIMUM_TOKENS, model)
+
+
+def cacheable(prefix_tokens: int, model: str) -> bool:
+    """Whether a prefix of ``prefix_tokens`` reaches ``model``'s caching minimum."""
+    minimum = cache_minimum(model)
+    return minimum is not None and prefix_tokens >= minimum
 
 
 def estimate_tokens(text: str) -> int:
-    """A deliberately high token estimate for budgeting before a call (about 3 characters per
-    token; real English is nearer 4)."""
-    return len(text) // 3 + 16
+    """A deliberately high token estimate for budgeting before a call (``CHARS_PER_TOKEN_BOUND``
+    characters per token; real English is nearer 4)."""
+    return len(text) // CHARS_PER_TOKEN_BOUND + 16
+
+
+def low_token_estimate(text: str) -> int:
+    """A deliberately low token estimate (5 characters per token), for claims such as "this
+    prefix is long enough to be cached" that must not be made on an overestimate."""
+    return len(text) // 5

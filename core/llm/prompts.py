@@ -29,3 +29,17 @@ def load_prompt(version: str) -> Prompt:
         known = ", ".join(sorted(p.stem for p in PROMPTS.glob("*.txt")))
         raise FileNotFoundError(f"no prompt {version!r} in {PROMPTS}; known: {known}")
     return Prompt(version, path.read_text(encoding="utf-8").strip())
+
+
+def system_blocks(text: str, model: str, tools: list | tuple = ()) -> list[dict]:
+    """The system prompt as one text block, marked for caching only when the cached prefix
+    (the tools, then the system text) is long enough for ``model`` to cache it: a mark on a
+    shorter prefix is ignored by the API, so claiming it would promise a saving that never comes."""
+    import json
+
+    from .pricing import cacheable, low_token_estimate
+
+    block: dict = {"type": "text", "text": text}
+    if cacheable(low_token_estimate(text + json.dumps(list(tools))), model):
+        block["cache_control"] = {"type": "ephemeral"}
+    return [block]

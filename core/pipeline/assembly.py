@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..checking.checker import DEFAULT_REFUSAL
 from ..contract.log import Chunk
-from ..llm.prompts import Prompt, load_prompt  # noqa: F401 (re-exported for the pipeline)
+from ..llm.prompts import Prompt, load_prompt, system_blocks  # noqa: F401 (re-exported for the pipeline)
 from ..text.normalise import normalise
 from .retrieval import Scored
 
@@ -57,7 +57,7 @@ def markers_request(question: str, chunks: Sequence[Chunk], prompt: Prompt, mode
     return {
         "model": model,
         "max_tokens": max_tokens,
-        "system": [{"type": "text", "text": prompt.text, "cache_control": {"type": "ephemeral"}}],
+        "system": system_blocks(prompt.text, model),
         "messages": [{"role": "user", "content": f"Question: {question}\n\nSources:\n\n{sources}"}],
     }
 
@@ -80,7 +80,7 @@ def citations_request(question: str, chunks: Sequence[Chunk], prompt: Prompt, mo
     return {
         "model": model,
         "max_tokens": max_tokens,
-        "system": [{"type": "text", "text": prompt.text, "cache_control": {"type": "ephemeral"}}],
+        "system": system_blocks(prompt.text, model),
         "messages": [{"role": "user", "content": [*documents, {"type": "text", "text": question}]}],
     }
 
