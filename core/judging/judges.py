@@ -195,7 +195,7 @@ _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 _VERDICT_WORD = re.compile(r"verdict\W{0,5}(not[ _]supported|unsupported|partial(?:ly supported)?|supported)", re.I)
 
 
-def parse_verdict(content: Sequence[dict], chunk: str) -> tuple[str, str]:
+def parse_verdict(content: Sequence[dict], chunk: str, *request_texts: str) -> tuple[str, str]:
     """(verdict, rationale) from a reply's content blocks; ``(unscored, why)`` when there is none.
 
     Only the judge's own ``record_verdict`` call counts when there is one.  Without it, a JSON
@@ -211,7 +211,9 @@ def parse_verdict(content: Sequence[dict], chunk: str) -> tuple[str, str]:
     text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
     if not text.strip():
         return V.UNSCORED, "the reply has neither a verdict call nor text"
-    folded_chunk = " ".join(chunk.casefold().split())
+    # A verdict found in any text the request carried (the chunk, the sentence or claim, the quote,
+    # the question) is a copy, not the judge's own.
+    folded_chunk = "\n".join(" ".join(t.casefold().split()) for t in (chunk, *request_texts) if t)
     for match in reversed(_JSON_OBJECT.findall(text)):
         try:
             data = json.loads(match)
@@ -270,7 +272,7 @@ class ClaudeJudge:
                                                    f"{f', HTTP {status}' if status else ''})")
         body = response if isinstance(response, dict) else response.model_dump(mode="json", exclude_none=True)
         cost = self._price.cost(body.get("usage") or {})
-        label, why = parse_verdict(body.get("content") or [], item.chunk)
+        label, why = parse_verdict(body.get("content") or [], item.chunk, item.sentence, item.quote, item.question)
         if label == V.UNSCORED and body.get("stop_reason") == "max_tokens":
             why += " (the reply was cut off at max_tokens)"
         return self._verdict(item, label, why, cost)
@@ -396,7 +398,8 @@ class ClaudeJudge:
             result = entry.result
             if result.type == "succeeded":
                 body = result.message.model_dump(mode="json", exclude_none=True)
-                label, why = parse_verdict(body.get("content") or [], item.chunk)
+                label, why = parse_verdict(body.get("content") or [], item.chunk, item.sentence, item.quote,
+                                           item.question)
                 v = self._verdict(item, label, why, half.cost(body.get("usage") or {}))
             else:
                 v = self._verdict(item, V.UNSCORED, f"batch request {result.type}")

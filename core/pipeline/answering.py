@@ -12,6 +12,7 @@ table in citecheck.llm.pricing; a run stops before a call that could take it ove
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,9 +23,9 @@ from ..contract.errors import CitecheckError
 from ..contract.log import Answer, Citation
 from ..importers.anthropic import convert
 from ..llm.pricing import DEFAULT_MODEL, Price, estimate_tokens, price_for
-from ..text.normalise import normalise
 from . import assembly
 from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR, GateDecision, decide
+from .faithfulness import DEFAULT_THRESHOLD
 from .retrieval import Index, Scored
 
 
@@ -48,6 +49,12 @@ class PipelineConfig:
     max_tokens: int = 800
     max_cost_per_answer: float = 0.05  # USD
     price: tuple[float, float] | None = None  # USD per million tokens (in, out); default from the table
+    faithfulness: bool = False  # score claims after generation and withhold answers below the threshold
+    faithfulness_threshold: float = DEFAULT_THRESHOLD
+    judge_model: str = "claude-haiku-4-5"  # decomposes and judges claims
+    agent_fallback: bool = False  # when the gate refuses, let a capped search agent try
+    agent_max_turns: int = 4
+    agent_budget_usd: float = 0.05  # per question
 
     @property
     def prompt(self) -> str:
@@ -130,10 +137,6 @@ def _response_dict(response: Any) -> dict:
     return response.model_dump(mode="json", exclude_none=True)
 
 
-def _is_refusal(text: str) -> bool:
-    return normalise(text, casefold=True) == normalise(assembly.REFUSAL, casefold=True)
-
-
 def answer_question(
     client: Any,
     index: Index,
@@ -152,8 +155,13 @@ def answer_question(
                 prompt_version=p.prompt.version, index_snapshot=index.snapshot)
     extra: dict = {"shape": config.shape, "prompt_sha256": p.prompt.sha256, "gate": p.gate.to_dict()}
     if p.request is None:
-        return Answer(answer=assembly.REFUSAL, chunks=chunks, refused=True,
-                      extra={**extra, "refused_by": "gate", "cost_usd": 0.0}, **base)
+        refused = Answer(answer=assembly.REFUSAL, chunks=chunks, refused=True,
+                         extra={**extra, "refused_by": "gate", "cost_usd": 0.0}, **base)
+        if config.agent_fallback:
+            from .agent import try_agent
+
+            return try_agent(client, index, refused, config, budget)
+        return refused
     price = price_for(config.model, config.price)
     max_tokens, worst = _fit_max_tokens(p.request, price, config.max_cost_per_answer)
     budget.check(worst)
@@ -178,10 +186,60 @@ def answer_question(
         except CitecheckError as exc:
             raise PipelineError(f"the response could not be read: {exc}") from None
         citations, answer_text = imported.citations, imported.answer
-    refused = _is_refusal(answer_text)
+    refused = assembly.is_refusal(answer_text)
     if refused:
         extra["refused_by"] = "model"
-    return Answer(answer=answer_text, chunks=chunks, citations=citations, refused=refused, extra=extra, **base)
+    answer = Answer(answer=answer_text, chunks=chunks, citations=citations, refused=refused, extra=extra, **base)
+    if config.faithfulness and not refused:
+        answer = gate_faithfulness(client, answer, config, budget)
+    return answer
+
+
+def gate_faithfulness(client: Any, answer: Answer, config: PipelineConfig, budget: Budget) -> Answer:
+    """Score ``answer``'s claims and withhold it (the exact refusal instead) below the threshold.
+
+    The log line keeps the score, threshold, claims and verdicts either way, and the withheld
+    answer's text and citations when it is withheld."""
+    from ..checking.checker import CheckOptions, check_answer
+    from ..judging.judges import ClaudeJudge
+    from .claims import ClaimsError, decompose
+    from .faithfulness import assess, sentence_claims, withheld_record
+
+    result = check_answer(answer, CheckOptions(refusals=(assembly.REFUSAL,)))
+    price = price_for(config.judge_model, config.price if config.judge_model == config.model else None)
+    sentences = [s for _, s in _claim_sentences(result)]
+    claims, decomposition, spent, note = sentence_claims(result), "sentences", 0.0, ""
+    if sentences:
+        budget.check(price.worst_case(estimate_tokens(" ".join(sentences)) + 1200, 1024))
+        try:
+            found = decompose(client, sentences, config.judge_model, price)
+            index = [i for i, _ in _claim_sentences(result)]
+            claims = tuple(type(c)(index[c.sentence], c.text) for c in found.claims)
+            decomposition, spent = found.prompt_version, found.cost_usd
+        except ClaimsError as exc:
+            spent, note = getattr(exc, "cost_usd", 0.0), f"decomposition failed ({exc}); each sentence judged as one claim"
+        except Exception as exc:  # API error after the SDK's retries
+            note = f"decomposition failed ({_api_error(exc)}); each sentence judged as one claim"
+        budget.add(spent)
+    remaining = None if budget.limit is None else max(0.0, budget.limit - budget.spent)
+    judge = ClaudeJudge(client, model=config.judge_model, max_cost_usd=remaining, concurrency=2,
+                        price=config.price if config.judge_model == config.model else None)
+    verdict = assess(result, claims, judge, config.faithfulness_threshold, decomposition, spent, note)
+    budget.spent += verdict.cost_usd - spent
+    record = verdict.to_dict()
+    extra = {**answer.extra, "faithfulness": record,
+             "cost_usd": round((answer.extra.get("cost_usd") or 0.0) + verdict.cost_usd, 6)}
+    if not verdict.withheld:
+        return dataclasses.replace(answer, extra=extra)
+    record["withheld_answer"] = withheld_record(answer.answer, answer.citations)
+    extra["refused_by"] = "faithfulness"
+    return dataclasses.replace(answer, answer=assembly.REFUSAL, citations=(), refused=True, extra=extra)
+
+
+def _claim_sentences(result) -> list[tuple[int, str]]:
+    from .faithfulness import answer_sentences
+
+    return answer_sentences(result)
 
 
 def _api_error(exc: Exception) -> str:

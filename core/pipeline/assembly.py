@@ -106,6 +106,11 @@ class MarkersReply:
     quotes: tuple[tuple[int, str], ...]  # (marker, quote) in the order listed
 
 
+def is_refusal(text: str) -> bool:
+    """Whether ``text`` is the exact refusal sentence (up to case and spacing)."""
+    return normalise(text, casefold=True) == normalise(REFUSAL, casefold=True)
+
+
 def parse_markers_reply(text: str) -> MarkersReply:
     """Split a markers-shape reply into the answer and its quote list.  Lenient: no QUOTES: line
     means no quotes (each marker then fails ``quote_missing``, which is the truth); a malformed
