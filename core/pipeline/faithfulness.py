@@ -3,7 +3,8 @@
 An answer is split into atomic claims (``claims.py``); each claim is judged against the chunks
 its sentence cites, by the judge machinery of ``citecheck.judging`` (same verdict set, prompts,
 budget and retries).  Mechanics come first: a claim whose sentence has no citation that passes
-the checker (retrieved chunk, quote found, checksum intact) is unsupported without a judge call.
+the checker's evidence checks (retrieved chunk, checksum intact, source unchanged, quote found when
+one is given: ``BLOCKING``) is unsupported without a judge call.
 
     score = (supported + 0.5 x partial) / claims
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..checking.checker import AnswerResult, strip_markers
+from ..contract import reasons as R
 from ..contract.log import citation_to_dict
 from ..judging import verdicts as V
 from ..judging.judges import JudgeItem
@@ -30,6 +32,11 @@ from .claims import Claim
 DEFAULT_THRESHOLD = 0.8
 WEIGHT = {"supported": 1.0, "partial": 0.5, "not_supported": 0.0}  # anything else (unscored) counts 0
 UNCITED = "uncited"  # a claim whose sentence cites nothing
+# A citation with one of these is no evidence at all: its chunk was not retrieved, is not the text
+# that was logged, or does not hold the quote.  A citation that only lacks a quote, or whose quote
+# sits elsewhere in the chunk, still points at real retrieved text the judge can read.
+BLOCKING = frozenset({R.UNRETRIEVED_SOURCE, R.MARKER_OUT_OF_RANGE, R.CHECKSUM_MISMATCH, R.SOURCE_CHANGED,
+                      R.QUOTE_NOT_FOUND})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +104,9 @@ def _evidence(result: AnswerResult, sentence: int) -> tuple[list[int], tuple[str
     good, reasons = [], set()
     for i in s.citations:
         c = result.citations[i]
-        if c.reasons or c.chunk_index is None:
-            reasons.update(c.reasons or ("unretrieved_source",))
+        blocking = BLOCKING.intersection(c.reasons)
+        if blocking or c.chunk_index is None:
+            reasons.update(blocking or {R.UNRETRIEVED_SOURCE})
         else:
             good.append(i)
     if not s.citations:
