@@ -49,7 +49,7 @@ TITLES = {  # tile titles short enough to read; the full definition is in the ti
     "source_changed_rate": "Source changed", "uncited_sentence_rate": "Uncited sentences",
     "invalid_marker_answers": "Invalid markers", "unsupported_number_answers": "Unsupported numbers",
     "human_not_supported_rate": "Judged not supported", "over_refusal_rate": "Over-refusal",
-    "under_refusal_rate": "Under-refusal",
+    "under_refusal_rate": "Under-refusal", "withheld_answers": "Withheld (faithfulness)",
 }
 
 
@@ -68,6 +68,11 @@ show_figures(report.headline)
 if not table["failing"].any():
     st.success("No answer fails a check: every citation verified, every sentence cited, every number and quote "
                "found in its sources.")
+
+if report.faithfulness is not None:
+    with st.expander("Faithfulness scores of the scored answers (withheld below the threshold)"):
+        st.dataframe(report.faithfulness[["bin", "answers", "withheld", "share"]], hide_index=True,
+                     column_config={"share": st.column_config.NumberColumn(format="percent")})
 
 reasons_tab, model_tab, prompt_tab, time_tab, table_tab, golden_tab, compare_tab = st.tabs(
     ["Reasons", "By model", "By prompt version", "Over time", "Failing answers", "Refusals & retrieval", "Compare"])
@@ -97,7 +102,10 @@ def group_tab(frame: pd.DataFrame, column: str, present: bool, what: str) -> Non
     long = []
     for row in frame.to_dict("records"):
         for key, title in (("failing_answers", "failing answers"), ("citation_failure_rate", "failed citations"),
-                           ("refusal_rate", "refused answers"), ("uncited_sentence_rate", "uncited sentences")):
+                           ("refusal_rate", "refused answers"), ("uncited_sentence_rate", "uncited sentences"),
+                           ("withheld_answers", "withheld answers")):
+            if pd.isna(row.get(f"{key}.count")):
+                continue  # withheld: only where the faithfulness gate scored answers
             long.append({column: row[column], "figure": title, "rate": row[f"{key}.rate"],
                          "count": row[f"{key}.count"], "total": row[f"{key}.total"]})
     chart = alt.Chart(pd.DataFrame(long)).mark_bar().encode(

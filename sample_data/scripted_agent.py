@@ -5,7 +5,8 @@ contract, costs at the price table), not how well a real model rephrases.
 Policy, one step per call: 1. search the question as asked; 2. search again with the question
 rewritten through ``THESAURUS`` (the documents' words for the asker's words); 3. read the first
 passage the second search returned; 4. answer with that passage's first sentence, cited as [1]
-with it as the quote.  Usage is reported as about 4 characters a token of the request, 60 output
+with it as the quote, when the passage shares a content word (5 letters or more) with the
+question or its rewrite; otherwise reply with the exact refusal.  Usage is reported as about 4 characters a token of the request, 60 output
 tokens a turn.
 """
 
@@ -30,6 +31,10 @@ def rephrase(question: str) -> str:
     text = question.lower()
     extra = [words for key, words in THESAURUS.items() if key in text]
     return " ".join(extra) or question
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9-]+", text.lower()) if len(w) >= 5}
 
 
 def _question(body: dict) -> str:
@@ -66,6 +71,7 @@ def reply(body: dict) -> dict:
     source = _last_result(body)
     text = source.split("\n", 1)[1] if "\n" in source else ""
     sentence = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
-    if not sentence:
+    wanted = _content(question) | _content(rephrase(question))
+    if not sentence or not wanted & _content(text):
         return M.message("I cannot answer from the sources.", use=use)
     return M.message(f"{sentence.rstrip('.')} [1].\nQUOTES:\n[1] \"{sentence.rstrip('.')}\"", use=use)

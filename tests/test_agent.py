@@ -126,3 +126,37 @@ def test_the_question_is_fenced_and_the_log_line_round_trips(index):
     first = log[0]["body"]["messages"][0]["content"]
     assert first.startswith("<question_") and GAP in first
     assert parse_line(dumps(a)).extra["agent"] == json.loads(dumps(a))["agent"]
+
+
+def test_every_vocabulary_gap_question_is_refused_by_the_gate_and_names_a_real_chunk(index):
+    from citecheck.pipeline.gate import SAMPLE_FLOOR, decide
+    from citecheck.reports.golden import read_golden
+
+    questions, errors = read_golden(ROOT / "sample_data" / "vocabulary_gap.jsonl")
+    ids = {c.chunk_id for c in index.chunks}
+    assert not errors and len(questions) >= 10
+    for q in questions:
+        assert not decide(index.search(q.question, 8), SAMPLE_FLOOR).passed, q.question
+        assert q.answerable and set(q.chunk_ids) <= ids
+
+
+@pytest.mark.live
+@pytest.mark.skipif(not (__import__("os").environ.get("CITECHECK_LIVE") == "1"
+                         and __import__("os").environ.get("ANTHROPIC_API_KEY")),
+                    reason="calls the real Anthropic API: set CITECHECK_LIVE=1 and ANTHROPIC_API_KEY")
+def test_live_the_agent_keeps_the_citation_contract_on_vocabulary_gap_questions(index):
+    """With a real model: every answer the agent gives cites only chunks it read and passes the
+    mechanical checks; prints how many refused questions it recovered and their cost."""
+    from citecheck.reports.golden import read_golden
+
+    client = P.make_client()
+    questions = read_golden(ROOT / "sample_data" / "vocabulary_gap.jsonl")[0]
+    config = P.PipelineConfig(agent_fallback=True, agent_budget_usd=0.05)
+    budget = P.Budget(limit=1.0)
+    answered = 0
+    for i, q in enumerate(questions):
+        a = P.answer_question(client, index, q.question, f"live-{i}", config, budget)
+        if not a.refused:
+            answered += 1
+            assert check_answer(a, CheckOptions(refusals=(REFUSAL,))).invalid_markers == ()
+    print(f"live: {answered} of {len(questions)} recovered, ${budget.spent:.4f}")

@@ -161,3 +161,58 @@ def test_assess_with_the_baseline_judge_needs_no_model():
     f = assess(result, sentence_claims(result), BaselineJudge())
     assert [c.verdict for c in f.claims][0] == "supported" and f.claims[1].verdict != "supported"
     assert json.loads(json.dumps(f.to_dict()))["claims"][0]["sentence"] == 0
+
+
+def _scored_log(tmp_path):
+    from citecheck.contract.log import Answer, dumps
+
+    def line(i, model, score, withheld):
+        record = {"version": 1, "score": score, "threshold": 0.8, "withheld": withheld, "claims": []}
+        refused = withheld
+        return dumps(Answer(f"a{i}", "q?", REFUSAL if refused else "Plain text.", (), (), model=model,
+                            refused=refused, extra={"faithfulness": record, **({"refused_by": "faithfulness"}
+                                                                                  if withheld else {})}))
+
+    rows = [line(0, "m1", 1.0, False), line(1, "m1", 0.5, True), line(2, "m1", 0.85, False),
+            line(3, "m2", 0.75, True), line(4, "m2", 0.9, False)]
+    plain = dumps(__import__("citecheck.contract.log", fromlist=["Answer"]).Answer("a5", "q?", "Text.", (), (),
+                                                                                   model="m2"))
+    path = tmp_path / "scored.jsonl"
+    path.write_text("\n".join(rows + [plain]) + "\n")
+    return path
+
+
+def test_report_counts_withheld_answers_by_model_and_the_score_distribution(tmp_path):
+    import io
+
+    from citecheck.cli.main import main
+
+    path = _scored_log(tmp_path)
+    out = io.StringIO()
+    assert main(["report", str(path), "--format", "json"], out, io.StringIO()) in (0, 1)
+    data = json.loads(out.getvalue())
+    headline = {f["key"]: f for f in data["headline"]}
+    assert (headline["withheld_answers"]["count"], headline["withheld_answers"]["total"]) == (2, 5)  # a5 not scored
+    by_model = {r["model"]: r for r in data["by_model"]}
+    assert (by_model["m1"]["withheld_answers.count"], by_model["m1"]["withheld_answers.total"]) == (1, 3)
+    assert (by_model["m2"]["withheld_answers.count"], by_model["m2"]["withheld_answers.total"]) == (1, 2)
+    bins = {r["bin"]: (r["answers"], r["withheld"]) for r in data["faithfulness_scores"]}
+    assert bins == {"0.0-0.5": (0, 0), "0.5-0.7": (1, 1), "0.7-0.8": (1, 1), "0.8-0.9": (1, 0), "0.9-1.0": (2, 0)}
+    text = io.StringIO()
+    main(["report", str(path)], text, io.StringIO())
+    assert "faithfulness scores" in text.getvalue() and "withheld 50.0% (1/2 scored)" in text.getvalue()
+    csv_out = io.StringIO()
+    main(["report", str(path), "--format", "csv"], csv_out, io.StringIO())
+    assert "model,m1,withheld_answers,1,3," in csv_out.getvalue()
+    assert "faithfulness_score,0.9-1.0,answers,2,5," in csv_out.getvalue()
+
+
+def test_logs_without_the_gate_show_no_withheld_figure(tmp_path):
+    import io
+
+    from citecheck.cli.main import main
+
+    out = io.StringIO()
+    main(["report", str(ROOT / "sample_data" / "answers.jsonl"), "--format", "json"], out, io.StringIO())
+    data = json.loads(out.getvalue())
+    assert "withheld_answers" not in {f["key"] for f in data["headline"]} and data["faithfulness_scores"] is None

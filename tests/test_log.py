@@ -123,3 +123,11 @@ def test_dataset_checks_on_demand_and_agrees_with_checking_everything():
     assert [r.tally for r in data.results] == [r.tally for r in expected]
     assert data.get("a-039") is data.results[38]  # the one checked first is reused
     assert data.items("a-001") == data.items_by_answer[0]
+
+
+def test_unknown_fields_are_kept_even_on_a_line_with_few_known_fields():
+    """A line with only the required fields plus one of its own keeps that field in ``extra``
+    (a shortcut once assumed a line with 11 fields or fewer had none of its own)."""
+    line = '{"log_version": 1, "answer_id": "a", "question": "q", "answer": "x", "chunks": [], "mine": {"k": 1}}'
+    assert parse_line(line).extra == {"mine": {"k": 1}}
+    assert parse_line(line.replace(', "mine": {"k": 1}', "")).extra == {}

@@ -17,7 +17,10 @@ def _pipeline_config(args: argparse.Namespace):
     return PipelineConfig(model=args.model, shape=args.shape, prompt_version=args.prompt, k=args.k,
                           max_chunks=args.max_chunks, floor=args.floor, min_support=args.min_support,
                           max_tokens=args.max_tokens, max_cost_per_answer=args.max_cost_per_answer,
-                          price=args.price)
+                          price=args.price, faithfulness=args.faithfulness,
+                          faithfulness_threshold=args.faithfulness_threshold, judge_model=args.judge_model,
+                          agent_fallback=args.agent_fallback, agent_max_turns=args.agent_max_turns,
+                          agent_budget_usd=args.agent_budget_usd)
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -151,6 +154,26 @@ def _add_pipeline_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=int, default=800)
     p.add_argument("--max-cost-per-answer", type=float, default=0.05, metavar="USD")
     p.add_argument("--price", type=price, metavar="IN,OUT", help="USD per million tokens, for a model not in the table")
+    g = p.add_argument_group("after generation: claim-level faithfulness (docs/pipeline.md)")
+    g.add_argument("--faithfulness", action="store_true",
+                   help="split each answer into claims, judge them, and withhold answers below the threshold")
+    g.add_argument("--faithfulness-threshold", type=_share, default=0.8, metavar="SCORE",
+                   help="withhold an answer whose supported share of claims is below this (default 0.8; a domain "
+                        "choice: above 0.9 for legal or medical answers, 0.7 for general questions)")
+    g.add_argument("--judge-model", default="claude-haiku-4-5", help="model that splits and judges claims")
+    a = p.add_argument_group("when the gate refuses: a capped search agent (docs/pipeline.md)")
+    a.add_argument("--agent-fallback", action="store_true",
+                   help="let Claude search and read the index when the support-floor gate refuses")
+    a.add_argument("--agent-max-turns", type=int, default=4, metavar="N", help="calls per question (default 4)")
+    a.add_argument("--agent-budget-usd", type=float, default=0.05, metavar="USD",
+                   help="spend per question, checked before each call from the usage returned (default 0.05)")
+
+
+def _share(value: str) -> float:
+    x = float(value)
+    if not 0 <= x <= 1:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1")
+    return x
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -89,6 +89,7 @@ ANSWER_FIELDS = (
     "log_version answer_id question answer chunks citations timestamp model prompt_version "
     "index_snapshot refused"
 ).split()
+_ANSWER_FIELD_SET = frozenset(ANSWER_FIELDS)
 
 
 # --- parsing ---------------------------------------------------------------------------------
@@ -262,7 +263,9 @@ def parse_answer(obj: Any) -> Answer:
     refused = obj.get("refused", False)
     if type(refused) is not bool:
         raise FieldError("refused", f"expected true or false, got {refused!r}")
-    extra = {k: v for k, v in obj.items() if k not in ANSWER_FIELDS} if len(obj) > 11 else {}
+    # Fields the format does not name are kept (``extra``): found by a set difference, so a line with
+    # few known fields loses none of its own.
+    extra = {k: v for k, v in obj.items() if k not in _ANSWER_FIELD_SET} if obj.keys() - _ANSWER_FIELD_SET else {}
     return Answer(
         answer_id=_req_str(obj, "answer_id", ""),
         question=_req_str(obj, "question", ""),

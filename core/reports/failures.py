@@ -27,6 +27,7 @@ class Overview:
     refusals: F.RefusalFigures | None
     retrieval: RetrievalEval | None
     unreadable: int = 0
+    faithfulness: pd.DataFrame | None = None  # score distribution, when any answer was scored
 
     @property
     def has_models(self) -> bool:
@@ -57,6 +58,7 @@ class Overview:
                 "not_in_golden": self.refusals.not_in_golden,
             },
             "retrieval": None if self.retrieval is None else self.retrieval.to_dict(),
+            "faithfulness_scores": None if self.faithfulness is None else records(self.faithfulness),
         }
 
     def to_text(self) -> str:
@@ -81,13 +83,20 @@ class Overview:
                     f"  {row[col]:<24} {row['answers']:>6} answers, failing {_pct(row['failing_answers.rate'])}"
                     f" ({row['failing_answers.count']}), citation failures {_pct(row['citation_failure_rate.rate'])}"
                     f" ({row['citation_failure_rate.count']}/{row['citation_failure_rate.total']}), refused "
-                    f"{_pct(row['refusal_rate.rate'])} ({row['refusal_rate.count']})")
+                    f"{_pct(row['refusal_rate.rate'])} ({row['refusal_rate.count']})"
+                    + (f", withheld {_pct(row['withheld_answers.rate'])} ({int(row['withheld_answers.count'])}"
+                       f"/{int(row['withheld_answers.total'])} scored)"
+                       if not pd.isna(row.get("withheld_answers.count", float("nan"))) else ""))
         lines += ["", "by week"]
         if self.weekly.empty:
             lines.append("  no readable timestamps")
         for row in self.weekly.itertuples():
             lines.append(f"  {row.period:%Y-%m-%d}  {row.answers:>6} answers, failing {_pct(row.failing_rate)}"
                          f" ({row.failing})")
+        if self.faithfulness is not None:
+            lines += ["", "faithfulness scores (scored answers; withheld below the threshold)"]
+            for row in self.faithfulness.itertuples():
+                lines.append(f"  {row.bin}  {row.answers:>6} answers ({_pct(row.share)}), {row.withheld} withheld")
         if self.refusals is not None:
             lines += ["", "refusals against the golden set"] + [f"  {_fig(f)}" for f in self.refusals.figures()]
             if self.refusals.over_refused_ids:
@@ -116,13 +125,17 @@ class Overview:
             w.writerow(["reason", "", row.reason, row.count, row.total, _csv_rate(row.rate)])
         for section, df, col in (("model", self.by_model, "model"), ("prompt_version", self.by_prompt, "prompt_version")):
             for row in df.to_dict("records"):
-                for key in F.FIGURE_KEYS + ("human_not_supported_rate",):
+                for key in F.FIGURE_KEYS + F.OPTIONAL_KEYS:
                     if f"{key}.count" in row and not pd.isna(row[f"{key}.count"]):
                         w.writerow([section, row[col], key, int(row[f"{key}.count"]), int(row[f"{key}.total"]),
                                     _csv_rate(row[f"{key}.rate"])])
         for row in self.weekly.itertuples():
             w.writerow(["week", f"{row.period:%Y-%m-%d}", "failing_answers", row.failing, row.answers,
                         _csv_rate(row.failing_rate)])
+        if self.faithfulness is not None:
+            for row in self.faithfulness.itertuples():
+                w.writerow(["faithfulness_score", row.bin, "answers", row.answers, int(self.faithfulness["answers"].sum()),
+                            _csv_rate(row.share)])
         if self.refusals is not None:
             for f in self.refusals.figures():
                 w.writerow(["refusals", "", f.key, f.count, f.total, _csv_rate(f.rate)])
@@ -183,4 +196,5 @@ def _build(table, golden, runs, k, unreadable) -> Overview:
         refusals=F.refusals(table, golden) if golden is not None else None,
         retrieval=evaluate_retrieval(golden, runs, k) if golden is not None else None,
         unreadable=unreadable,
+        faithfulness=F.faithfulness_scores(table) if len(table) and table["faithfulness"].notna().any() else None,
     )

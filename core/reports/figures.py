@@ -31,6 +31,7 @@ COLUMNS = (
     "file", "line", "answer_id", "question", "model", "prompt_version", "timestamp", "refused", "ok",
     "failing", "citations", "failed", "with_quote", "quote_in_source", "sentences", "uncited",
     "invalid_markers", "unsupported_number", "problems", *R.ALL_REASONS,
+    "withheld", "faithfulness",  # the faithfulness gate: answer withheld; score x 1000 (-1: not scored)
     "labelled", "not_supported",
 )
 
@@ -42,15 +43,27 @@ def _answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list
     a = result.answer
     t = result.tally
     problems = t.failed + t.uncited + t.sentence_problems
+    withheld, score = _faithfulness(a.extra)
     return (file, line, a.answer_id, a.question, a.model or NONE, a.prompt_version or NONE, a.timestamp), [
         result.refused, problems == 0, problems > 0, t.citations, t.failed, t.with_quote, t.quote_in_source,
-        t.sentences, t.uncited, len(result.invalid_markers), t.reasons[_NUMBER_AT] > 0, problems, *t.reasons, 0, 0,
+        t.sentences, t.uncited, len(result.invalid_markers), t.reasons[_NUMBER_AT] > 0, problems, *t.reasons,
+        withheld, score, 0, 0,
     ]
+
+
+def _faithfulness(extra: dict) -> tuple[bool, int]:
+    """(withheld by the faithfulness gate, score in thousandths or -1) from a log line's extra."""
+    record = extra.get("faithfulness") if extra else None
+    if not isinstance(record, dict):
+        return False, -1
+    score = record.get("score")
+    ok = isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1
+    return record.get("withheld") is True, round(score * 1000) if ok else -1
 
 
 _TEXT_COLUMNS = COLUMNS[:7]
 _COUNT_COLUMNS = COLUMNS[7:]
-_BOOL_COLUMNS = ("refused", "ok", "failing", "unsupported_number")
+_BOOL_COLUMNS = ("refused", "ok", "failing", "unsupported_number", "withheld")
 
 
 def answer_table(
@@ -92,6 +105,7 @@ def _frame(texts: list[tuple], counts: list[list]) -> pd.DataFrame:
     for i, name in enumerate(_COUNT_COLUMNS):
         data[name] = matrix[:, i].astype(bool) if name in _BOOL_COLUMNS else matrix[:, i]
     df = pd.DataFrame(data, columns=list(COLUMNS))
+    df["faithfulness"] = df["faithfulness"].where(df["faithfulness"] >= 0) / 1000  # NaN: not scored
     df["time"] = pd.to_datetime(df["timestamp"], utc=True, errors="coerce", format="ISO8601")
     return df
 
@@ -209,6 +223,9 @@ def headline(df: pd.DataFrame) -> list[Figure]:
         Figure("unsupported_number_answers", "answers with a number not in its sources",
                _sum(df, "unsupported_number"), n, "answers"),
     ]
+    if len(df) and df["faithfulness"].notna().any():
+        figures.append(Figure("withheld_answers", "answers withheld by the faithfulness gate", _sum(df, "withheld"),
+                              int(df["faithfulness"].notna().sum()), "scored answers"))
     if _sum(df, "labelled"):
         figures.append(Figure("human_not_supported_rate", "labelled citations judged not supported by a reviewer",
                               _sum(df, "not_supported"), _sum(df, "labelled"), "labelled citations"))
@@ -216,6 +233,24 @@ def headline(df: pd.DataFrame) -> list[Figure]:
 
 
 FIGURE_KEYS = tuple(f.key for f in headline(pd.DataFrame(columns=list(COLUMNS))))
+
+
+OPTIONAL_KEYS = ("withheld_answers", "human_not_supported_rate")  # present only when the data has them
+SCORE_BINS = (0.0, 0.5, 0.7, 0.8, 0.9, 1.0)
+
+
+def faithfulness_scores(df: pd.DataFrame) -> pd.DataFrame:
+    """How the faithfulness scores of the scored answers are distributed: one row per bin
+    (``low`` <= score < ``high``; the last bin holds 1.0), with answers and withheld answers."""
+    scored = df[df["faithfulness"].notna()] if len(df) else df
+    rows = []
+    for low, high in zip(SCORE_BINS, SCORE_BINS[1:]):
+        last = high == SCORE_BINS[-1]
+        inside = scored[(scored["faithfulness"] >= low) & ((scored["faithfulness"] <= high) if last
+                                                           else (scored["faithfulness"] < high))]
+        rows.append({"bin": f"{low:.1f}-{high:.1f}", "low": low, "high": high, "answers": len(inside),
+                     "withheld": _sum(inside, "withheld"), "share": len(inside) / len(scored) if len(scored) else None})
+    return pd.DataFrame(rows)
 
 
 def by_reason(df: pd.DataFrame) -> pd.DataFrame:
