@@ -6,7 +6,14 @@ import streamlit as st
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import labels as L
 from citecheck.review.highlight import escape as e
-from citecheck.review.html import citation_html, reader_html, reason_words
+from citecheck.review.html import (
+    agent_trace_html,
+    citation_html,
+    claims_html,
+    reader_html,
+    reason_words,
+    withheld_html,
+)
 from citecheck.review.items import LABEL_TEXT
 from citecheck.review.queue import FILTERS, answer_ids, first_unlabelled
 
@@ -129,6 +136,9 @@ st.html(f"<p><b>Question:</b> {e(result.answer.question)}</p>")
 st.html(reader_html(result))
 if result.refused:
     st.info("This answer is a refusal.")
+for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.answer.extra)):
+    if extra_html:
+        st.html(extra_html)
 
 # --- the focused item and its shortcuts -----------------------------------------------------
 if items:
@@ -152,7 +162,8 @@ for s in result.sentences:
     left, right = st.columns([2, 3])
     flags = sentence_flags(s)
     left.html(f"<p><b>{s.index + 1}.</b> {e(s.text)}</p>"
-              + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags))
+              + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags)
+              + claims_html(result.answer.extra, s.index))
     for c in (result.citations[i] for i in s.citations):
         if c.chunk_index is None:
             right.html(f'<div class="cc-fail">{e(c.chunk_id or f"[{c.marker}]")}: {e(reason_words(c))}</div>')

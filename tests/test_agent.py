@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from citecheck.checking.checker import CheckOptions, check_answer
 from citecheck.contract import reasons as R
 from citecheck.llm import fake_api as M

@@ -8,14 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-
 from citecheck.checking.checker import CheckOptions, check_answer
 from citecheck.judging.judges import BaselineJudge
 from citecheck.llm import fake_api as M
 from citecheck.pipeline import answering as P
 from citecheck.pipeline.assembly import REFUSAL
 from citecheck.pipeline.claims import ClaimsError, parse_claims
-from citecheck.pipeline.faithfulness import Faithfulness, ClaimVerdict, assess, sentence_claims
+from citecheck.pipeline.faithfulness import ClaimVerdict, Faithfulness, assess, sentence_claims
 from citecheck.pipeline.retrieval import load_index
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,3 +215,26 @@ def test_logs_without_the_gate_show_no_withheld_figure(tmp_path):
     main(["report", str(ROOT / "sample_data" / "answers.jsonl"), "--format", "json"], out, io.StringIO())
     data = json.loads(out.getvalue())
     assert "withheld_answers" not in {f["key"] for f in data["headline"]} and data["faithfulness_scores"] is None
+
+
+def test_review_html_shows_claims_withheld_answers_and_the_agent_trace_escaped():
+    from citecheck.review.html import agent_trace_html, claims_html, withheld_html
+
+    record = {"score": 0.5, "threshold": 0.8, "withheld": True,
+              "withheld_answer": {"answer": "<b>18</b> days [1]", "citations": []},
+              "claims": [{"sentence": 0, "claim": "You get <script>18</script> days", "verdict": "supported",
+                          "rationale": "stated"},
+                         {"sentence": 1, "claim": "Managers $x^2$ **unlimited**", "verdict": "not_supported",
+                          "rationale": "", "mechanical": ["quote_not_found"]}]}
+    extra = {"faithfulness": record}
+    first = claims_html(extra, 0)
+    assert "You get &lt;script&gt;18&lt;/script&gt; days" in first and "supported" in first and "Managers" not in first
+    assert "quote_not_found" in claims_html(extra, 1) and "**unlimited**" in claims_html(extra, 1)
+    held = withheld_html(extra)
+    assert "0.50 is below the threshold 0.80" in held and "&lt;b&gt;18&lt;/b&gt; days [1]" in held
+    assert withheld_html({"faithfulness": {**record, "withheld": False}}) == "" and claims_html({}, 0) == ""
+    trace = agent_trace_html({"agent": {"queries": ["<i>q</i>"], "read": ["leave-policy-4"], "turns": 4,
+                                        "cost_usd": 0.0143, "stopped": None}})
+    assert "searched &lt;i&gt;q&lt;/i&gt;" in trace and "leave-policy-4" in trace and "$0.0143" in trace
+    assert agent_trace_html({"agent": {"queries": "not a list", "turns": [1], "cost_usd": True}})  # no crash
+    assert agent_trace_html({}) == ""

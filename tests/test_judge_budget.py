@@ -8,7 +8,6 @@ import json
 
 import httpx2 as httpx
 import pytest
-
 from citecheck.judging.judges import ClaudeJudge, JudgeItem
 
 INPUT, OUTPUT, MAX_TOKENS = 700, 60, 300  # Haiku 4.5: $1 / $5 per million, halved in batches

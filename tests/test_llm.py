@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from citecheck.llm import fake_api as M
 from citecheck.llm.pricing import CACHE_MINIMUM_TOKENS, PRICES, cache_minimum, cacheable, price_for
 from citecheck.llm.prompts import load_prompt, system_blocks

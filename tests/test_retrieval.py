@@ -4,11 +4,10 @@ ranking (best first, ties in corpus order) as a full sort."""
 from __future__ import annotations
 
 import numpy as np
+from citecheck.pipeline.retrieval import Postings, build_index, top_k
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
-
-from citecheck.pipeline.retrieval import Postings, build_index, top_k
 
 WORDS = st.sampled_from([f"w{i}" for i in range(12)])  # a small vocabulary: many shared terms, negative IDFs
 DOCS = st.lists(st.lists(WORDS, min_size=0, max_size=15), min_size=1, max_size=25)

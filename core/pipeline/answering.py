@@ -24,8 +24,8 @@ from ..contract.log import Answer, Citation
 from ..importers.anthropic import convert
 from ..llm.pricing import DEFAULT_MODEL, Price, estimate_tokens, price_for
 from . import assembly
-from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR, GateDecision, decide
 from .faithfulness import DEFAULT_THRESHOLD
+from .gate import DEFAULT_MIN_SUPPORT, SAMPLE_FLOOR, GateDecision, decide
 from .retrieval import Index, Scored
 
 

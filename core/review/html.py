@@ -99,3 +99,72 @@ def citation_html(result: AnswerResult, c: CitationResult, whole: bool = False) 
         extra = f'<div class="cc-closest-note">quoted: \u201c{escape(c.quote)}\u201d</div>'
     text = chunk.text if whole else chunk.text[:400] + ("\u2026" if len(chunk.text) > 400 else "")
     return f'{head}{status}{extra}<div class="cc-chunk">{escape(text)}</div>'
+
+
+# --- what the answer pipeline logged about itself (untrusted like everything in a log) ------------
+
+_VERDICT_CSS = {"supported": "cc-ok", "partial": "cc-meta", "not_supported": "cc-fail"}
+
+
+def _claims(record: object) -> list[dict]:
+    claims = record.get("claims") if isinstance(record, dict) else None
+    return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+
+
+def _claim_row(c: dict) -> str:
+    verdict = str(c.get("verdict", ""))
+    mech = c.get("mechanical")
+    why = ", ".join(str(m) for m in mech) if isinstance(mech, list) and mech else str(c.get("rationale", ""))
+    return (f'<li><span class="{_VERDICT_CSS.get(verdict, "cc-meta")}">{escape(verdict.replace("_", " "))}</span> '
+            f'{escape(str(c.get("claim", "")))} <span class="cc-meta">{escape(why)}</span></li>')
+
+
+def claims_html(extra: dict, sentence: int) -> str:
+    """The faithfulness gate's claims that came from ``sentence``, with their verdicts ("" when the
+    answer was not scored or the sentence gave no claim)."""
+    record = extra.get("faithfulness") if isinstance(extra, dict) else None
+    mine = [c for c in _claims(record) if c.get("sentence") == sentence]
+    if not mine:
+        return ""
+    return '<div class="cc-meta">Claims (faithfulness gate):</div><ul class="cc-claims">' + "".join(
+        _claim_row(c) for c in mine) + "</ul>"
+
+
+def _number(value: object) -> str:
+    return f"{value:.2f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else "n/a"
+
+
+def withheld_html(extra: dict) -> str:
+    """For an answer the faithfulness gate withheld: why (score and threshold), the answer as
+    generated, and every claim with its verdict; "" otherwise."""
+    record = extra.get("faithfulness") if isinstance(extra, dict) else None
+    if not isinstance(record, dict) or record.get("withheld") is not True:
+        return ""
+    held = record.get("withheld_answer")
+    text = held.get("answer") if isinstance(held, dict) else None
+    return (f'<div class="cc-judge"><b>Withheld by the faithfulness gate</b>: score '
+            f'{_number(record.get("score"))} is below the threshold {_number(record.get("threshold"))}, so readers '
+            f'got the refusal instead. The answer as generated:'
+            f'<div class="cc-chunk">{escape(str(text or ""))}</div>'
+            f'<ul class="cc-claims">{"".join(_claim_row(c) for c in _claims(record))}</ul></div>')
+
+
+def agent_trace_html(extra: dict) -> str:
+    """The search agent's trace (queries tried, chunks read, turns, cost, why it stopped); ""
+    when no agent ran for this answer."""
+    trace = extra.get("agent") if isinstance(extra, dict) else None
+    if not isinstance(trace, dict):
+        return ""
+    queries = [q for q in trace.get("queries") or [] if isinstance(q, str)] if isinstance(trace.get("queries"), list) else []
+    read = [r for r in trace.get("read") or [] if isinstance(r, str)] if isinstance(trace.get("read"), list) else []
+    stopped = trace.get("stopped")
+    cost = trace.get("cost_usd")
+    parts = [f'<div class="cc-judge"><b>Search agent</b> (the support-floor gate refused; '
+             f'{escape(str(trace.get("turns", "?")))} call(s), '
+             f'{"$" + format(cost, ".4f") if isinstance(cost, (int, float)) and not isinstance(cost, bool) else "cost n/a"})']
+    if stopped:
+        parts.append(f' <span class="cc-fail">stopped: {escape(str(stopped))}</span>')
+    parts.append("<ol>" + "".join(f"<li>searched {escape(q)}</li>" for q in queries) + "</ol>")
+    parts.append('<div class="cc-meta">Read, as sources [1], [2], ...: ' + (", ".join(escape(r) for r in read) or "nothing")
+                 + "</div></div>")
+    return "".join(parts)
