@@ -3,6 +3,7 @@ import multiprocessing
 import os
 
 import pytest
+from citecheck.checking.options import check_options
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.items import items_of
@@ -12,7 +13,7 @@ from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
 @pytest.fixture(scope="module")
 def data():
-    return dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    return dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
 
 
 def test_items_cover_citations_and_uncited_sentences(data):
