@@ -190,8 +190,8 @@ def test_failures_page_filters_change_the_table():
     at.selectbox(key="f_model").select("any").run()
     at.selectbox(key="f_scope").select("all").run()
     assert list(failing_table(at)["answer_id"]) == ["a-039", "a-043", "a-045"]  # they cite the edited hotel limits
-    csv_button = next(b for b in at.get("download_button"))
-    assert csv_button is not None
+    (csv_button,) = at.get("download_button")
+    assert csv_button.proto.label == "Download this table as CSV"
 
 
 def test_a_failing_row_opens_on_the_review_page():
