@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import streamlit as st
+import streamlit.components.v1 as components
 from citecheck.reports.check_report import sentence_flags
+from citecheck.review import identity as I
 from citecheck.review import labels as L
 from citecheck.review.html import (
+    KEYS_HEIGHT,
     agent_trace_html,
     citation_html,
+    focus_marker_html,
+    focus_token,
     heading_html,
+    keys_script,
     labelled_html,
     notice_html,
     others_html,
@@ -20,7 +26,7 @@ from citecheck.review.html import (
     withheld_html,
 )
 from citecheck.review.items import LABEL_TEXT
-from citecheck.review.queue import FILTERS, answer_ids, first_unlabelled
+from citecheck.review.queue import FILTERS, answer_ids, labellers, next_in_queue, team_progress
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
 
@@ -40,10 +46,55 @@ for v in verdict_records:
     judged.setdefault(v.item, {})[v.run] = v
 state = st.session_state
 
+
+
+def signed_in_user() -> dict | None:
+    """The OIDC user's claims when the deployment configured ``[auth]`` (docs/app.md), else None."""
+    try:
+        return st.user.to_dict()
+    except Exception:  # no [auth] section: Streamlit has no user to give
+        return None
+
+
+def identity() -> I.Identity:
+    """Who is labelling, from the login, the session or the URL (also inside callbacks)."""
+    return I.resolve(st.query_params.get("reviewer"), state.get("reviewer_name"), signed_in_user())
+
+
+def rename() -> None:
+    name = I.clean_name(state.get("reviewer_box", ""))
+    state.reviewer_name = name
+    if name:
+        st.query_params["reviewer"] = name
+    elif "reviewer" in st.query_params:
+        del st.query_params["reviewer"]
+
+
+def refilter() -> None:
+    state.filter_name = state.filter_box
+
+
+who = identity()
+if who.name and not who.signed_in:
+    state.reviewer_name = who.name
+reviewer = who.name
+if reviewer and not who.signed_in and st.query_params.get("reviewer") != reviewer:
+    st.query_params["reviewer"] = reviewer
+if "reviewer_box" not in state:  # widget state is dropped on a page switch; the name is not
+    state.reviewer_box = reviewer
+if state.get("filter_name") not in FILTERS:
+    state.filter_name = next(iter(FILTERS))
+if "filter_box" not in state:
+    state.filter_box = state.filter_name
+overlap = settings().overlap
+
 with st.sidebar:
-    reviewer = st.text_input("Reviewer name", key="reviewer", help="Required before your first label; kept for this session.")
-    reviewer = reviewer.strip()
-    filter_name = st.radio("Show answers", list(FILTERS), key="filter")
+    if who.signed_in:
+        st.html(labelled_html([("Reviewer", reviewer)]))
+    else:
+        st.text_input("Reviewer name", key="reviewer_box", on_change=rename,
+                      help="Required before your first label; kept in the page address (?reviewer=) and the session.")
+    filter_name = st.radio("Show answers", list(FILTERS), key="filter_box", on_change=refilter)
     with st.form("jump", border=False):
         wanted = st.text_input("Jump to answer id")
         if st.form_submit_button("Open") and wanted.strip():
@@ -53,18 +104,26 @@ with st.sidebar:
                 state.answer_id = wanted.strip()
                 state.focus = 0
     blind = st.toggle("Blind mode", value=True, key="blind",
-                      help="Hide judge verdicts on an item until you have labelled it, so they cannot sway you.")
+                      help="Hide judge verdicts and other reviewers' labels on an item until you have labelled it, "
+                           "so they cannot sway you.")
     st.caption("Keys: 1-4 label the focused item (1-2 for an uncited sentence) · J/K next/previous item · "
-               "N/P next/previous answer · U resume at the first item you have not labelled")
+               "N/P next/previous answer · U your next unlabelled item · Enter or Escape leaves a text box")
 
 ids = answer_ids(data, filter_name, current, reviewer)
 asked = st.query_params.get("answer")
+
+
+def first_open(answer_id: str) -> int:
+    """Where to put the focus on opening an answer: its first item this reviewer has not labelled."""
+    return next((n for n, item in enumerate(data.items(answer_id)) if not L.is_done(item, current, reviewer)), 0)
+
+
 if asked and asked != state.get("linked") and data.get(asked) is not None:
-    state.answer_id = asked  # a deep link, or a link from the Failures page: follow it
-    state.focus = 0
+    state.answer_id = asked  # a deep link, a reload, a restarted server, or a link from the Failures page
+    state.focus = first_open(asked)
 elif "answer_id" not in state or data.get(state.answer_id) is None:
     state.answer_id = ids[0] if ids else data.answers[0].answer_id
-    state.focus = 0
+    state.focus = first_open(state.answer_id)
 if asked != state.answer_id:
     st.query_params["answer"] = state.answer_id
 state.linked = state.answer_id
@@ -74,44 +133,81 @@ items = data.items(state.answer_id)
 state.focus = min(state.get("focus", 0), max(len(items) - 1, 0))
 
 
+def moved() -> None:
+    """Count focus moves, so the keyboard script runs again (and scrolls) even onto the same item."""
+    state.moves = state.get("moves", 0) + 1
+
+
 def go(answer_id: str) -> None:
     state.answer_id = answer_id
     state.focus = 0
+    moved()
 
 
 def step_answer(delta: int) -> None:
     if not ids:
         return
     pos = ids.index(state.answer_id) if state.answer_id in ids else -1
-    go(ids[(pos + delta) % len(ids)])
+    to = pos + delta
+    if not 0 <= to < len(ids):
+        where = "last" if delta > 0 else "first"
+        state.flash = ("info", f"This is the {where} answer ({pos + 1} of {len(ids)}); it does not wrap round. "
+                               "Press U for your next unlabelled item.")
+        return
+    go(ids[to])
 
 
 def step_item(delta: int) -> None:
-    if items:
-        state.focus = (state.focus + delta) % len(items)
+    if not items:
+        return
+    to = state.focus + delta
+    if not 0 <= to < len(items):
+        state.flash = ("info", f"This is the {'last' if delta > 0 else 'first'} item of this answer; "
+                               "N/P change answer, U goes to your next unlabelled item.")
+        return
+    state.focus = to
+    moved()
+
+
+def queue_order() -> list[tuple[str, list]]:
+    return [(aid, data.items(aid)) for aid in ids]
+
+
+def move_on(after: tuple[str, int] | None) -> bool:
+    """Focus the reviewer's next item in the queue; False (and a notice) when it is finished."""
+    name = identity().name
+    team = labellers(L.latest(read_labels()[0]))
+    found = next_in_queue(queue_order(), team, name, overlap, after)
+    if found is None:
+        state.flash = ("success", "Your queue is finished: every item here is labelled by you or already has "
+                                  f"{overlap} reviewer(s). Thank you!")
+        return False
+    state.answer_id, state.focus = found
+    moved()
+    return True
 
 
 def resume() -> None:
-    found = first_unlabelled(data, current, reviewer)
-    if found is None:
-        state.flash = ("info", "You have labelled every item. Thank you!")
-    else:
-        state.answer_id, state.focus = found
+    move_on(None)
 
 
 def save(index: int, label: str) -> None:
     item = items[index]
     note = state.get(f"note-{item.key}", "")
+    name = identity().name
     try:
-        L.append(settings().labels, L.make_label(item, label, state.get("reviewer", ""), note))
+        L.append(settings().labels, L.make_label(item, label, name, note))
     except L.LabelError as exc:
-        state.flash = ("error", f"{exc}. Enter your name in the sidebar.")
+        state.flash = ("error", f"Not saved: {exc}. Enter your name in the sidebar, then label again.")
         return
     except OSError as exc:
-        state.flash = ("error", f"Could not write the labels file: {exc}")
+        state.flash = ("error", f"Not saved: could not write the labels file: {exc}")
         return
-    state.flash = ("success", f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1}.")
-    state.focus = min(index + 1, len(items) - 1)
+    saved = f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1} of {item.answer_id}."
+    if move_on((item.answer_id, index)):
+        state.flash = ("success", saved)
+    else:
+        state.flash = ("success", saved + " " + state.flash[1])
 
 
 flash = state.pop("flash", None)
@@ -121,8 +217,8 @@ for warning in label_warnings:
     st.html(notice_html("warning", f"labels file: skipped {warning}"))
 
 # --- header and navigation -----------------------------------------------------------------
+team = labellers(current)
 pos = ids.index(state.answer_id) + 1 if state.answer_id in ids else None
-overall = L.progress(data.all_items, current, reviewer) if reviewer else None
 here = L.progress(items, current, reviewer)
 nav = st.columns([3, 1, 1, 1])
 nav[0].html(heading_html(f"Answer {result.answer.answer_id}"
@@ -131,11 +227,15 @@ nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_co
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 if reviewer:
-    st.html(notice_html("info", f"{reviewer}: labelled {overall.labelled} of {overall.total} items overall, "
+    overall = team_progress(data.all_items, team, reviewer, overlap)
+    st.html(notice_html("info", f"{reviewer}: labelled {overall.mine} of {overall.total} items overall, "
                         f"{here.labelled} of {here.total} in this answer"
-                        + (f" ({here.stale} stale)" if here.stale else "")))
+                        + (f" ({here.stale} stale)" if here.stale else "")
+                        + f" \u00b7 team: {overall.done} of {overall.total} items done"
+                        + (f" ({overlap} reviewers each)" if overlap > 1 else "")))
+    st.progress(overall.done / overall.total if overall.total else 1.0)
 else:
-    st.warning("Enter your name in the sidebar before labelling.")
+    st.html(notice_html("error", "Enter your name in the sidebar before labelling: labels need a reviewer."))
 
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
 st.html(notice_html("info", " \u00b7 ".join(m for m in meta if m)))
@@ -147,6 +247,22 @@ for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.a
     if extra_html:
         st.html(extra_html)
 
+
+def label_buttons(where, item, n: int, chosen: str | None, prefix: str, shortcuts: bool) -> None:
+    """One button per label, the reviewer's current label marked and primary; texts never cut."""
+    row = where.container(horizontal=True, gap="small")
+    for k, label in enumerate(item.labels):
+        picked = label == chosen
+        row.button(("\u2713 " if picked else "") + LABEL_TEXT[label], key=f"{prefix}-{label}", on_click=save,
+                   args=(n, label), type="primary" if picked else "secondary",
+                   shortcut=str(k + 1) if shortcuts else None, width="content")
+
+
+def chosen_label(item) -> str | None:
+    lab = current.get((item.key, reviewer)) if reviewer else None
+    return lab.label if lab is not None and lab.fingerprint == item.fingerprint else None
+
+
 # --- the focused item and its shortcuts -----------------------------------------------------
 if items:
     focused = items[state.focus]
@@ -154,12 +270,11 @@ if items:
         st.html(labelled_html([(f"Focused item {state.focus + 1} of {len(items)}",
                                 f"sentence {focused.sentence + 1}"
                                 + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))]))
-        row = st.columns(len(focused.labels) + 2)
-        for k, label in enumerate(focused.labels):
-            row[k].button(LABEL_TEXT[label], key=f"key-{label}", on_click=save, args=(state.focus, label),
-                          shortcut=str(k + 1), use_container_width=True)
-        row[-2].button("Previous item", on_click=step_item, args=(-1,), shortcut="K", use_container_width=True)
-        row[-1].button("Next item", on_click=step_item, args=(1,), shortcut="J", use_container_width=True)
+        label_buttons(st, focused, state.focus, chosen_label(focused), "key", shortcuts=True)
+        moves = st.container(horizontal=True, gap="small")
+        moves.button("Previous item", on_click=step_item, args=(-1,), shortcut="K")
+        moves.button("Next item", on_click=step_item, args=(1,), shortcut="J")
+    components.html(keys_script(focus_token(focused.key), state.get("moves", 0)), height=KEYS_HEIGHT)
 
 # --- one row per sentence -------------------------------------------------------------------
 by_sentence: dict[int, list[int]] = {}
@@ -175,6 +290,8 @@ for s in result.sentences:
     for n in by_sentence.get(s.index, []):
         item = items[n]
         box = right.container(border=True)
+        if n == state.focus:
+            box.html(focus_marker_html(item.key, n + 1, len(items)))
         if item.citation is not None:
             c = result.citations[item.citation]
             box.html(citation_html(result, c))
@@ -184,18 +301,16 @@ for s in result.sentences:
         if mine is not None:
             stale = mine.fingerprint != item.fingerprint
             box.html(own_label_html(LABEL_TEXT[mine.label], mine.note, stale))
+        unlabelled = mine is None or mine.fingerprint != item.fingerprint
         verdicts_here = judged.get(item.key, {})
-        if verdicts_here:
-            if blind and (mine is None or mine.fingerprint != item.fingerprint):
-                box.caption(f"{len(verdicts_here)} judge verdict(s) hidden until you label this item (blind mode).")
-            else:
-                for v in verdicts_here.values():
-                    box.html(verdict_html(v.judge, v.prompt_version, v.verdict, v.rationale))
-        others = [lab for (key, who), lab in current.items() if key == item.key and who != reviewer]
-        if others:
-            box.html(others_html([(lab.reviewer, LABEL_TEXT[lab.label]) for lab in others]))
-        cols = box.columns(len(item.labels) + 1)
-        for k, label in enumerate(item.labels):
-            cols[k].button(LABEL_TEXT[label], key=f"b-{item.key}-{label}", on_click=save, args=(n, label),
-                           type="primary" if n == state.focus else "secondary")
-        cols[-1].text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")
+        others = [lab for (key, name), lab in current.items() if key == item.key and name != reviewer]
+        if blind and unlabelled and (verdicts_here or others):
+            box.caption(f"{len(verdicts_here)} judge verdict(s) and {len(others)} other reviewer label(s) hidden "
+                        "until you label this item (blind mode).")
+        else:
+            for v in verdicts_here.values():
+                box.html(verdict_html(v.judge, v.prompt_version, v.verdict, v.rationale))
+            if others:
+                box.html(others_html([(lab.reviewer, LABEL_TEXT[lab.label]) for lab in others]))
+        label_buttons(box, item, n, chosen_label(item), f"b-{item.key}", shortcuts=False)
+        box.text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")

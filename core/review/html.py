@@ -18,6 +18,7 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-judge{background:#f2f4f7;border-left:3px solid #475467;padding:4px 8px;margin:4px 0;font-size:0.9em}
 .cc-ok{color:#067647;font-weight:600}
 .cc-closest-note{color:#b42318;font-size:.8rem;font-style:italic}
+.cc-focus{color:#1a5fb4;font-weight:600;font-size:.85rem}
 </style>"""
 
 
@@ -225,3 +226,54 @@ def disagreement_html(question: str, sentence: str, human: str, judge: str, rati
     return (labelled_html([("Question", question), ("Sentence", sentence)])
             + f"<p><b>Human:</b> {escape(human.replace('_', ' '))}<br><b>Judge:</b> "
               f"{escape(judge.replace('_', ' '))} \u2014 {escape(rationale)}</p>")
+
+
+# --- keyboard flow ------------------------------------------------------------------------------
+
+KEYS_HEIGHT = 0  # the helper frame takes no room on the page
+
+
+def focus_token(key: str) -> str:
+    """A short, markup-safe token naming the focused item (the item key itself is untrusted text)."""
+    import hashlib
+
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def focus_marker_html(key: str, position: int, total: int) -> str:
+    """The mark on the focused item's box; the keyboard script scrolls it into view."""
+    return (f'<div class="cc-focus" data-focus="{focus_token(key)}">\u25b6 focused item {position} of {total}'
+            " \u00b7 keys 1-4 label it</div>")
+
+
+def keys_script(token: str, serial: int) -> str:
+    """A script for ``streamlit.components.v1.html``, run in a frame of the same origin.
+
+    It installs one listener on the app's document: Enter or Escape in a text box leaves the box
+    (Streamlit commits the value on Enter and on blur), so the next key labels instead of typing.
+    Then it scrolls the focused item (``.cc-focus`` with this ``token``) into view.  ``token`` is
+    hex from :func:`focus_token` and ``serial`` an int, so nothing untrusted reaches the script."""
+    if not all(ch in "0123456789abcdef" for ch in token):
+        raise ValueError("token must be hex from focus_token")
+    return f"""<script>
+const doc = window.parent.document;
+if (!doc.__ccKeys) {{
+  doc.__ccKeys = true;
+  doc.addEventListener("keydown", (e) => {{
+    const t = e.target;
+    if ((e.key === "Enter" || e.key === "Escape") && t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) {{
+      setTimeout(() => t.blur(), 0);
+    }}
+  }}, true);
+}}
+// run {int(serial)}
+let tries = 0;
+(function scroll() {{
+  const el = doc.querySelector('.cc-focus[data-focus="{token}"]');
+  if (el) {{
+    (el.closest('[data-testid="stVerticalBlockBorderWrapper"]') || el).scrollIntoView({{block: "center"}});
+    return;
+  }}
+  if (tries++ < 100) setTimeout(scroll, 50);
+}})();
+</script>"""

@@ -1,8 +1,19 @@
-"""Choosing what a reviewer sees next: answer filters and the resume point."""
+"""Choosing what a reviewer sees next: answer filters, the labelling queue and the team's progress.
+
+The queue follows Prodigy's ``annotations_per_task`` and Argilla's minimum submitted responses:
+with an overlap of K, an item is *done* once K different reviewers hold a current (not stale)
+label on it.  A reviewer's queue skips items they have labelled and items already done, and
+prefers items other reviewers have started, so double-labelled items accumulate first.  Nothing
+wraps silently: when no item is left the queue says so (``None``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from .dataset import Dataset
+from .items import Item
 from .labels import Label, is_done
 
 FILTERS = {
@@ -28,6 +39,64 @@ def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], L
             continue
         out.append(r.answer.answer_id)
     return out
+
+
+def labellers(current: dict[tuple[str, str], Label]) -> dict[str, dict[str, str]]:
+    """Per item key, each reviewer's current label's fingerprint (to tell stale labels apart)."""
+    out: dict[str, dict[str, str]] = {}
+    for (key, who), label in current.items():
+        out.setdefault(key, {})[who] = label.fingerprint
+    return out
+
+
+def count(item: Item, team: dict[str, dict[str, str]]) -> int:
+    """How many reviewers hold a current (not stale) label on ``item``."""
+    return sum(fp == item.fingerprint for fp in team.get(item.key, {}).values())
+
+
+def mine(item: Item, team: dict[str, dict[str, str]], reviewer: str) -> bool:
+    return team.get(item.key, {}).get(reviewer) == item.fingerprint
+
+
+def next_in_queue(answers: Sequence[tuple[str, Sequence[Item]]], team: dict[str, dict[str, str]], reviewer: str,
+                  overlap: int = 1, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+    """(answer id, item position) of the reviewer's next item after ``after`` (from the start when
+    None), walking ``answers`` in order and then round from the start to reach items passed over;
+    an item others have started comes before an untouched one.  None when the queue is finished."""
+    flat = [(aid, n, item) for aid, items in answers for n, item in enumerate(items)]
+    start = 0
+    if after is not None:
+        start = next((i + 1 for i, (aid, n, _) in enumerate(flat) if (aid, n) == after), 0)
+    untouched = None
+    for i in range(len(flat)):
+        aid, n, item = flat[(start + i) % len(flat)]
+        if mine(item, team, reviewer):
+            continue
+        have = count(item, team)
+        if have >= overlap:
+            continue
+        if have > 0:
+            return aid, n
+        if untouched is None:
+            untouched = (aid, n)
+    return untouched
+
+
+@dataclass(frozen=True, slots=True)
+class TeamProgress:
+    mine: int  # items this reviewer holds a current label on
+    done: int  # items with at least ``overlap`` current labels
+    total: int
+    overlap: int
+
+
+def team_progress(items: Sequence[Item], team: dict[str, dict[str, str]], reviewer: str,
+                  overlap: int = 1) -> TeamProgress:
+    own = done = 0
+    for item in items:
+        own += mine(item, team, reviewer)
+        done += count(item, team) >= overlap
+    return TeamProgress(own, done, len(items), overlap)
 
 
 def first_unlabelled(data: Dataset, current: dict[tuple[str, str], Label], reviewer: str) -> tuple[str, int] | None:

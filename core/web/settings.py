@@ -36,6 +36,7 @@ ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
 ENV_VERDICTS = "CITECHECK_VERDICTS"
 ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
 ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
+ENV_OVERLAP = "CITECHECK_OVERLAP"  # reviewers per item before it is done (default 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,7 @@ class Settings:
     root: Path = ROOT  # where sample_data/ is: the bundled samples
     casefold: bool = False
     refusals: tuple[str, ...] = ()  # empty: the default refusal sentence
+    overlap: int = 1  # an item is done when this many different reviewers have labelled it
 
     def check_options(self) -> CheckOptions:
         """The same options ``citecheck check`` builds from the same settings."""
@@ -90,7 +92,21 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"the exact refusal sentence, as for citecheck check (repeatable; env {ENV_REFUSALS})")
     p.add_argument("--casefold", action="store_true",
                    help=f"compare quotes case-insensitively, as for citecheck check (env {ENV_CASEFOLD}=1)")
+    p.add_argument("--overlap", type=int,
+                   help=f"reviewers per item: an item is done when K different reviewers have labelled it "
+                        f"(default 1; env {ENV_OVERLAP})")
     return p
+
+
+def _overlap(arg: int | None, env: str | None) -> int:
+    raw = arg if arg is not None else (env or "1")
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SystemExit(f"--overlap / {ENV_OVERLAP} must be a whole number of reviewers, not {raw!r}") from None
+    if value < 1:
+        raise SystemExit(f"--overlap / {ENV_OVERLAP} must be at least 1, not {value}")
+    return value
 
 
 def _optional(arg: str | None, env: str | None, default: Path | None) -> Path | None:
@@ -122,4 +138,5 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
     casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
-                    golden.resolve() if golden else None, verdicts.resolve(), root, casefold, refusals)
+                    golden.resolve() if golden else None, verdicts.resolve(), root, casefold, refusals,
+                    _overlap(args.overlap, environ.get(ENV_OVERLAP)))

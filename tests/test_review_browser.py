@@ -1,0 +1,251 @@
+"""The review page as a labelling tool, in Debian's headless Chromium driven by Playwright:
+identity that survives page switches, reloads and restarts; keys that never type into a box by
+accident; the focused item on screen; a queue that moves on across answers and says when it is
+finished; the chosen label marked; label texts readable at 1280 px."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from citecheck.contract.items import CITATION_LABELS
+from citecheck.review import labels as L
+from citecheck.web.settings import DEFAULT_LOG
+from test_browser import CHROMIUM, free_port, launch
+
+ROOT = Path(__file__).resolve().parent.parent
+LINES = DEFAULT_LOG.read_text(encoding="utf-8").splitlines()
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
+]
+
+
+class App:
+    """The app on a fixed port, so it can be stopped and started again under an open tab."""
+
+    def __init__(self, tmp_path: Path, lines: list[str], *extra: str):
+        self.log = tmp_path / "log.jsonl"
+        self.log.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        self.labels = tmp_path / "labels.jsonl"
+        self.extra = extra
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+             "--server.port", str(self.port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false", "--",
+             "--log", str(self.log), "--labels", str(self.labels), "--corpus", "", *self.extra],
+            cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).status == 200:
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        pytest.fail("the app did not start within 60 s")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+            self.proc = None
+
+    def records(self) -> list[L.Label]:
+        records, warnings = L.read(self.labels)
+        assert warnings == []
+        return records
+
+
+@pytest.fixture
+def make_app(tmp_path):
+    apps: list[App] = []
+
+    def make(lines: list[str], *extra: str) -> App:
+        folder = tmp_path / f"app{len(apps)}"
+        folder.mkdir()
+        app = App(folder, lines, *extra)
+        app.start()
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.stop()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = launch(pw)
+        yield b
+        b.close()
+
+
+def open_review(browser, url: str, width: int = 1280, height: int = 800):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(url, timeout=60_000)
+    expect(page.get_by_role("heading", name="Answer", exact=False).first).to_be_visible(timeout=60_000)
+    return page
+
+
+def progress(page, text: str):
+    from playwright.sync_api import expect
+
+    expect(page.get_by_text(text, exact=False).first).to_be_visible(timeout=20_000)
+
+
+def test_identity_survives_a_page_switch_a_reload_and_a_server_restart(make_app, browser):
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:6])
+    page = open_review(browser, f"{app.url}/review?answer=a-001")
+    name = page.get_by_role("textbox", name="Reviewer name")
+    name.fill("ana")
+    name.press("Enter")  # hands the keys back: the next "1" labels, it does not rename ana to ana1
+    progress(page, "ana: labelled 0 of")
+    page.keyboard.press("1")
+    progress(page, "ana: labelled 1 of")
+    expect(name).to_have_value("ana")
+    assert "reviewer=ana" in page.url
+    page.get_by_role("radio", name="With failed citations").check(force=True)
+    expect(page.get_by_role("radio", name="With failed citations")).to_be_checked()
+
+    page.get_by_test_id("stSidebarNav").get_by_text("Failures").click()
+    expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=20_000)
+    page.get_by_test_id("stSidebarNav").get_by_text("Review").click()
+    progress(page, "ana: labelled 1 of")
+    expect(page.get_by_role("textbox", name="Reviewer name")).to_have_value("ana")
+    expect(page.get_by_role("radio", name="With failed citations")).to_be_checked()
+
+    page.reload()
+    progress(page, "ana: labelled 1 of")
+    expect(page.get_by_role("textbox", name="Reviewer name")).to_have_value("ana")
+
+    failed_only = page.get_by_role("radio", name="With failed citations")
+    failed_only.check(force=True)
+    expect(failed_only).to_be_checked()
+    app.stop()
+    app.start()  # the open tab reconnects to a new server that has never seen this session
+    status = page.get_by_test_id("stStatusWidget")
+    expect(status).to_contain_text("Connecting", timeout=60_000)  # the tab saw the server go
+    expect(status).to_have_count(0, timeout=60_000)  # and come back, its first run over
+    progress(page, "ana: labelled 1 of")
+    page.locator("h3").first.click()
+    page.keyboard.press("1")
+    progress(page, "ana: labelled 2 of")
+    assert [(r.reviewer, r.label) for r in app.records()] == [("ana", "supported"), ("ana", "supported")]
+
+
+def test_without_a_name_a_label_is_refused_visibly(make_app, browser):
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:2])
+    page = open_review(browser, f"{app.url}/review?answer=a-001")
+    page.locator("h3").first.click()
+    page.keyboard.press("1")
+    expect(page.get_by_text("Not saved: a reviewer name is required")).to_be_visible(timeout=20_000)
+    assert not app.labels.exists() or app.records() == []
+
+
+def test_escape_in_a_note_hands_the_keys_back(make_app, browser):
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:2])
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of")
+    note = page.get_by_placeholder("note (optional)").first
+    note.click()
+    note.type("cash is invented")
+    note.press("Escape")
+    expect(note).not_to_be_focused()
+    page.keyboard.press("3")
+    progress(page, "ana: labelled 1 of")
+    assert [(r.label, r.note) for r in app.records()] == [("not_supported", "cash is invented")]
+
+
+def test_ten_items_with_keys_only_then_the_queue_is_finished(make_app, browser):
+    """Labels move the focus on to the next unlabelled item, across answers; the end is said, not wrapped."""
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:8])  # a-001 ... a-008: 11 items
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of 11")
+    pressed = ["1", "2", "3", "4", "1", "2", "3", "4", "1", "2"]
+    for k, key in enumerate(pressed, start=1):
+        page.keyboard.press(key)
+        progress(page, f"ana: labelled {k} of 11")
+    records = app.records()
+    expected_items = ["a-001#s0#c0", "a-001#s1#c1", "a-002#s0#c0", "a-003#s0#c0", "a-003#s1#c1",
+                      "a-004#s0#c0", "a-005#s0#c0", "a-005#s1#c1", "a-006#s0#c0", "a-007#s0#c0"]
+    names = dict(zip("1234", CITATION_LABELS))
+    assert [r.item for r in records] == expected_items
+    assert [r.label for r in records] == [names[k] for k in pressed]
+
+    expect(page.get_by_role("heading", name="Answer a-008")).to_be_visible()
+    page.keyboard.press("1")
+    progress(page, "ana: labelled 11 of 11")
+    expect(page.get_by_text("Your queue is finished").first).to_be_visible()
+    expect(page.get_by_role("heading", name="Answer a-008")).to_be_visible()
+    assert len(app.records()) == 11
+
+    page.keyboard.press("n")  # N on the last answer says so and stays
+    expect(page.get_by_text("This is the last answer").first).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("heading", name="Answer a-008 (8 of 8)")).to_be_visible()
+
+
+def test_focus_is_scrolled_into_view_and_the_chosen_label_is_marked(make_app, browser):
+    from playwright.sync_api import expect
+
+    app = make_app([line for line in LINES if '"a-035"' in line])  # three items, the last below the fold
+    page = open_review(browser, f"{app.url}/review?answer=a-035&reviewer=ana", height=600)
+    progress(page, "ana: labelled 0 of 3")
+    third_note = page.get_by_placeholder("note (optional)").nth(2)
+    page.locator("h3").first.click()
+    page.keyboard.press("j")
+    expect(page.locator(".cc-focus", has_text="focused item 2 of 3")).to_be_visible(timeout=20_000)
+    page.keyboard.press("j")
+    expect(page.locator(".cc-focus", has_text="focused item 3 of 3")).to_be_in_viewport(timeout=20_000)
+    expect(third_note).to_be_in_viewport()
+
+    page.keyboard.press("k")
+    expect(page.locator(".cc-focus", has_text="focused item 2 of 3")).to_be_in_viewport(timeout=20_000)
+    page.keyboard.press("2")  # an uncited sentence: "No claim to cite"
+    progress(page, "ana: labelled 1 of 3")
+    page.keyboard.press("k")
+    expect(page.locator(".cc-focus", has_text="focused item 2 of 3")).to_be_visible(timeout=20_000)
+    chosen = page.get_by_role("button", name="\u2713 No claim to cite")
+    expect(chosen).to_have_count(2)  # on the focused panel and on the item itself
+    expect(chosen.first).to_have_attribute("data-testid", "stBaseButton-primary")
+    expect(page.get_by_role("button", name="\u2713 Needs a citation")).to_have_count(0)
+
+
+def test_label_texts_are_readable_at_1280_px(make_app, browser):
+    app = make_app([line for line in LINES if '"a-035"' in line])
+    page = open_review(browser, f"{app.url}/review?answer=a-035&reviewer=ana", width=1280)
+    progress(page, "ana: labelled 0 of 3")
+    cut = page.evaluate("""() => [...document.querySelectorAll('button')]
+        .filter(b => /Supported|Partially supported|Not supported|Can't tell/.test(b.innerText))
+        .flatMap(b => [b, ...b.querySelectorAll('*')])
+        .filter(e => e.scrollWidth > e.clientWidth + 1 || getComputedStyle(e).textOverflow === 'ellipsis'
+                     && e.scrollWidth > e.clientWidth)
+        .map(e => e.innerText)""")
+    assert cut == []
+    # the focused panel and the cited item, each with the whole text
+    assert page.get_by_role("button", name="Partially supported").count() == 2
