@@ -119,6 +119,39 @@ def test_coverage_with_known_truth():
     assert covered / 400 >= 0.92
 
 
+def test_pseudo_labels_by_hand():
+    y, f = [1, 0, 1, 0], [1, 0, 0, 0]
+    f_all = [1, 0, 0, 0, 1, 0, 0, 0]
+    est = P.ppi_mean(y, f, f_all, lam=1.0, pseudo=1.0)
+    assert est.value == pytest.approx(0.5)  # theta never sees the pseudo-labels
+    # the rectifier's variance over y - f = [0, 0, 1, 0] plus one pseudo-label per cell: 0, -1, 1, 0
+    r = np.array([0, 0, 1, 0, 0, -1, 1, 0], float)
+    assert est.se == pytest.approx(math.sqrt(0.1875 / 8 + r.var() / 4))
+
+
+def test_small_sample_corrections_restore_coverage_where_the_plain_interval_falls_short():
+    # a good judge, 20% prevalence, 50 labels: the plain interval covers well under 95%
+    covered = {"plain": 0, "citecheck": 0}
+    for seed in range(400):
+        y, f, f_all = synthetic(seed, n=50, N=5000, prevalence=0.2, tpr=0.95, tnr=0.95)
+        truth = 0.2
+        if y.min() == y.max():
+            continue
+        plain = P.ppi_mean(y, f, f_all)
+        ours = P.ppi_mean(y, f, f_all, pseudo=E.PSEUDO, student=True)
+        covered["plain"] += plain.low <= truth <= plain.high
+        covered["citecheck"] += ours.low <= truth <= ours.high
+    assert covered["plain"] / 400 < 0.92 and covered["citecheck"] / 400 >= 0.94
+
+
+@pytest.mark.parametrize("df", [5, 10, 49, 500])
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_student_quantile_matches_scipy(df, confidence):
+    from scipy.stats import t
+
+    assert P.t_of(confidence, df) == pytest.approx(t.ppf((1 + confidence) / 2, df), abs=1e-4 if df >= 10 else 4e-3)
+
+
 # --- Wilson -------------------------------------------------------------------------------------
 
 
@@ -283,7 +316,7 @@ def test_estimate_rows_agree_with_the_functions():
     by = {v.item: v.verdict == "not_supported" for v in verdicts}
     f = np.array([by[k] for k in keys], float)
     f_all = np.array([by[i.key] for i in its], float)
-    ref = P.ppi_mean(y, f, f_all)
+    ref = P.ppi_mean(y, f, f_all, pseudo=E.PSEUDO, student=True)
     assert cit.row("ppi").value == pytest.approx(ref.value) and cit.row("ppi").low == pytest.approx(ref.low)
     assert cit.row("labels").value == pytest.approx(y.mean())
     assert cit.row("judge").value == pytest.approx(f_all.mean()) and cit.row("judge").low is None

@@ -25,6 +25,7 @@ from .calibration import CLASSES, POSITIVE, Pairs, corrected_rate, human_labels,
 from .verdicts import Verdict
 
 ESTIMATE_VERSION = 1
+PSEUDO = 1.0  # pseudo-labels per (label, verdict) cell in PPI++'s variance (ppi.ppi_mean; docs/estimate.md)
 METHODS = ("labels", "judge", "rogan_gladen", "ppi")
 TITLES = {"labels": "labels alone (Wilson)", "judge": "judge alone (biased)",
           "rogan_gladen": "Rogan-Gladen corrected", "ppi": "PPI++ (power-tuned)"}
@@ -128,7 +129,7 @@ def rate_rows(y: np.ndarray, f: np.ndarray, f_all: np.ndarray, confidence: float
         ppi = Row("ppi", None, None, None, n, N, "the judge gives every item the same verdict: it carries no "
                   "information, so PPI++ adds nothing to the labels alone")
     else:
-        est = P.ppi_mean(y, f, f_all, confidence, w=w)
+        est = P.ppi_mean(y, f, f_all, confidence, w=w, pseudo=PSEUDO, student=True)
         eff = P.effective_labels(est, share * (1 - share))
         ppi = Row("ppi", est.value, max(0.0, est.low), min(1.0, est.high), n, N,
                   f"judge weight lambda {est.lam:.2f}", eff, est.lam)
@@ -144,7 +145,7 @@ def plan(y: np.ndarray, f: np.ndarray, f_all: np.ndarray, target: float, confide
     ww = np.ones(n) if w is None else np.asarray(w, float) / np.sum(w) * n
     share = float((ww * y).mean())
     alone = P.labels_needed_wilson(share, target, confidence, n, N)
-    ppi = P.labels_needed_ppi(y, f, f_all, target, confidence, N, w) if y.min() != y.max() else None
+    ppi = P.labels_needed_ppi(y, f, f_all, target, confidence, N, w, PSEUDO, True) if y.min() != y.max() else None
     return Plan(target, alone, ppi)
 
 
