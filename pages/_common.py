@@ -33,8 +33,8 @@ def _stamp(paths) -> tuple:
 
 
 @st.cache_resource(show_spinner="Checking the answer logs ...", max_entries=4)
-def _load(logs: tuple, corpus, _stamp_key: tuple) -> dataset.Dataset:
-    return dataset.load(logs, corpus)
+def _load(logs: tuple, corpus, casefold: bool, refusals: tuple, _stamp_key: tuple) -> dataset.Dataset:
+    return dataset.load(logs, settings().check_options())
 
 
 def current_dataset() -> dataset.Dataset:
@@ -43,7 +43,7 @@ def current_dataset() -> dataset.Dataset:
     if uploaded is not None and st.session_state.get("use_upload"):
         return uploaded
     cfg = settings()
-    return _load(cfg.logs, cfg.corpus, _stamp(cfg.logs))
+    return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))
 
 
 def read_labels():

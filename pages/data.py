@@ -19,7 +19,7 @@ st.table({"setting": ["logs", "corpus", "labels file"],
 
 upload = st.file_uploader("Review an uploaded log instead (JSON lines, format version 1)", type=["jsonl", "json"])
 if upload is not None:
-    st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue())
+    st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue(), settings().check_options())
     st.session_state.use_upload = True
 if st.session_state.get("uploaded") is not None:
     st.session_state.use_upload = st.toggle("Use the uploaded log", value=st.session_state.get("use_upload", True))

@@ -10,6 +10,7 @@ from citecheck.contract import reasons as R
 from citecheck.reports import figures as F
 from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
+from citecheck.reports.rates import percent
 from citecheck.review import labels as L
 
 from pages._common import current_dataset, enter, read_labels, settings
@@ -39,7 +40,7 @@ report = build(table, golden, runs, k)
 
 
 def pct(x) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{100 * x:.1f}%"
+    return percent(None if x is None or pd.isna(x) else x)
 
 
 TITLES = {  # tile titles short enough to read; the full definition is in the tile's help
