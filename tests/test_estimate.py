@@ -270,7 +270,7 @@ def test_bad_sample_file_names_the_line_and_field(tmp_path):
     lines = path.read_text().splitlines()
     lines[2] = lines[2].replace('"inclusion_probability": 0.03', '"inclusion_probability": 3')
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(S.SampleError, match=r"s.jsonl:3: field inclusion_probability"):
+    with pytest.raises(S.SampleError, match=r"s.jsonl:3: inclusion_probability: 3 is not in"):
         S.read(path)
     with pytest.raises(S.SampleError, match="more than the 100"):
         S.draw(KEYS, 101, 1)

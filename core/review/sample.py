@@ -22,12 +22,12 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from ..contract.jsonl import append_records
+from ..contract.errors import FieldError, RecordError
+from ..contract.jsonl import append_records, expect, expect_object, expect_version, now, read_jsonl
 
 SAMPLE_VERSION = 1
 ALL = "all"  # the one stratum of an unstratified sample
@@ -97,10 +97,6 @@ def sample_id(seed: int, keys: Sequence[str], stratify: str, size: int) -> str:
     return f"sample-{h}"
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 def draw(keys: Sequence[str], size: int, seed: int, strata: Mapping[str, str] | None = None,
          spread: Mapping[str, float] | None = None, stratify: str = "none",
          members: Mapping[str, Sequence[str]] | None = None) -> Sample:
@@ -160,37 +156,41 @@ def write(path: str | Path, sample: Sample) -> None:
     append_records(path, [header, *rows])
 
 
+def _record(value) -> dict:
+    obj = expect_object(value)
+    if obj.get("record") == "sample":
+        expect_version(obj, "sample_version", SAMPLE_VERSION)
+        expect(obj, "sample_id", str)
+        return obj
+    expect(obj, "item", str)
+    p = expect(obj, "inclusion_probability", float)
+    if not 0 < p <= 1:
+        raise FieldError("inclusion_probability", f"{p!r} is not in (0, 1]")
+    return obj
+
+
 def read(path: str | Path) -> Sample:
-    """Read a sample file; a bad line raises ``SampleError`` naming the file, line and field
-    (a sample with a line missing would no longer be the random sample it claims to be)."""
-    path = Path(path)
+    """Read a sample file.  Any bad line raises ``SampleError`` listing every bad line with its
+    field (a sample missing a line would no longer be the random sample it claims to be)."""
     header, items, stratum_of, probability = None, [], {}, {}
-    with open(path, encoding="utf-8") as handle:
-        for n, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SampleError(f"{path}:{n}: not valid JSON ({exc.msg}); draw the sample again") from None
-            if not isinstance(obj, dict):
-                raise SampleError(f"{path}:{n}: expected a JSON object")
-            if header is None:
-                if obj.get("record") != "sample" or obj.get("sample_version") != SAMPLE_VERSION:
-                    raise SampleError(f"{path}:{n}: field sample_version: expected a sample header of version "
-                                      f"{SAMPLE_VERSION} (write it with citecheck sample)")
-                header = obj
-                continue
-            key, p = obj.get("item"), obj.get("inclusion_probability")
-            if not isinstance(key, str):
-                raise SampleError(f"{path}:{n}: field item: missing or not a string")
-            if not isinstance(p, (int, float)) or not 0 < p <= 1:
-                raise SampleError(f"{path}:{n}: field inclusion_probability: {p!r} is not in (0, 1]")
-            items.append(key)
-            stratum_of[key] = str(obj.get("stratum", ALL))
-            probability[key] = float(p)
+    errors: list[RecordError] = []
+    for n, obj in read_jsonl(path, _record):
+        if isinstance(obj, RecordError):
+            errors.append(obj)
+        elif obj.get("record") == "sample":
+            if header is not None or items:
+                errors.append(RecordError(str(path), n, "record", "a second sample header: one sample per file"))
+            header = obj
+        elif header is None:
+            errors.append(RecordError(str(path), n, "record", "an item before the sample header"))
+        else:
+            items.append(obj["item"])
+            stratum_of[obj["item"]] = str(obj.get("stratum", ALL))
+            probability[obj["item"]] = float(obj["inclusion_probability"])
+    if errors:
+        raise SampleError("; ".join(map(str, errors)) + " (draw the sample again with citecheck sample)")
     if header is None:
-        raise SampleError(f"{path}: empty; draw a sample with citecheck sample")
+        raise SampleError(f"{path}: no sample header; draw a sample with citecheck sample")
     strata = {s: (int(v["population"]), int(v["size"])) for s, v in header.get("strata", {}).items()}
     return Sample(header["sample_id"], int(header.get("seed", 0)), header.get("stratify", "none"),
                   header.get("allocation", "uniform"), int(header.get("population", 0)), strata,
