@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..contract.items import parse_item_key
 from ..review.items import Item
 from ..review.labels import Label
 from ..review.sample import Sample
@@ -169,7 +170,7 @@ def _rogan_gladen(keys: Sequence[str], human: Mapping[str, str], latest: Mapping
 
 
 def _answer_of(key: str) -> str:
-    return key.split("#", 1)[0]
+    return parse_item_key(key).answer_id
 
 
 def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequence[Item], judge: str,
