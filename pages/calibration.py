@@ -18,6 +18,7 @@ from citecheck.review.html import citation_html
 from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+from pages._estimate import show as show_estimates
 
 enter("calibration")
 
@@ -156,6 +157,8 @@ with right:
                    + ". A judge cannot be expected to agree with people better than they agree with each other.")
     else:
         st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
+
+show_estimates(records, verdict_records, data.all_items, run, [verdicts_path.parent, cfg.labels.parent])
 
 # --- disagreements ---------------------------------------------------------------------------------------
 st.subheader("Disagreements")

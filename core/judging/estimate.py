@@ -352,3 +352,25 @@ def table_html(rate: Rate) -> str:
         body.append("<tr>" + td(TITLES[r.method]) + td(_pct(r.value), "num") + td(_interval(r) or "none claimed")
                     + td(r.n, "num") + td(r.N, "num") + td(note) + "</tr>")
     return f'<table class="cc-estimate"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def report_html(e: Estimates) -> str:
+    """The whole estimate as escaped HTML for the page: per rate a heading, the table and the
+    planner; then what was left out and the notes."""
+    esc = html.escape
+    parts = [f"<p><b>{esc(e.judge)}</b> \u00b7 {esc(e.prompt_version)} \u00b7 {e.confidence:.0%} intervals"
+             + (f" \u00b7 sample {esc(e.sample_id)}" if e.sample_id else "") + "</p>"]
+    for rate in e.rates:
+        parts.append(f"<h4>Rate of {UNITS[rate.unit]}: {rate.n} labelled of N = {rate.N} judged {rate.unit}</h4>")
+        if rate.problem:
+            parts.append(f"<p>{esc(rate.problem)}</p>")
+            continue
+        parts.append(table_html(rate))
+        lines = plan_lines(rate)
+        if lines:
+            parts.append("<p>" + "<br>".join(esc(x.strip()) for x in lines) + "</p>")
+    if e.left_out:
+        parts.append(f"<p>Left out {sum(e.left_out.values())} label(s):</p><ul>"
+                     + "".join(f"<li>{esc(k)}: {v}</li>" for k, v in sorted(e.left_out.items())) + "</ul>")
+    parts.extend(f'<p class="cc-note">{esc(n)}</p>' for n in e.notes)
+    return "".join(parts)

@@ -195,3 +195,20 @@ def read(path: str | Path) -> Sample:
     return Sample(header["sample_id"], int(header.get("seed", 0)), header.get("stratify", "none"),
                   header.get("allocation", "uniform"), int(header.get("population", 0)), strata,
                   tuple(items), stratum_of, probability, header.get("created", ""), header.get("unit", "item"))
+
+
+def find(folders) -> list[Path]:
+    """The sample files (``*.jsonl`` whose first line is a sample header) directly in ``folders``,
+    by name: the page offers these, so the browser never names a path."""
+    found = []
+    for folder in folders:
+        for path in sorted(Path(folder).glob("*.jsonl")):
+            try:
+                with open(path, "rb") as handle:
+                    first = handle.readline(4096)
+                obj = json.loads(first)
+            except (OSError, ValueError):
+                continue
+            if isinstance(obj, dict) and obj.get("record") == "sample" and "sample_version" in obj:
+                found.append(path)
+    return list(dict.fromkeys(found))
