@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import labels as L
+from citecheck.review import sample as S
 from citecheck.review.highlight import escape as e
 from citecheck.review.html import (
     agent_trace_html,
@@ -15,7 +16,14 @@ from citecheck.review.html import (
     withheld_html,
 )
 from citecheck.review.items import LABEL_TEXT
-from citecheck.review.queue import FILTERS, answer_ids, first_unlabelled
+from citecheck.review.queue import (
+    FILTERS,
+    answer_ids,
+    first_unlabelled,
+    next_in_sample,
+    sample_answer_ids,
+    sample_progress,
+)
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
 
@@ -39,6 +47,10 @@ with st.sidebar:
     reviewer = st.text_input("Reviewer name", key="reviewer", help="Required before your first label; kept for this session.")
     reviewer = reviewer.strip()
     filter_name = st.radio("Show answers", list(FILTERS), key="filter")
+    sample_path = st.selectbox("Calibration sample", [None, *S.find([settings().labels.parent])], key="review_sample",
+                               format_func=lambda p: "none" if p is None else p.name,
+                               help="Work through a random sample (citecheck sample): Resume goes to its next "
+                                    "unlabelled item, and labels record the sample.")
     with st.form("jump", border=False):
         wanted = st.text_input("Jump to answer id")
         if st.form_submit_button("Open") and wanted.strip():
@@ -52,7 +64,13 @@ with st.sidebar:
     st.caption("Keys: 1-4 label the focused item (1-2 for an uncited sentence) · J/K next/previous item · "
                "N/P next/previous answer · U resume at the first item you have not labelled")
 
-ids = answer_ids(data, filter_name, current, reviewer)
+sample = None
+if sample_path is not None:
+    try:
+        sample = S.read(sample_path)
+    except (OSError, S.SampleError) as exc:
+        st.error(f"Cannot use that sample: {exc}")
+ids = sample_answer_ids(data, sample) if sample is not None else answer_ids(data, filter_name, current, reviewer)
 asked = st.query_params.get("answer")
 if asked and asked != state.get("linked") and data.get(asked) is not None:
     state.answer_id = asked  # a deep link, or a link from the Failures page: follow it
@@ -87,9 +105,11 @@ def step_item(delta: int) -> None:
 
 
 def resume() -> None:
-    found = first_unlabelled(data, current, reviewer)
+    found = next_in_sample(data, sample, current, reviewer) if sample is not None else \
+        first_unlabelled(data, current, reviewer)
     if found is None:
-        state.flash = ("info", "You have labelled every item. Thank you!")
+        state.flash = ("info", "You have labelled every item" + (" of the sample" if sample is not None else "")
+                       + ". Thank you!")
     else:
         state.answer_id, state.focus = found
 
@@ -98,7 +118,8 @@ def save(index: int, label: str) -> None:
     item = items[index]
     note = state.get(f"note-{item.key}", "")
     try:
-        L.append(settings().labels, L.make_label(item, label, state.get("reviewer", ""), note))
+        in_sample = sample.sample_id if sample is not None and item.key in sample else ""
+        L.append(settings().labels, L.make_label(item, label, state.get("reviewer", ""), note, sample=in_sample))
     except L.LabelError as exc:
         state.flash = ("error", f"{exc}. Enter your name in the sidebar.")
         return
@@ -129,6 +150,10 @@ if reviewer:
                f"{here.labelled} of {here.total} in this answer" + (f" ({here.stale} stale)" if here.stale else ""))
 else:
     st.warning("Enter your name in the sidebar before labelling.")
+if sample is not None:
+    done, total = sample_progress(data, sample, current, reviewer)
+    st.caption(f"Calibration sample {sample.sample_id}: {done} of {total} sampled items labelled by you; "
+               "Resume (U) opens the next one.")
 
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
 st.caption(" \u00b7 ".join(m for m in meta if m))

@@ -429,3 +429,30 @@ def test_estimate_cli_errors_say_what_to_do(tmp_path):
     code, _, err = run("sample", "--log", EQA_LOG, "--size", "10", "--seed", "1", "--stratify", "judge",
                        "--out", tmp_path / "s.jsonl")
     assert code == 2 and "--stratify judge needs --verdicts" in err
+
+
+# --- the review queue and labels made from a sample ---------------------------------------------
+
+
+def test_review_queue_works_through_a_sample_and_labels_record_it(tmp_path):
+    from citecheck.review import dataset, queue
+    from citecheck.review import labels as L
+
+    data = dataset.load([EQA_LOG])
+    keys = [i.key for i in data.all_items if i.citation is not None]
+    sample = S.draw(keys, 12, seed=3)
+    first = sample.items[0]
+    assert queue.sample_answer_ids(data, sample)[0] == first.rsplit("#", 2)[0]
+    answer_id, n = queue.next_in_sample(data, sample, {}, "ana")
+    item = data.items(answer_id)[n]
+    assert item.key == first
+    path = tmp_path / "labels.jsonl"
+    L.append(path, L.make_label(item, "supported", "ana", sample=sample.sample_id))
+    records, errors = L.read(path)
+    assert not errors and records[0].sample == sample.sample_id
+    current = L.latest(records)
+    assert queue.next_in_sample(data, sample, current, "ana")[0] == sample.items[1].rsplit("#", 2)[0]
+    assert queue.sample_progress(data, sample, current, "ana") == (1, 12)
+    # a label made outside a sample is written exactly as before: no sample field
+    L.append(path, L.make_label(item, "partial", "bo"))
+    assert '"sample"' not in path.read_text().splitlines()[1]

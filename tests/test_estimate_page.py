@@ -55,3 +55,24 @@ def test_estimates_with_a_sample_on_the_calibration_page(tmp_path):
     assert any('"facet"' in spec and '"x2"' in spec for spec in charts)  # the chart of the intervals
     at.number_input(key="est_target").set_value(5.0).run()
     assert "to reach +/- 5.0%" in html(at)
+
+
+def test_review_page_works_through_a_sample(tmp_path):
+    from citecheck.review import labels as L
+
+    cli("sample", "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--size", "5", "--seed", "8",
+        "--out", tmp_path / "s.jsonl")
+    sample = S.read(tmp_path / "s.jsonl")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.sidebar.text_input[0].input("ana").run()
+    at.sidebar.selectbox(key="review_sample").set_value(tmp_path / "s.jsonl").run()
+    assert any("0 of 5 sampled items labelled by you" in c.value for c in at.caption)
+    at.button(key="resume").click().run()
+    first = sample.items[0]
+    assert at.session_state.answer_id == first.rsplit("#", 2)[0]
+    at.button(key="key-supported").click().run()  # the focused item: the first sampled one
+    records, _ = L.read(tmp_path / "labels.jsonl")
+    assert [(r.item, r.sample) for r in records] == [(first, sample.sample_id)]
+    assert any("1 of 5 sampled items labelled by you" in c.value for c in at.caption)
+    at.button(key="resume").click().run()
+    assert at.session_state.answer_id == sample.items[1].rsplit("#", 2)[0]

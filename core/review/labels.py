@@ -39,21 +39,27 @@ class Label:
     reviewer: str
     at: str
     citecheck: str
+    sample: str = ""  # the calibration sample the item was labelled from (review/sample.py); "" when none
 
 
-def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None) -> Label:
+def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None,
+               sample: str = "") -> Label:
     reviewer = reviewer.strip()
     if not reviewer:
         raise LabelError("a reviewer name is required before labelling")
     if label not in item.labels:
         raise LabelError(f"{label!r} is not a label for this item; use one of {', '.join(item.labels)}")
     return Label(LABELS_VERSION, item.key, item.answer_id, item.sentence, item.citation, item.chunk_id,
-                 item.fingerprint, label, note, reviewer, at or now(), __version__)
+                 item.fingerprint, label, note, reviewer, at or now(), __version__, sample)
 
 
 def append(path: str | Path, label: Label) -> None:
-    """Append one record durably (see ``jsonl.append_records``): earlier records are never touched."""
-    append_records(path, [asdict(label)])
+    """Append one record durably (see ``jsonl.append_records``): earlier records are never touched.
+    ``sample`` is written only when set, so a label made outside a sample reads as before."""
+    record = asdict(label)
+    if not record["sample"]:
+        del record["sample"]
+    append_records(path, [record])
 
 
 def parse_label(value: object) -> Label:
@@ -77,6 +83,7 @@ def parse_label(value: object) -> Label:
         reviewer=expect(obj, "reviewer", str),
         at=expect(obj, "at", str),
         citecheck=expect(obj, "citecheck", str, optional=True, default=""),
+        sample=expect(obj, "sample", str, optional=True, default=""),
     )
     if (label.answer_id, label.sentence, label.citation) != (key.answer_id, key.sentence, key.citation):
         raise FieldError("item", f"{item!r} names another item than answer_id, sentence and citation")
