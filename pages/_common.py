@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 
 import streamlit as st
+from citecheck.contract.errors import CitecheckError
 from citecheck.review import dataset, labels
-from citecheck.review.html import STYLE
+from citecheck.review.html import STYLE, notice_html
 from citecheck.web.settings import Settings, load_settings
 
 
@@ -43,7 +44,11 @@ def current_dataset() -> dataset.Dataset:
     if uploaded is not None and st.session_state.get("use_upload"):
         return uploaded
     cfg = settings()
-    return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))
+    try:
+        return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))
+    except CitecheckError as exc:  # a setting names a folder that is not there: say so, on every page
+        st.html(notice_html("error", str(exc)))
+        st.stop()
 
 
 def read_labels():

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 from citecheck.judging import estimate as E
 from citecheck.review import sample as S
+from citecheck.review.html import notice_html
 
 
 def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
@@ -25,7 +26,7 @@ def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
         sample = S.read(pick) if pick is not None else None
         result = E.estimate(records, verdicts, items, run[0], run[1], sample, confidence, target / 100 or None)
     except (E.EstimateError, S.SampleError) as exc:
-        st.info(str(exc))
+        st.html(notice_html("info", str(exc)))
         return
     st.html(E.report_html(result))
     rows = pd.DataFrame([dict(r, rate=E.UNITS[rate.unit]) for rate in result.rates for r in E.table_rows(rate)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 from citecheck.review import dataset
+from citecheck.review.html import notice_html
 
 from pages._common import current_dataset, enter, read_labels, settings
 
@@ -34,4 +35,4 @@ if data.errors:
 else:
     st.success("Every line of the loaded logs was readable.")
 for w in warnings:
-    st.warning(w)
+    st.html(notice_html("warning", f"labels file: skipped {w}"))
