@@ -331,10 +331,16 @@ def test_sample_only_sampled_labels_count_and_the_rest_are_counted():
     sampled = [i for i in its if i.key in sample][:50]
     chosen = [i for i in its if i.key not in sample][:30]  # a reviewer's own picks
     labels = [label(i, truth[i.key]) for i in sampled + chosen]
+    unsure = [label(i, "cant_tell") for i in sampled[:3]]  # the latest label of 3 sampled items
+    changed = [its[k]._replace(fingerprint="old") for k in range(len(its)) if its[k].key in sample][50:52]
+    labels += unsure + [label(i, "supported") for i in changed]
     e = E.estimate(labels, verdicts, its, "baseline", "baseline.v1", sample)
-    assert e.rate("citations").n == 50
-    assert list(e.left_out.values()) == [30] and sample.sample_id in next(iter(e.left_out))
-    assert any("10 of the 60 sampled items have no usable label" in n for n in e.notes)
+    assert e.rate("citations").n == 47  # 50 sampled labels, 3 of them now can't tell; the 2 stale ones never count
+    reasons = dict(e.left_out)
+    assert reasons.pop("latest label is can't tell") == 3
+    assert reasons.pop("stale: the item changed since it was labelled") == 2
+    assert list(reasons.values()) == [30] and sample.sample_id in next(iter(reasons))
+    assert any("13 of the 60 sampled items have no usable label" in n for n in e.notes)
 
 
 def test_stratified_weights_undo_oversampling():
@@ -406,14 +412,14 @@ def test_sample_then_estimate_on_expertqa(tmp_path):
     code, _, err = run("sample", "--log", EQA_LOG, "--size", "150", "--seed", "4", "--stratify", "judge",
                        "--verdicts", verdicts, "--labels", EQA_LABELS, "--out", sample)
     assert code == 0, err
-    assert "Neyman allocation" in err and "150 item(s) of 1293" in err
+    assert "Neyman allocation" in err and "150 item(s) of 772" in err  # only items the judge scored
     code, out, err = run("estimate", "--log", EQA_LOG, "--labels", EQA_LABELS, "--verdicts", verdicts,
                          "--sample", sample, "--target", "0.05", "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
     cit = doc["rates"]["citations"]
     rows = {r["method"]: r for r in cit["rows"]}
-    assert cit["N"] == 772 and 0 < cit["n"] <= 150
+    assert cit["N"] == 772 and 120 < cit["n"] <= 150  # every sampled item is judged; most are labelled
     assert rows["judge"]["interval"] == [None, None]
     assert rows["ppi"]["interval"][0] < rows["ppi"]["value"] < rows["ppi"]["interval"][1]
     assert sum(doc["left_out"].values()) > 0 and doc["sample_id"].startswith("sample-")
@@ -456,3 +462,12 @@ def test_review_queue_works_through_a_sample_and_labels_record_it(tmp_path):
     # a label made outside a sample is written exactly as before: no sample field
     L.append(path, L.make_label(item, "partial", "bo"))
     assert '"sample"' not in path.read_text().splitlines()[1]
+
+
+def test_planner_makes_no_plan_from_labels_of_one_class():
+    its, truth, verdicts, _ = world(6)
+    one = [label(i, "supported") for i in its[:40]]
+    plan = E.estimate(one, verdicts, its, "baseline", "baseline.v1", target=0.05).rate("citations").plan
+    assert plan.labels_total is None and plan.ppi_total is None and "one class" in plan.unplanned
+    assert "label more of the sample before planning" in E.plan_lines(E.estimate(
+        one, verdicts, its, "baseline", "baseline.v1", target=0.05).rate("citations"))[0]

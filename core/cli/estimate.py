@@ -90,11 +90,11 @@ def cmd_sample(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     data = load_checked(args.log, args.corpus, err)
     latest = None
-    if args.stratify == "judge":
-        if not args.verdicts:
-            err.write("citecheck sample: --stratify judge needs --verdicts (and --judge/--prompt-version "
-                      "when the file holds several)\n")
-            return EXIT_USAGE
+    if args.stratify == "judge" and not args.verdicts:
+        err.write("citecheck sample: --stratify judge needs --verdicts (and --judge/--prompt-version "
+                  "when the file holds several)\n")
+        return EXIT_USAGE
+    if args.verdicts:
         verdicts = _read_verdicts(args.verdicts, err)
         try:
             judge, prompt = pick_run(verdicts, args.judge, args.prompt_version, args.verdicts)
@@ -142,9 +142,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="draw citation items, or whole answers (for the failing-answer rate)")
     smp.add_argument("--stratify", choices=["none", "judge", "status"], default="none",
                      help="draw within strata: the judge's verdict, or the checker's status")
-    smp.add_argument("--verdicts", help="verdicts file, for --stratify judge")
-    smp.add_argument("--judge", help="judge name, for --stratify judge")
-    smp.add_argument("--prompt-version", help="judge prompt version, for --stratify judge")
+    smp.add_argument("--verdicts", help="verdicts file: draw only items this judge scored (needed for --stratify judge)")
+    smp.add_argument("--judge", help="judge name, with --verdicts")
+    smp.add_argument("--prompt-version", help="judge prompt version, with --verdicts")
     smp.add_argument("--labels", help="labels so far: Neyman allocation from each stratum's spread")
     smp.add_argument("--out", required=True, help="sample file to write (never overwritten)")
     smp.set_defaults(func=cmd_sample)

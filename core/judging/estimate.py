@@ -65,6 +65,7 @@ class Plan:
     target: float  # half-width wanted
     labels_total: int | None  # labels in all for the labels alone (None: not reachable within N)
     ppi_total: int | None  # labels in all for PPI++
+    unplanned: str = ""  # why no plan can be made yet (then both totals are None)
 
     def more(self, total: int | None, n: int) -> int | None:
         return None if total is None else max(0, total - n)
@@ -143,10 +144,13 @@ def plan(y: np.ndarray, f: np.ndarray, f_all: np.ndarray, target: float, confide
     if not 0 < target < 0.5:
         raise EstimateError(f"--target {target}: give a half-width between 0 and 0.5, for example 0.02")
     n, N = len(y), len(f_all)
+    if y.min() == y.max():
+        return Plan(target, None, None, f"all {n} labels are one class, so the spread of the labels is unknown: "
+                    "label more of the sample before planning")
     ww = np.ones(n) if w is None else np.asarray(w, float) / np.sum(w) * n
     share = float((ww * y).mean())
     alone = P.labels_needed_wilson(share, target, confidence, n, N)
-    ppi = P.labels_needed_ppi(y, f, f_all, target, confidence, N, w, PSEUDO, True) if y.min() != y.max() else None
+    ppi = P.labels_needed_ppi(y, f, f_all, target, confidence, N, w, PSEUDO, True)
     return Plan(target, alone, ppi)
 
 
@@ -197,6 +201,12 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
     left_out: dict[str, int] = {}
     notes: list[str] = []
     used: list[str] = []
+    for key, label in _latest_citation_labels(labels).items():  # labels human_labels drops, and why
+        if key in human:
+            continue
+        reason = ("latest label is can't tell" if label.label not in CLASSES
+                  else "stale: the item changed since it was labelled")
+        left_out[reason] = left_out.get(reason, 0) + 1
     for key in sorted(human):
         if sample is not None and key not in sample:
             reason = f"not in sample {sample.sample_id} (chosen by a reviewer, not at random)"
@@ -224,6 +234,14 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
     rates.append(_answer_rate(used, human, latest, population, fingerprints, sample, confidence, target))
     return Estimates(judge, prompt_version, confidence, None if sample is None else sample.sample_id,
                      tuple(rates), left_out, tuple(notes))
+
+
+def _latest_citation_labels(labels: Sequence[Label]) -> dict[str, Label]:
+    latest: dict[str, Label] = {}
+    for label in labels:
+        if label.citation is not None:
+            latest[label.item] = label
+    return latest
 
 
 def _weights(keys: Sequence[str], sample: Sample | None) -> np.ndarray | None:
@@ -293,6 +311,8 @@ def plan_lines(rate: Rate) -> list[str]:
     if rate.plan is None:
         return []
     p = rate.plan
+    if p.unplanned:
+        return [f"to reach +/- {p.target:.1%}: {p.unplanned}"]
 
     def say(total: int | None, what: str) -> str:
         if total is None:
@@ -330,7 +350,7 @@ def to_dict(e: Estimates) -> dict:
         if rate.plan is None:
             return None
         p = rate.plan
-        return {"target_half_width": p.target, "labels_alone_total": p.labels_total,
+        return {"target_half_width": p.target, "unplanned": p.unplanned, "labels_alone_total": p.labels_total,
                 "labels_alone_more": p.more(p.labels_total, rate.n), "ppi_total": p.ppi_total,
                 "ppi_more": p.more(p.ppi_total, rate.n)}
     return {"record": "estimate", "estimate_version": ESTIMATE_VERSION, "judge": e.judge,

@@ -32,16 +32,23 @@ def _item_stratum(stratify: str, key: str, reasons: tuple[str, ...], latest: Map
 
 def population(data: Dataset, unit: str = "item", stratify: str = "none",
                latest: Mapping[str, Verdict] | None = None) -> Population:
-    """The citation items of ``data`` (or its answers with at least one), with their strata."""
+    """The citation items of ``data`` (or its answers with at least one), with their strata.
+    With ``latest`` (a judge's verdicts), only items it scored: the only ones an estimate can use
+    (for answers: answers all of whose citation items it scored)."""
     item_strata: dict[str, str] = {}
     members: dict[str, list[str]] = {}
     for result, items in zip(data.results, data.items_by_answer):
         for item in items:
             if item.citation is None:
                 continue
+            if latest is not None and (item.key not in latest or not latest[item.key].scored):
+                if unit == "answer":
+                    members.setdefault(item.answer_id, []).append("")  # marks the answer as not fully judged
+                continue
             reasons = result.citations[item.citation].reasons
             item_strata[item.key] = _item_stratum(stratify, item.key, reasons, latest)
             members.setdefault(item.answer_id, []).append(item.key)
+    members = {a: ks for a, ks in members.items() if "" not in ks}
     if unit == "item":
         return Population(tuple(item_strata), None if stratify == "none" else item_strata, None)
     strata = None
