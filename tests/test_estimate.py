@@ -471,3 +471,24 @@ def test_planner_makes_no_plan_from_labels_of_one_class():
     assert plan.labels_total is None and plan.ppi_total is None and "one class" in plan.unplanned
     assert "label more of the sample before planning" in E.plan_lines(E.estimate(
         one, verdicts, its, "baseline", "baseline.v1", target=0.05).rate("citations"))[0]
+
+
+def test_sample_stratified_by_status_and_by_answer(tmp_path):
+    log, corpus = ROOT / "sample_data" / "answers.jsonl", ROOT / "sample_data" / "corpus"
+    code, _, err = run("sample", "--log", log, "--corpus", corpus, "--size", "20", "--seed", "1",
+                       "--stratify", "status", "--out", tmp_path / "status.jsonl")
+    assert code == 0, err
+    s = S.read(tmp_path / "status.jsonl")
+    assert set(s.strata) == {"flagged", "verified"} and s.allocation == "proportional"
+    for k in s.items:
+        population, size = s.strata[s.stratum_of[k]]
+        assert s.probability[k] == pytest.approx(size / population)
+    assert sum(size for _, size in s.strata.values()) == 20 == len(s)
+    code, _, err = run("sample", "--log", log, "--corpus", corpus, "--size", "6", "--seed", "1", "--unit", "answer",
+                       "--stratify", "status", "--out", tmp_path / "answers.jsonl")
+    assert code == 0, err
+    a = S.read(tmp_path / "answers.jsonl")
+    assert a.unit == "answer" and set(a.strata) <= {"failing", "passing"}
+    assert len({k.rsplit("#", 2)[0] for k in a.items}) == 6 and len(a) >= 6
+    code, _, err = run("sample", "--log", log, "--size", "6", "--seed", "1", "--out", tmp_path / "answers.jsonl")
+    assert code == 2 and "never overwritten" in err
