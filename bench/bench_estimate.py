@@ -9,7 +9,8 @@ alone, the share of repetitions where PPI++ claimed no interval, then the worst 
 
     .venv/bin/python bench/bench_estimate.py [--reps 1000] [--population 10000] [--markdown]
 
-Second part (``--expertqa``): the bundled ExpertQA sample with the baseline judge; a random 20%
+Then (``--stratified`` alone): samples stratified by the judge's verdict with Neyman allocation.
+Last part (``--expertqa`` alone): the bundled ExpertQA sample with the baseline judge; a random 20%
 of the labelled, judged items is the sample, the other 80% the truth; 200 seeds.
 """
 
@@ -86,6 +87,34 @@ def simulate(reps: int, N: int, markdown: bool) -> None:
     print(f"{len(cells)} cells x {reps} repetitions, N = {N}: {time.perf_counter() - t0:.0f} s")
 
 
+def stratified(reps: int, N: int) -> None:
+    """Neyman-allocated samples stratified by the judge's verdict (what ``citecheck sample
+    --stratify judge`` draws), weighted by inverse inclusion probability in ``estimate``."""
+    from citecheck.review import sample as S
+
+    print("\nstratified by judge verdict, Neyman allocation (spread 0.45 in the judge-positive stratum, 0.2 in the other):")
+    keys = [str(i) for i in range(N)]
+    for q, p, n in ((0.75, 0.2, 100), (0.85, 0.1, 100), (0.95, 0.05, 200), (0.95, 0.2, 50)):
+        rng = np.random.default_rng(7)
+        cover, width, given = {"labels": 0, "ppi": 0}, {"labels": [], "ppi": []}, 0
+        for r in range(reps):
+            truth = (rng.random(N) < p).astype(float)
+            judge = np.where(rng.random(N) < q, truth, 1 - truth)
+            strata = {k: "pos" if judge[i] else "neg" for i, k in enumerate(keys)}
+            s = S.draw(keys, n, r, strata, {"pos": 0.45, "neg": 0.2}, "judge")
+            idx = np.array([int(k) for k in s.items])
+            w = np.array([1 / s.probability[k] for k in s.items])
+            rows = {x.method: x for x in E.rate_rows(truth[idx], judge[idx], judge, 0.95, w)}
+            if rows["ppi"].low is None:
+                continue
+            given += 1
+            for m in cover:
+                cover[m] += rows[m].low <= truth.mean() <= rows[m].high
+                width[m].append(rows[m].half_width)
+        print(f"  q={q:.2f} p={p:.2f} n={n:>4}  cover labels {cover['labels'] / given:.3f} ppi {cover['ppi'] / given:.3f}"
+              f"  half-width labels {np.mean(width['labels']):.3f} ppi {np.mean(width['ppi']):.3f}  ({given} reps)")
+
+
 def expertqa(seeds: int) -> None:
     """20% of the labelled, judged ExpertQA items as the sample, 80% as the truth."""
     from citecheck.cli.main import main
@@ -130,9 +159,15 @@ if __name__ == "__main__":
     ap.add_argument("--population", type=int, default=10_000)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--expertqa", action="store_true", help="only the ExpertQA part")
+    ap.add_argument("--stratified", action="store_true", help="only the stratified-sample part")
     ap.add_argument("--seeds", type=int, default=200)
     a = ap.parse_args()
-    if not a.expertqa:
+    if a.stratified:
+        stratified(a.reps, 5000)
+    elif a.expertqa:
+        expertqa(a.seeds)
+    else:
         simulate(a.reps, a.population, a.markdown)
-    expertqa(a.seeds)
+        stratified(a.reps, 5000)
+        expertqa(a.seeds)
     sys.exit(0)
