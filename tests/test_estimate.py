@@ -322,7 +322,9 @@ def test_estimate_rows_agree_with_the_functions():
     assert cit.row("judge").value == pytest.approx(f_all.mean()) and cit.row("judge").low is None
     assert 120 == cit.plan.ppi_total < cit.plan.labels_total <= 400  # PPI++ is there already
     assert cit.row("ppi").half_width <= 0.06 < cit.row("labels").half_width
-    assert e.notes and "no --sample" in e.notes[0]
+    assert e.notes and "no --sample" in e.notes[0] and not any("are labelled" in n for n in e.notes)
+    most = E.estimate(labels + [label(i, truth[i.key]) for i in its[:200]], verdicts, its, "baseline", "baseline.v1")
+    assert any("of the 400 judged items are labelled" in n for n in most.notes)
 
 
 def test_sample_only_sampled_labels_count_and_the_rest_are_counted():

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..contract.items import parse_item_key
 from ..review.items import Item
 from ..review.labels import Label
 from ..review.sample import Sample
@@ -173,10 +172,6 @@ def _rogan_gladen(keys: Sequence[str], human: Mapping[str, str], latest: Mapping
                "bootstrap interval; assumes the labelled items are a simple random sample")
 
 
-def _answer_of(key: str) -> str:
-    return parse_item_key(key).answer_id
-
-
 def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequence[Item], judge: str,
              prompt_version: str, sample: Sample | None = None, confidence: float = 0.95,
              target: float | None = None) -> Estimates:
@@ -186,7 +181,9 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
     verdict).  With ``sample``, only labels of sampled items count, weighted by 1 / inclusion
     probability; every label left out is counted under its reason."""
     P.z_of(confidence)  # a bad confidence fails here, before any work
-    fingerprints = {i.key: i.fingerprint for i in items if i.citation is not None}
+    citation_items = [(i.key, i) for i in items if i.citation is not None]
+    fingerprints = {key: i.fingerprint for key, i in citation_items}
+    answer_of = {key: i.answer_id for key, i in citation_items}
     latest = latest_by_item(v for v in verdicts if v.judge == judge and v.prompt_version == prompt_version)
     population = [k for k, fp in fingerprints.items()
                   if k in latest and latest[k].scored and latest[k].fingerprint in ("", fp)]
@@ -227,11 +224,15 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
             notes.append(f"{waiting} of the {len(sample)} sampled items have no usable label yet")
         if sample.stratify != "none" and sample.strata:
             notes.append(f"sample stratified by {sample.stratify} ({sample.allocation} allocation)")
+    if len(used) > len(population) / 2:
+        notes.append(f"{len(used)} of the {len(population)} judged items are labelled: the intervals treat the judged "
+                     "items as a sample of a larger stream, so they are wider than this population needs; judge "
+                     "every item (citecheck judge --all-items) for an estimate the judge can help with")
     if sample is not None and sample.unit == "answer":
         notes.append("the sample drew whole answers: the citation intervals treat citations as independent, "
                      "so they may be a little narrow when citations of one answer go together")
     rates = [_citation_rate(used, human, latest, population, sample, confidence, target)]
-    rates.append(_answer_rate(used, human, latest, population, fingerprints, sample, confidence, target))
+    rates.append(_answer_rate(used, human, latest, population, answer_of, sample, confidence, target))
     return Estimates(judge, prompt_version, confidence, None if sample is None else sample.sample_id,
                      tuple(rates), left_out, tuple(notes))
 
@@ -261,13 +262,13 @@ def _citation_rate(used, human, latest, population, sample, confidence, target) 
     return Rate("citations", rows, len(used), len(population), p)
 
 
-def _answer_rate(used, human, latest, population, fingerprints, sample, confidence, target) -> Rate:
+def _answer_rate(used, human, latest, population, answer_of, sample, confidence, target) -> Rate:
     """An answer fails when any of its citations is not supported.  The population: answers all of
     whose citation items are judged; an answer's label is known when each of its citation items
     has a usable label (so answer-level labels come from labelling whole answers)."""
     by_answer: dict[str, list[str]] = {}
-    for key in fingerprints:
-        by_answer.setdefault(_answer_of(key), []).append(key)
+    for key, answer_id in answer_of.items():
+        by_answer.setdefault(answer_id, []).append(key)
     judged = set(population)
     used_set = set(used)
     answers = sorted(a for a, ks in by_answer.items() if all(k in judged for k in ks))
