@@ -1,5 +1,5 @@
 """The Judge calibration page's "Estimated rates" section: widgets and layout only; the numbers
-and the HTML come from citecheck.judging.estimate (docs/estimate.md)."""
+and the HTML come from citecheck.judging.estimate and estimate_report (docs/estimate.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 from citecheck.judging import estimate as E
+from citecheck.judging import estimate_report as R
 from citecheck.review import sample as S
 from citecheck.review.html import notice_html
 
@@ -28,8 +29,8 @@ def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
     except (E.EstimateError, S.SampleError) as exc:
         st.html(notice_html("info", str(exc)))
         return
-    st.html(E.report_html(result))
-    rows = pd.DataFrame([dict(r, rate=E.UNITS[rate.unit]) for rate in result.rates for r in E.table_rows(rate)
+    st.html(R.report_html(result))
+    rows = pd.DataFrame([dict(r, rate=E.UNITS[rate.unit]) for rate in result.rates for r in R.table_rows(rate)
                          if r["low"] is not None])
     if rows.empty:
         return

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from citecheck.cli.main import main
 from citecheck.judging import estimate as E
+from citecheck.judging import estimate_report as R
 from citecheck.judging import ppi as P
 from citecheck.judging import verdicts as V
 from citecheck.review import sample as S
@@ -400,7 +401,7 @@ def test_failing_answer_rate_from_whole_answers():
 
 def test_table_html_escapes_notes():
     rate = E.Rate("citations", (E.Row("labels", 0.2, 0.1, 0.3, 10, 20, "<b>x</b>"),), 10, 20)
-    out = E.table_html(rate)
+    out = R.table_html(rate)
     assert "&lt;b&gt;x&lt;/b&gt;" in out and "<b>x" not in out and "10.0% to 30.0%" in out
 
 
@@ -471,7 +472,7 @@ def test_planner_makes_no_plan_from_labels_of_one_class():
     one = [label(i, "supported") for i in its[:40]]
     plan = E.estimate(one, verdicts, its, "baseline", "baseline.v1", target=0.05).rate("citations").plan
     assert plan.labels_total is None and plan.ppi_total is None and "one class" in plan.unplanned
-    assert "label more of the sample before planning" in E.plan_lines(E.estimate(
+    assert "label more of the sample before planning" in R.plan_lines(E.estimate(
         one, verdicts, its, "baseline", "baseline.v1", target=0.05).rate("citations"))[0]
 
 

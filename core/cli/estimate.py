@@ -61,6 +61,7 @@ def _read_labels(path: str, err: TextIO):
 
 def cmd_estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..judging import estimate as E
+    from ..judging import estimate_report as R
     from ..review import sample as S
 
     records = _read_labels(args.labels, err)
@@ -78,9 +79,9 @@ def cmd_estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"citecheck estimate: {exc}\n")
         return EXIT_USAGE
     if args.format == "json":
-        out.write(json.dumps(E.to_dict(result), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(R.to_dict(result), ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(E.to_text(result))
+        out.write(R.to_text(result))
     return 0
 
 
