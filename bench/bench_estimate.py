@@ -1,6 +1,6 @@
 """Coverage and width of citecheck's interval estimates, with a known truth (docs/estimate.md).
 
-For each judge quality (TPR = TNR), prevalence of not-supported citations and label budget: build
+For each judge quality (TPR and TNR), prevalence of not-supported citations and label budget: build
 a population of N judged citations with known true labels, draw a simple random sample of n to
 label, and ask ``citecheck.judging.estimate.rate_rows`` (the code ``citecheck estimate`` runs) for
 the labels-alone Wilson interval and the PPI++ interval.  Over R repetitions, print per cell:
@@ -27,19 +27,20 @@ import numpy as np
 from citecheck.judging import estimate as E
 
 ROOT = Path(__file__).resolve().parent.parent
-QUALITIES = (0.6, 0.75, 0.85, 0.95)
+QUALITIES = ((0.6, 0.6), (0.75, 0.75), (0.85, 0.85), (0.95, 0.95), (0.6, 0.95), (0.95, 0.6))  # (TPR, TNR)
 PREVALENCES = (0.02, 0.05, 0.1, 0.2, 0.4)
 BUDGETS = (50, 100, 200, 500, 1000)
 
 
-def cell(quality: float, prevalence: float, n: int, N: int, reps: int, seed: int) -> dict:
+def cell(quality: tuple[float, float], prevalence: float, n: int, N: int, reps: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
+    tpr, tnr = quality
     cover = {"labels": 0, "ppi": 0}
     width = {"labels": [], "ppi": []}
     given = 0
     for _ in range(reps):
         truth = (rng.random(N) < prevalence).astype(float)
-        right = rng.random(N) < quality
+        right = rng.random(N) < np.where(truth == 1, tpr, tnr)
         judge = np.where(right, truth, 1 - truth)
         idx = rng.choice(N, n, replace=False)
         rows = {r.method: r for r in E.rate_rows(truth[idx], judge[idx], judge, 0.95)}
@@ -65,24 +66,24 @@ def simulate(reps: int, N: int, markdown: bool) -> None:
             for bi, n in enumerate(BUDGETS):
                 cells.append(cell(q, p, n, N, reps, seed=1000 * qi + 100 * pi + bi))
     if markdown:
-        print("| TPR = TNR | prevalence | n | coverage labels | coverage PPI++ | PPI++ given | half-width labels "
+        print("| TPR / TNR | prevalence | n | coverage labels | coverage PPI++ | PPI++ given | half-width labels "
               "| half-width PPI++ | PPI++ / labels |")
         print("|---|---|---|---|---|---|---|---|---|")
     for c in cells:
         ratio = c["ppi_hw"] / c["labels_hw"]
         if markdown:
-            print(f"| {c['quality']:.2f} | {c['prevalence']:.0%} | {c['n']} | {c['labels_coverage']:.1%} | "
+            print(f"| {c['quality'][0]:.2f} / {c['quality'][1]:.2f} | {c['prevalence']:.0%} | {c['n']} | {c['labels_coverage']:.1%} | "
                   f"{c['ppi_coverage']:.1%} | {c['ppi_given']:.0%} | {c['labels_hw']:.3f} | {c['ppi_hw']:.3f} | "
                   f"{ratio:.2f} |")
         else:
-            print(f"q={c['quality']:.2f} p={c['prevalence']:.2f} n={c['n']:>4}  cover labels {c['labels_coverage']:.3f} "
+            print(f"tpr/tnr={c['quality'][0]:.2f}/{c['quality'][1]:.2f} p={c['prevalence']:.2f} n={c['n']:>4}  cover labels {c['labels_coverage']:.3f} "
                   f"ppi {c['ppi_coverage']:.3f} (given {c['ppi_given']:.2f})  half-width labels {c['labels_hw']:.3f} "
                   f"ppi {c['ppi_hw']:.3f}  ratio {ratio:.2f}")
     worst_l = min(cells, key=lambda c: c["labels_coverage"])
     worst_p = min(cells, key=lambda c: c["ppi_coverage"])
-    print(f"\nworst labels-alone coverage {worst_l['labels_coverage']:.1%} at q={worst_l['quality']} "
+    print(f"\nworst labels-alone coverage {worst_l['labels_coverage']:.1%} at TPR/TNR {worst_l['quality']} "
           f"p={worst_l['prevalence']} n={worst_l['n']}")
-    print(f"worst PPI++ coverage {worst_p['ppi_coverage']:.1%} at q={worst_p['quality']} p={worst_p['prevalence']} "
+    print(f"worst PPI++ coverage {worst_p['ppi_coverage']:.1%} at TPR/TNR {worst_p['quality']} p={worst_p['prevalence']} "
           f"n={worst_p['n']} (PPI++ gave an interval in {worst_p['ppi_given']:.0%} of those repetitions)")
     print(f"{len(cells)} cells x {reps} repetitions, N = {N}: {time.perf_counter() - t0:.0f} s")
 
