@@ -495,3 +495,15 @@ def test_sample_stratified_by_status_and_by_answer(tmp_path):
     assert len({k.rsplit("#", 2)[0] for k in a.items}) == 6 and len(a) >= 6
     code, _, err = run("sample", "--log", log, "--size", "6", "--seed", "1", "--out", tmp_path / "answers.jsonl")
     assert code == 2 and "never overwritten" in err
+
+
+def test_an_unreadable_log_line_is_reported_and_the_rest_still_counts(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text(EQA_LOG.read_text(encoding="utf-8") + '{"answer_id": "broken"\n', encoding="utf-8")
+    verdicts = tmp_path / "v.jsonl"
+    run("judge", "--log", EQA_LOG, "--all-items", "--judge", "baseline", "--out", verdicts)
+    code, out, err = run("estimate", "--log", log, "--labels", EQA_LABELS, "--verdicts", verdicts, "--format", "json")
+    assert code == 4 and f"{log}:{len(EQA_LOG.read_text().splitlines()) + 1}" in err
+    assert json.loads(out)["rates"]["citations"]["N"] == 772
+    code, _, err = run("sample", "--log", log, "--size", "5", "--seed", "1", "--out", tmp_path / "s.jsonl")
+    assert code == 4 and (tmp_path / "s.jsonl").is_file()

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TextIO
 
-from .common import EXIT_USAGE, load_checked
+from .common import EXIT_UNREADABLE, EXIT_USAGE, load_checked
 
 
 def _confidence(value: str) -> float:
@@ -82,7 +82,7 @@ def cmd_estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(R.to_dict(result), ensure_ascii=False, indent=2) + "\n")
     else:
         out.write(R.to_text(result))
-    return 0
+    return EXIT_UNREADABLE if data.errors else 0
 
 
 def cmd_sample(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -117,7 +117,7 @@ def cmd_sample(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     parts = ", ".join(f"{s}: {k} of {n}" for s, (n, k) in drawn.strata.items())
     err.write(f"sample {drawn.sample_id}: {sum(k for _, k in drawn.strata.values())} {args.unit}(s) of "
               f"{drawn.population} ({parts}), {len(drawn)} item(s) to label, written to {args.out}\n")
-    return 0
+    return EXIT_UNREADABLE if data.errors else 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
