@@ -507,3 +507,13 @@ def test_an_unreadable_log_line_is_reported_and_the_rest_still_counts(tmp_path):
     assert json.loads(out)["rates"]["citations"]["N"] == 772
     code, _, err = run("sample", "--log", log, "--size", "5", "--seed", "1", "--out", tmp_path / "s.jsonl")
     assert code == 4 and (tmp_path / "s.jsonl").is_file()
+
+
+@given(st.integers(0, 10_000), st.floats(0.1, 50))
+def test_equal_weights_change_nothing(seed, c):
+    y, f, f_all = synthetic(seed, n=60, N=600)
+    if y.min() == y.max():
+        return
+    plain = P.ppi_mean(y, f, f_all, pseudo=1.0, student=True)
+    weighted = P.ppi_mean(y, f, f_all, w=np.full(len(y), c), pseudo=1.0, student=True)
+    assert (weighted.value, weighted.low, weighted.high) == pytest.approx((plain.value, plain.low, plain.high))
