@@ -19,7 +19,7 @@ from typing import Any
 
 from ..contract.errors import FieldError
 from ..contract.log import Answer, Chunk, Citation, checksum
-from .exchange import Event, Provider, StreamError, add_exchange_options, check_spans, run
+from .exchange import Event, Provider, StreamError, add_exchange_options, check_spans, fold, run
 from .offsets import CODE_POINTS, OffsetMap
 
 UNIT = CODE_POINTS
@@ -176,14 +176,15 @@ def convert(req: Any, resp: Any, position: int) -> Answer:
     )
 
 
-def assemble(events: list[Event]) -> dict:
+def assemble(events: list[Event], errors: list[StreamError]) -> dict:
     """A v2 ``chat_stream`` as one response: text from ``content-delta`` events joined (the
     ``citation-start`` offsets index that text), citations from ``citation-start``, id from
     ``message-start``, finish reason and usage from ``message-end``."""
     body: dict = {}
     texts: list[str] = []
     citations: list = []
-    for event in events:
+
+    def take(event: Event) -> None:
         data = event.data
         kind = data.get("type") if isinstance(data, dict) else None
         if not kind:
@@ -207,6 +208,8 @@ def assemble(events: list[Event]) -> dict:
             for key in ("finish_reason", "usage"):
                 if delta.get(key) is not None:
                     body[key] = delta[key]
+
+    fold(events, take, errors)
     body["message"] = {"role": "assistant", "content": [{"type": "text", "text": "".join(texts)}],
                        "citations": citations}
     return body

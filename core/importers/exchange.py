@@ -33,7 +33,8 @@ class Event:
 class Provider:
     name: str
     convert: Callable[[Any, Any, int], Answer]  # (request or None, response body, position) -> Answer
-    assemble: Callable[[list[Event]], Any]  # stream events -> the equivalent response body
+    # stream events -> the equivalent response body; a bad event is appended to the list and skipped
+    assemble: Callable[[list[Event], list], Any]
 
 
 def check_spans(answer: str, citations: list[Citation]) -> tuple[Citation, ...]:
@@ -119,6 +120,16 @@ class StreamError(FieldError):
         self.event = event
 
 
+def fold(events: list[Event], take: Callable[[Event], None], errors: list[StreamError]) -> None:
+    """``take(event)`` for every event, in order; an event it refuses (StreamError) is recorded and
+    skipped, so one bad event costs only itself."""
+    for event in events:
+        try:
+            take(event)
+        except StreamError as exc:
+            errors.append(exc)
+
+
 def stream_body(text: str, name: str, provider: Provider, line: int | None = None) -> tuple[list[RecordError], Any]:
     """(errors, body) of a recorded stream; body is a :class:`RecordError` when nothing could be assembled.
 
@@ -135,10 +146,11 @@ def stream_body(text: str, name: str, provider: Provider, line: int | None = Non
     errors = [at(e.line, e.field, e.message) for e in bad]
     if not events:
         return errors, at(1, "(stream)", "no events with JSON data in this stream")
-    try:
-        return errors, provider.assemble(events)
-    except StreamError as exc:
-        return errors, at(exc.event.line, f"event {exc.event.name or '(data)'}.{exc.field}", exc.message)
+    skipped: list[StreamError] = []
+    body = provider.assemble(events, skipped)
+    errors += [at(e.event.line, f"event {e.event.name or '(data)'}.{e.field}", e.message) for e in skipped]
+    errors.sort(key=lambda e: e.line)
+    return errors, body
 
 
 def read_bodies(path: str | Path, provider: Provider) -> list[tuple[int, list[RecordError], Any]]:

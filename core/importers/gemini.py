@@ -21,7 +21,7 @@ from typing import Any
 
 from ..contract.errors import FieldError
 from ..contract.log import Answer, Chunk, Citation, checksum
-from .exchange import Event, Provider, StreamError, add_exchange_options, check_spans, run
+from .exchange import Event, Provider, StreamError, add_exchange_options, check_spans, fold, run
 from .offsets import UTF8_BYTES, OffsetMap
 
 UNIT = UTF8_BYTES
@@ -157,7 +157,7 @@ def convert(req: Any, resp: Any, position: int) -> Answer:
     )
 
 
-def assemble(events: list[Event]) -> dict:
+def assemble(events: list[Event], errors: list[StreamError]) -> dict:
     """A ``streamGenerateContent?alt=sse`` stream as one response: the first candidate's answer text
     of every chunk joined into one part (the offsets index that joined text), and the last
     ``groundingMetadata`` that came (the stream sends it with the final chunks)."""
@@ -165,7 +165,9 @@ def assemble(events: list[Event]) -> dict:
     body: dict = {}
     meta = None
     finish = None
-    for event in events:
+
+    def take(event: Event) -> None:
+        nonlocal meta, finish
         data = event.data
         if not isinstance(data, dict):
             raise StreamError(event, "(data)", "expected a GenerateContentResponse chunk")
@@ -174,11 +176,11 @@ def assemble(events: list[Event]) -> dict:
                 body[key] = data[key]
         candidates = data.get("candidates")
         if candidates is None:
-            continue
+            return
         if not isinstance(candidates, list) or (candidates and not isinstance(candidates[0], dict)):
             raise StreamError(event, "candidates", "expected a list of candidates")
         if not candidates:
-            continue
+            return
         cand = candidates[0]
         parts = (cand.get("content") or {}).get("parts") or [] if isinstance(cand.get("content"), dict) else []
         for part in parts:
@@ -187,6 +189,8 @@ def assemble(events: list[Event]) -> dict:
         if isinstance(cand.get("groundingMetadata"), dict):
             meta = cand["groundingMetadata"]
         finish = cand.get("finishReason", finish)
+
+    fold(events, take, errors)
     candidate: dict = {"content": {"role": "model", "parts": [{"text": "".join(texts)}]}}
     if meta is not None:
         # the joined text is part 0, so partIndex no longer applies

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..contract.errors import FieldError
 from ..contract.log import Answer, Chunk, Citation, checksum
-from .exchange import Event, Provider, StreamError, add_exchange_options, check_spans, run
+from .exchange import Event, Provider, StreamError, add_exchange_options, check_spans, fold, run
 from .offsets import CODE_POINTS, OffsetMap
 
 UNIT = CODE_POINTS
@@ -250,11 +250,12 @@ def _need(event: Event, key: str, kind: type) -> Any:
     return value
 
 
-def _assemble_chat(events: list[Event]) -> dict:
+def _assemble_chat(events: list[Event], errors: list[StreamError]) -> dict:
     body: dict = {"object": "chat.completion"}
     text: list[str] = []
     annotations: list = []
-    for event in events:
+
+    def take(event: Event) -> None:
         data = event.data
         if not isinstance(data, dict):
             raise StreamError(event, "(data)", "expected a chat.completion.chunk object")
@@ -269,22 +270,25 @@ def _assemble_chat(events: list[Event]) -> dict:
                 text.append(delta["content"])
             if isinstance(delta.get("annotations"), list):
                 annotations.extend(delta["annotations"])
+
+    fold(events, take, errors)
     body["choices"] = [{"index": 0, "message": {"role": "assistant", "content": "".join(text),
                                                 "annotations": annotations}}]
     return body
 
 
-def assemble(events: list[Event]) -> dict:
+def assemble(events: list[Event], errors: list[StreamError]) -> dict:
     """The response body a stream adds up to: text from the ``response.output_text.delta`` events,
     annotations from ``response.output_text.annotation.added``, other output items (the searches)
     from ``response.output_item.done``, id, model and usage from the ``response.*`` lifecycle events."""
     if any(isinstance(e.data, dict) and e.data.get("object") == "chat.completion.chunk" for e in events):
-        return _assemble_chat(events)
+        return _assemble_chat(events, errors)
     body: dict = {"object": "response"}
     items: dict[int, dict] = {}
     texts: dict[tuple[int, int], list[str]] = {}
     notes: dict[tuple[int, int], dict[int, Any]] = {}
-    for event in events:
+
+    def take(event: Event) -> None:
         data = event.data
         kind = data.get("type") if isinstance(data, dict) else None
         if not kind:
@@ -305,6 +309,8 @@ def assemble(events: list[Event]) -> dict:
             index = data.get("annotation_index")
             slot = notes.setdefault(key, {})
             slot[index if isinstance(index, int) else len(slot)] = _need(event, "annotation", dict)
+
+    fold(events, take, errors)
     for oi, ci in sorted(set(texts) | set(notes)):
         item = items.setdefault(oi, {"type": "message", "role": "assistant", "content": []})
         content = item["content"] = list(item.get("content") or [])
