@@ -33,16 +33,16 @@ def test_converted_offsets_select_the_same_substring(unit, case):
     assert offsets.is_boundary(a) and offsets.is_boundary(b)
 
 
+@pytest.mark.parametrize("unit", [UTF8_BYTES, UTF16_UNITS])
 @given(case=text_and_span(), nudge=st.integers(1, 3))
-def test_a_byte_offset_inside_a_character_rounds_outwards(case, nudge):
-    text, i, j = case
-    data = text.encode("utf-8")
-    offsets = OffsetMap(text, UTF8_BYTES)
-    a = min(from_code_points(text, i, UTF8_BYTES) + nudge, len(data))
+def test_an_offset_inside_a_character_rounds_outwards(unit, case, nudge):
+    text, i, _ = case
+    offsets = OffsetMap(text, unit)
+    a = min(from_code_points(text, i, unit) + nudge, offsets.length)
     s, e = offsets.span(a, a)
-    # the selected characters cover byte a, and start and end on character boundaries
-    assert len(text[:s].encode()) <= a <= len(text[:e].encode())
-    assert offsets.is_boundary(len(text[:s].encode())) and offsets.is_boundary(len(text[:e].encode()))
+    # the selected characters cover unit a, and start and end on character boundaries
+    assert from_code_points(text, s, unit) <= a <= from_code_points(text, e, unit)
+    assert e - s <= 1 and (e > s) == (not offsets.is_boundary(a))
 
 
 def test_units_differ_on_the_characters_that_matter():

@@ -13,6 +13,7 @@ text the provider gave.  Offsets past the end are clamped to the end.  Nothing i
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
@@ -29,41 +30,75 @@ def _unit_length(ch: str, unit: str) -> int:
     return 2 if o >= 0x10000 else 1
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _units(text: str, unit: str) -> int:
+    if unit == UTF8_BYTES:
+        return len(text.encode("utf-8"))
+    return len(text.encode("utf-16-le")) // 2
+
+
 class OffsetMap:
     """Converts offsets in ``unit`` into code-point offsets of ``text``.
 
-    Built once per text in linear time; each conversion is a binary search (the identity for
-    ASCII text, or for code points).
+    Built once per text in linear time: ASCII counts one unit in every encoding, so only the runs
+    of non-ASCII characters are recorded (found by a regex, measured by the codec); a run gets its
+    per-character table only when an offset falls inside it.  Each conversion is a binary search.
     """
 
-    __slots__ = ("text", "unit", "_ends")
+    __slots__ = ("text", "unit", "_cp", "_cpe", "_at", "_end", "_length", "_tables")
 
     def __init__(self, text: str, unit: str):
         if unit not in UNITS:
             raise ValueError(f"unknown offset unit {unit!r}; expected one of {', '.join(UNITS)}")
         self.text = text
         self.unit = unit
-        # _ends[i] = units before character i (so _ends[0] = 0, _ends[len(text)] = total);
-        # None when units and code points coincide for this text.
-        identity = unit == CODE_POINTS or text.isascii() or (unit == UTF16_UNITS and max(text) < "\U00010000")
-        self._ends = None if identity else [0, *accumulate(_unit_length(ch, unit) for ch in text)]
+        # for each non-ASCII run: its code-point start and end, its start and end in units
+        self._cp: list[int] = []
+        self._cpe: list[int] = []
+        self._at: list[int] = []
+        self._end: list[int] = []
+        self._tables: dict[int, list[int]] = {}
+        extra = 0
+        if unit != CODE_POINTS and not text.isascii():
+            for m in _NON_ASCII.finditer(text):
+                s, e = m.span()
+                self._cp.append(s)
+                self._cpe.append(e)
+                self._at.append(s + extra)
+                extra += _units(m.group(), unit) - (e - s)
+                self._end.append(e + extra)
+        self._length = len(text) + extra
 
     @property
     def length(self) -> int:
         """The text's length in this map's unit."""
-        return len(self.text) if self._ends is None else self._ends[-1]
+        return self._length
+
+    def _table(self, j: int) -> list[int]:
+        """Units before each character of run ``j`` (and after its last), from the run's start."""
+        table = self._tables.get(j)
+        if table is None:
+            run = self.text[self._cp[j]:self._cpe[j]]
+            table = self._tables[j] = [0, *accumulate(_unit_length(ch, self.unit) for ch in run)]
+        return table
 
     def to_code_point(self, offset: int, side: str = "start") -> int:
         """The code-point offset of ``offset`` (rounded outwards when it falls inside a character)."""
         if offset <= 0:
             return 0
-        ends = self._ends
-        if ends is None:
-            return min(offset, len(self.text))
-        if offset >= ends[-1]:
+        if offset >= self._length:
             return len(self.text)
-        # the character boundary at or before (start) / at or after (end) the offset
-        return bisect_right(ends, offset) - 1 if side == "start" else bisect_left(ends, offset)
+        j = bisect_right(self._at, offset) - 1
+        if j < 0:
+            return offset  # in the ASCII before the first run
+        if offset >= self._end[j]:  # in the ASCII after run j
+            return self._cpe[j] + offset - self._end[j]
+        table = self._table(j)
+        local = offset - self._at[j]
+        k = bisect_right(table, local) - 1 if side == "start" else bisect_left(table, local)
+        return self._cp[j] + k
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """``(start, end)`` in code points; an end before its start is kept at the start."""
@@ -72,12 +107,12 @@ class OffsetMap:
 
     def is_boundary(self, offset: int) -> bool:
         """True when ``offset`` falls between two characters (or at either end) of the text."""
-        if offset < 0 or offset > self.length:
+        if offset < 0 or offset > self._length:
             return False
-        if self._ends is None:
+        j = bisect_right(self._at, offset) - 1
+        if j < 0 or offset >= self._end[j]:
             return True
-        i = bisect_left(self._ends, offset)
-        return i < len(self._ends) and self._ends[i] == offset
+        return (offset - self._at[j]) in self._table(j)
 
 
 def from_code_points(text: str, offset: int, unit: str) -> int:
