@@ -2,6 +2,7 @@
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,27 @@ def test_cli_needs_a_response_or_pairs():
 
         from citecheck.importers.exchange import run
         run(gemini.PROVIDER, Namespace(pairs="p.jsonl", response="r.json", request=None))
+
+
+def test_the_checker_fails_a_span_whose_text_is_not_the_providers():
+    resp = load("gemini_search_response.json")
+    ok = check_answer(gemini.convert(None, resp, 1))
+    assert not any(R.SPAN_MISMATCH in c.reasons for c in ok.citations)
+    # a body whose offsets were counted in characters, not bytes: each span with multi-byte text
+    # before or in it selects the wrong text
+    text = resp["candidates"][0]["content"]["parts"][0]["text"]
+    for support in resp["candidates"][0]["groundingMetadata"]["groundingSupports"]:
+        seg = support["segment"]
+        seg["startIndex"] = text.index(seg["text"])
+        seg["endIndex"] = seg["startIndex"] + len(seg["text"])
+    bad = check_answer(gemini.convert(None, resp, 1))
+    assert [R.SPAN_MISMATCH in c.reasons for c in bad.citations] == [True, True, True, True]
+    assert bad.citations[0].reasons == (R.QUOTE_MISSING, R.SPAN_MISMATCH)
+
+
+def test_the_checker_fails_an_openai_link_span_that_misses_the_link():
+    a = one(openai.PROVIDER, "openai_chat_response.json")
+    c = a.citations[0]
+    moved = replace(a, citations=(c._replace(answer_start=0, answer_end=c.answer_start),))
+    assert R.SPAN_MISMATCH in check_answer(moved).citations[0].reasons
+    assert R.SPAN_MISMATCH not in check_answer(a).citations[0].reasons

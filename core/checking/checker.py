@@ -149,6 +149,20 @@ class _Raw(NamedTuple):
     quote_start: int | None = None
     quote_end: int | None = None
     label: str | None = None
+    span_mismatch: bool = False  # the answer text at the span is not the provider's text for it
+
+
+def _span_mismatch(answer: str, c: Citation) -> bool:
+    """A provider's own account of its span (``locator.span_text``, or ``span_contains`` for a
+    link) disagrees with the answer text at the span's offsets (see docs/importers.md)."""
+    loc = c.locator
+    if not loc or ("span_text" not in loc and "span_contains" not in loc):
+        return False
+    found = answer[c.answer_start or 0:c.answer_end or 0]
+    if "span_text" in loc:
+        expected = loc["span_text"]
+        return not (isinstance(expected, str) and (found == expected or same_text(found, expected, False)))
+    return not (isinstance(loc["span_contains"], str) and loc["span_contains"] in found)
 
 
 def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
@@ -171,7 +185,7 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
                 out.append(_Raw("marker", start, end, n))
             else:
                 out.append(_new(_Raw, ("marker", start, end, n, None, None, entry.quote, entry.quote_start,
-                                       entry.quote_end, entry.label)))
+                                       entry.quote_end, entry.label, False)))
     if len(used) == len(entries):
         return out, True
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
@@ -212,7 +226,8 @@ def _raw_citations(answer: Answer) -> list[_Raw]:
             ordered = False
             raws.append(_Raw("span", c.answer_start or 0, c.answer_end or 0, chunk_id=c.chunk_id,
                              document_id=c.document_id, quote=c.quote, quote_start=c.quote_start,
-                             quote_end=c.quote_end, label=c.label))
+                             quote_end=c.quote_end, label=c.label,
+                             span_mismatch=c.locator is not None and _span_mismatch(answer.answer, c)))
     if not ordered:  # markers found in the text are in text order already
         raws.sort(key=_position)
     return raws
@@ -311,6 +326,8 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
         reason, qs, qe = _locate(chunk.text, raw, chunks.options.casefold)
         integrity = chunks.integrity(i)
         codes = integrity + (reason,) if reason else integrity
+    if raw.span_mismatch:
+        codes = (*codes, R.SPAN_MISMATCH)
     return _new(CitationResult, (
         index, raw.kind, raw.marker, raw.label, raw.answer_start, raw.answer_end, i, chunk_id,
         raw.quote, qs, qe, R.ordered(codes) if len(codes) > 1 else codes, sentence,
