@@ -10,7 +10,7 @@ from citecheck.checking.checker import check_answer
 from citecheck.cli.main import main
 from citecheck.contract import reasons as R
 from citecheck.contract.errors import FieldError, RecordError
-from citecheck.contract.log import parse_line
+from citecheck.contract.log import checksum, parse_line
 from citecheck.importers import cohere, gemini, openai
 from citecheck.importers.exchange import import_files, import_pairs, parse_events
 
@@ -54,8 +54,12 @@ def test_openai_url_citations_cover_the_inline_link_after_non_ascii_text():
     assert nasa.locator["span_check"] == wiki.locator["span_check"] == "ok"
     result = check_answer(a)
     # the search listed only NASA's page as a source: the Wikipedia citation is unretrieved
-    assert result.citations[0].reasons == (R.QUOTE_MISSING,)
+    # no quote in this format: not verifiable (neither verified nor failed), not quote_missing
+    assert result.citations[0].reasons == () and result.citations[0].status == "not_verifiable"
     assert result.citations[1].reasons == (R.UNRETRIEVED_SOURCE,)
+    assert result.tally.not_verifiable == 1 and result.tally.failed == 1
+    # the web source has no text: the sentence's number cannot be checked, and is not reported
+    assert result.sentences[0].reasons == ()
     # each link belongs to the sentence it sits in
     assert [result.sentences[i].citations for i in range(2)] == [(0,), (1,)]
     assert a.extra["usage"]["total_tokens"] == 8516 and a.extra["provider"] == "openai"
@@ -120,7 +124,10 @@ def test_gemini_byte_offsets_after_multibyte_text_and_omitted_zero_start():
     assert a.chunks[0].source.startswith("https://vertexaisearch.cloud.google.com/") and a.chunks[0].title == "nasa.gov"
     result = check_answer(a)
     assert result.citations[3].reasons == (R.UNRETRIEVED_SOURCE,)  # index 4 of 2 chunks
-    assert result.citations[0].reasons == (R.QUOTE_MISSING,)  # web chunks carry no text
+    assert result.citations[0].status == "not_verifiable"  # web chunks carry no text
+    # "It landed in 2012." cites a chunk that is not there: no source, so its number is reported
+    assert result.sentences[2].reasons == (R.NUMBER_NOT_IN_SOURCE,)
+    assert result.sentences[0].reasons == ()  # "−78 °C": a web source, nothing to check against
     assert a.extra["web_search_queries"][0] == "Curiosity rover lowest temperature"
 
 
@@ -142,8 +149,12 @@ def test_gemini_multipart_answer_with_a_thought_first():
     ]
     assert all(c.locator["span_check"] == "ok" for c in a.citations)
     result = check_answer(a)
-    # retrievedContext carries the text, but a support carries no quote: nothing to verify a quote against
-    assert a.chunks[1].text.startswith("Le four chauffe") and result.citations[0].reasons == (R.QUOTE_MISSING,)
+    # retrievedContext carries the text: not verifiable (no quote), but the numbers are checked in it
+    assert a.chunks[1].text.startswith("Le four chauffe") and result.citations[0].status == "not_verifiable"
+    assert [s.reasons for s in result.sentences] == [(), ()]
+    edited = a.chunks[1].text.replace("12", "15")
+    changed = replace(a, chunks=(a.chunks[0], a.chunks[1]._replace(text=edited, checksum=checksum(edited))))
+    assert check_answer(changed).sentences[1].unsupported_numbers == ("12",)
 
 
 @pytest.mark.parametrize("mutate, field", [
@@ -177,7 +188,8 @@ def test_cohere_v2_documents_from_the_request():
     assert all(c.locator["span_check"] == "ok" for c in a.citations)
     result = check_answer(a)
     assert result.citations[3].reasons == (R.UNRETRIEVED_SOURCE,)  # doc:9 was not sent
-    assert result.citations[0].reasons == (R.QUOTE_MISSING,)
+    assert [c.status for c in result.citations] == ["not_verifiable"] * 3 + ["failed"]
+    assert result.ok is False and not any(s.reasons for s in result.sentences)  # numbers and “SEV-1” are in the documents
 
 
 def test_cohere_v2_without_the_request_uses_the_documents_in_the_response():
@@ -287,7 +299,7 @@ def test_the_checker_fails_a_span_whose_text_is_not_the_providers():
         seg["endIndex"] = seg["startIndex"] + len(seg["text"])
     bad = check_answer(gemini.convert(None, resp, 1))
     assert [R.SPAN_MISMATCH in c.reasons for c in bad.citations] == [True, True, True, True]
-    assert bad.citations[0].reasons == (R.QUOTE_MISSING, R.SPAN_MISMATCH)
+    assert bad.citations[0].reasons == (R.SPAN_MISMATCH,) and bad.citations[0].status == "failed"
 
 
 def test_the_checker_fails_an_openai_link_span_that_misses_the_link():
@@ -296,3 +308,47 @@ def test_the_checker_fails_an_openai_link_span_that_misses_the_link():
     moved = replace(a, citations=(c._replace(answer_start=0, answer_end=c.answer_start),))
     assert R.SPAN_MISMATCH in check_answer(moved).citations[0].reasons
     assert R.SPAN_MISMATCH not in check_answer(a).citations[0].reasons
+
+
+# --- not verifiable on the review page -------------------------------------------------------
+
+
+def test_review_html_marks_not_verifiable_footnotes_and_links_the_source():
+    from citecheck.review.html import citation_html, reader_html
+
+    a = one(gemini.PROVIDER, "gemini_search_response.json")
+    result = check_answer(a)
+    reader = reader_html(result)
+    assert '<sup class="cc-nv" title="not verifiable: the format gives no quote">[1 not verifiable]</sup>' in reader
+    assert "<sup>[1]</sup>" not in reader  # never shown as a verified footnote
+    box = citation_html(result, result.citations[0])
+    assert "not verifiable: this format gives no quote" in box and "(no source text in the log)" in box
+    assert '<a href="https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQGx1"' in box
+
+
+def test_review_html_escapes_the_source_and_links_only_http():
+    from citecheck.review.html import citation_html
+
+    resp = load("gemini_search_response.json")
+    chunks = resp["candidates"][0]["groundingMetadata"]["groundingChunks"]
+    chunks[0]["web"]["uri"] = 'https://x.example/"><script>alert(1)</script>'
+    chunks[1]["web"]["uri"] = "javascript:alert(1)"
+    result = check_answer(gemini.convert(None, resp, 1))
+    first, second = (citation_html(result, result.citations[i]) for i in (0, 1))
+    assert "<script>" not in first and "&lt;script&gt;" in first and '&quot;&gt;' in first
+    assert "<a " not in second and "javascript:alert(1)" in second  # shown as text, never a link
+
+
+def test_labels_and_export_treat_a_not_verifiable_citation_as_an_item():
+    from citecheck.review import dataset
+    from citecheck.review import labels as L
+    from citecheck.review.export import rows
+
+    data = dataset.build([one(cohere.PROVIDER, "cohere_v2_response.json", "cohere_v2_request.json")])
+    [items] = data.items_by_answer
+    cited = [item for item in items if item.citation is not None]
+    assert len(cited) >= 3  # one (sentence, source) item per retrieved source cited
+    label = L.make_label(cited[0], "supported", "ana")
+    [row] = list(rows(data, [label]))
+    assert row["mechanical_status"] == "not_verifiable" and row["labels"]["ana"]["label"] == "supported"
+    assert row["chunk_text"].startswith("Page the on-call lead")

@@ -67,7 +67,7 @@ def _span(cit: dict, where: str, offsets: OffsetMap) -> tuple[int, int, dict]:
     if type(end) is not int or end < 0:
         raise FieldError(f"{where}.end", f"is required (a non-negative character offset), got {end!r}")
     s, e = offsets.span(start, end)
-    locator: dict = {"type": "cohere_citation", "start": start, "end": end}
+    locator: dict = {"type": "cohere_citation", "no_quote": True, "start": start, "end": end}
     if isinstance(cit.get("text"), str):
         locator["span_text"] = cit["text"]
     return s, e, locator

@@ -96,7 +96,8 @@ def _supports(meta: dict, answer: str, parts: dict[int, tuple[int, OffsetMap]], 
         scores = support.get("confidenceScores") or []
         if not isinstance(indices, list) or not all(type(i) is int and i >= 0 for i in indices):
             raise FieldError(f"{where}.groundingChunkIndices", "expected a list of non-negative integers")
-        locator = {"type": "grounding_support", "part_index": part, "start_byte": b0, "end_byte": b1}
+        locator = {"type": "grounding_support", "no_quote": True, "part_index": part, "start_byte": b0,
+                   "end_byte": b1}
         if isinstance(segment.get("text"), str):
             locator["span_text"] = segment["text"]
         for j, index in enumerate(indices):

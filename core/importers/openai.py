@@ -122,14 +122,14 @@ def _annotation(ann: Any, where: str, text: str, base: int, sources: _Sources) -
         title = _str(body, "title", here)
         sources.cite_url(url, title)
         return Citation("span", answer_start=base + start, answer_end=base + end, chunk_id=url, document_id=url,
-                        locator={"type": kind, "url": url, "title": title, "span_contains": url,
+                        locator={"type": kind, "no_quote": True, "url": url, "title": title, "span_contains": url,
                                  "start_index": body["start_index"], "end_index": body["end_index"]})
     if kind in ("file_citation", "container_file_citation"):
         file_id = _str(ann, "file_id", where)
         if not file_id:
             raise FieldError(f"{where}.file_id", "is required (the cited file)")
         filename = _str(ann, "filename", where)
-        locator: dict = {"type": kind, "file_id": file_id, "filename": filename}
+        locator: dict = {"type": kind, "no_quote": True, "file_id": file_id, "filename": filename}
         if kind == "file_citation":
             index = _int(ann, "index", where)
             start = end = _after(text, offsets.to_code_point(index))

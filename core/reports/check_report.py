@@ -36,6 +36,7 @@ class Summary:
     answers_ok: int = 0
     answers_with_unsupported_number: int = 0
     invalid_markers: int = 0
+    not_verifiable: int = 0
     _reasons: list[int] = field(default_factory=lambda: [0] * len(R.ALL_REASONS))
 
     @property
@@ -55,6 +56,7 @@ class Summary:
         self.sentences += t.sentences
         self.uncited += t.uncited
         self.multi_claim += t.multi_claim
+        self.not_verifiable += t.not_verifiable
         for i, n in enumerate(t.reasons):
             if n:
                 self._reasons[i] += n
@@ -78,6 +80,7 @@ class Summary:
             "citations": self.citations,
             "citations_failed": self.failed,
             "citation_failure_rate": self.failure_rate,
+            "citations_not_verifiable": self.not_verifiable,
             "citations_with_quote": self.with_quote,
             "quote_in_source": self.quote_in_source,
             "quote_in_source_rate": _rate(self.quote_in_source, self.with_quote),
@@ -110,7 +113,7 @@ def citation_dict(c: CitationResult) -> dict:
         "quote": c.quote,
         "quote_start": c.quote_start,
         "quote_end": c.quote_end,
-        "status": "verified" if not c.reasons else "failed",
+        "status": c.status,
         "reasons": list(c.reasons),
     }
 
@@ -221,7 +224,8 @@ def summary_text(summary: Summary) -> list[str]:
         "",
         f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {pct(d['refusal_rate'])})"
         + (f", {d['unreadable_lines']} unreadable line(s)" if d["unreadable_lines"] else ""),
-        f"citations: {d['citations']}, failed {d['citations_failed']} = {pct(d['citation_failure_rate'])}",
+        f"citations: {d['citations']}, failed {d['citations_failed']} = {pct(d['citation_failure_rate'])}"
+        + (f", not verifiable {d['citations_not_verifiable']}" if d["citations_not_verifiable"] else ""),
         f"quote in source: {d['quote_in_source']} of {d['citations_with_quote']} quoted = "
         f"{pct(d['quote_in_source_rate'])}",
         f"cite an unretrieved source: {d['citation_to_unretrieved']} = {pct(d['citation_to_unretrieved_rate'])}",
