@@ -352,3 +352,21 @@ def test_labels_and_export_treat_a_not_verifiable_citation_as_an_item():
     [row] = list(rows(data, [label]))
     assert row["mechanical_status"] == "not_verifiable" and row["labels"]["ana"]["label"] == "supported"
     assert row["chunk_text"].startswith("Page the on-call lead")
+
+
+def test_openai_link_after_the_full_stop_cites_the_sentence_before_it():
+    link = "([nasa.gov](https://science.nasa.gov/msl/?utm_source=openai))"
+    text = f"Curiosity landed in 2012 at −4.5 °S. {link} Its generator gives 110 W."
+    s = text.index(link)
+    resp = {"id": "resp_x", "output": [{"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": text, "annotations": [
+            {"type": "url_citation", "url": "https://science.nasa.gov/msl/?utm_source=openai", "title": "NASA",
+             "start_index": s, "end_index": s + len(link)}]}]}]}
+    a = openai.convert(None, resp, 1)
+    [c] = a.citations
+    assert a.answer[c.answer_start] == "." and c.answer_start == c.answer_end
+    assert a.answer[c.locator["link_start"]:c.locator["link_end"]] == link and c.locator["span_check"] == "ok"
+    result = check_answer(a)
+    assert result.sentences[0].citations == (0,) and result.sentences[0].text.startswith("Curiosity landed")
+    assert not result.sentences[0].uncited and result.sentences[1].uncited
+    assert result.citations[0].status == "not_verifiable"

@@ -162,13 +162,23 @@ class _Raw(NamedTuple):
     no_quote: bool = False  # the format gives no quote (locator.no_quote): not verifiable, not missing
 
 
-def _span_mismatch(answer: str, c: Citation) -> bool:
+def span_text(answer: str, c: Citation) -> str:
+    """The answer text a provider's span account is about: the citation's span, or the inline link
+    it was moved from (``locator.link_start``/``link_end``, see docs/importers.md)."""
+    loc = c.locator or {}
+    start, end = loc.get("link_start"), loc.get("link_end")
+    if type(start) is int and type(end) is int:
+        return answer[start:end]
+    return answer[c.answer_start or 0:c.answer_end or 0]
+
+
+def span_mismatch(answer: str, c: Citation) -> bool:
     """A provider's own account of its span (``locator.span_text``, or ``span_contains`` for a
     link) disagrees with the answer text at the span's offsets (see docs/importers.md)."""
     loc = c.locator
     if not loc or ("span_text" not in loc and "span_contains" not in loc):
         return False
-    found = answer[c.answer_start or 0:c.answer_end or 0]
+    found = span_text(answer, c)
     if "span_text" in loc:
         expected = loc["span_text"]
         return not (isinstance(expected, str) and (found == expected or same_text(found, expected, False)))
@@ -237,7 +247,7 @@ def _raw_citations(answer: Answer) -> list[_Raw]:
             raws.append(_Raw("span", c.answer_start or 0, c.answer_end or 0, chunk_id=c.chunk_id,
                              document_id=c.document_id, quote=c.quote, quote_start=c.quote_start,
                              quote_end=c.quote_end, label=c.label,
-                             span_mismatch=c.locator is not None and _span_mismatch(answer.answer, c),
+                             span_mismatch=c.locator is not None and span_mismatch(answer.answer, c),
                              no_quote=c.locator is not None and c.locator.get("no_quote") is True))
     if not ordered:  # markers found in the text are in text order already
         raws.sort(key=_position)

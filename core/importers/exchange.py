@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..checking.checker import span_mismatch, span_text
 from ..contract.errors import FieldError, RecordError
 from ..contract.log import Answer, Citation
-from ..text.normalise import same_text
 from . import read_records
 
 
@@ -42,21 +42,18 @@ def check_spans(answer: str, citations: list[Citation]) -> tuple[Citation, ...]:
     ``segment.text``, Cohere's ``text``) or a string its span must hold (``locator.span_contains``:
     the URL of an OpenAI inline link) gets ``locator.span_check``: ``"ok"``, or ``"mismatch"`` with
     the text found there in ``locator.span_found``.  A mismatch means the offsets were read in the
-    wrong unit or the answer text is not the one the provider returned."""
+    wrong unit or the answer text is not the one the provider returned; the checker makes the
+    same comparison from the log (``span_mismatch``)."""
     out = []
     for c in citations:
         loc = c.locator or {}
-        found = answer[c.answer_start:c.answer_end]
-        if "span_text" in loc:
-            ok = found == loc["span_text"] or same_text(found, loc["span_text"], False)
-        elif "span_contains" in loc:
-            ok = loc["span_contains"] in found
-        else:
+        if "span_text" not in loc and "span_contains" not in loc:
             out.append(c)
             continue
-        loc = dict(loc, span_check="ok" if ok else "mismatch")
-        if not ok:
-            loc["span_found"] = found
+        bad = span_mismatch(answer, c)
+        loc = dict(loc, span_check="mismatch" if bad else "ok")
+        if bad:
+            loc["span_found"] = span_text(answer, c)
         out.append(c._replace(locator=loc))
     return tuple(out)
 

@@ -121,9 +121,16 @@ def _annotation(ann: Any, where: str, text: str, base: int, sources: _Sources) -
         start, end = offsets.span(_int(body, "start_index", here), _int(body, "end_index", here))
         title = _str(body, "title", here)
         sources.cite_url(url, title)
+        locator = {"type": kind, "no_quote": True, "url": url, "title": title, "span_contains": url,
+                   "start_index": body["start_index"], "end_index": body["end_index"]}
+        lead = text[:start].rstrip().rstrip("\"'\u201d\u2019)]")
+        if start and lead.endswith((".", "!", "?")):
+            # the link comes after the full stop of the sentence it cites (it would open the next
+            # sentence): an empty span on that full stop, the link's own offsets kept for the span check
+            locator.update(link_start=base + start, link_end=base + end)
+            start = end = len(lead) - 1
         return Citation("span", answer_start=base + start, answer_end=base + end, chunk_id=url, document_id=url,
-                        locator={"type": kind, "no_quote": True, "url": url, "title": title, "span_contains": url,
-                                 "start_index": body["start_index"], "end_index": body["end_index"]})
+                        locator=locator)
     if kind in ("file_citation", "container_file_citation"):
         file_id = _str(ann, "file_id", where)
         if not file_id:
