@@ -370,3 +370,16 @@ def test_openai_link_after_the_full_stop_cites_the_sentence_before_it():
     assert result.sentences[0].citations == (0,) and result.sentences[0].text.startswith("Curiosity landed")
     assert not result.sentences[0].uncited and result.sentences[1].uncited
     assert result.citations[0].status == "not_verifiable"
+
+
+def test_gemini_stream_as_a_json_array_in_pairs(tmp_path):
+    chunks = [json.loads(line.removeprefix("data: "))
+              for line in (DATA / "gemini_search_stream.sse").read_text(encoding="utf-8").splitlines() if line]
+    bad = json.loads(json.dumps(chunks))
+    bad[1]["candidates"] = "oops"
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(json.dumps({"request": load("gemini_search_request.json"), "response": chunks}) + "\n"
+                    + json.dumps({"response": bad}) + "\n", encoding="utf-8")
+    first, error = list(import_pairs(gemini.PROVIDER, path))
+    assert spans(first) == spans(one(gemini.PROVIDER, "gemini_search_response.json"))
+    assert (error.line, error.field) == (2, "response[1].candidates")

@@ -122,9 +122,20 @@ def _question(req: Any) -> str:
     return question
 
 
+def _from_chunks(chunks: list) -> dict:
+    """A ``streamGenerateContent`` JSON array of chunks (the stream without ``alt=sse``) as one body."""
+    errors: list[StreamError] = []
+    body = assemble([Event(i, "", chunk) for i, chunk in enumerate(chunks)], errors)
+    if errors:
+        raise FieldError(f"response[{errors[0].event.line}].{errors[0].field}", errors[0].message)
+    return body
+
+
 def convert(req: Any, resp: Any, position: int) -> Answer:
     if req is not None and not isinstance(req, dict):
         raise FieldError("request", "expected the generateContent request body object")
+    if isinstance(resp, list):
+        resp = _from_chunks(resp)
     if not isinstance(resp, dict) or not isinstance(resp.get("candidates"), list) or not resp["candidates"]:
         raise FieldError("response.candidates", "is required (the generateContent response's candidates)")
     candidate = resp["candidates"][0]
