@@ -42,6 +42,24 @@ def run_cli(*argv):
 # --- OpenAI ----------------------------------------------------------------------------------
 
 
+def test_openai_fixtures_validate_against_sdk_types():
+    import pydantic
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import Response, ResponseStreamEvent
+
+    for name in ("openai_web_response.json", "openai_file_response.json"):
+        response = Response.model_validate(load(name))
+        kinds = {a.type for item in response.output if item.type == "message"
+                 for part in item.content if part.type == "output_text" for a in part.annotations}
+        assert kinds and kinds <= {"url_citation", "file_citation"}
+    assert ChatCompletion.model_validate(load("openai_chat_response.json")).choices[0].message.annotations
+    events, errors = parse_events((DATA / "openai_web_stream.sse").read_text(encoding="utf-8"), "s")
+    adapter = pydantic.TypeAdapter(ResponseStreamEvent)
+    assert not errors and {adapter.validate_python(e.data).type for e in events} >= {
+        "response.output_text.delta", "response.output_text.annotation.added", "response.completed"}
+
+
+
 def test_openai_url_citations_cover_the_inline_link_after_non_ascii_text():
     a = one(openai.PROVIDER, "openai_web_response.json", "openai_web_request.json")
     assert a.answer_id == "resp_68b5a1c2d3e4f5061728394a" and a.model == "gpt-4.1-2025-04-14"
