@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "core"
 
 # Bottom to top.  A module may import from its own package and from any package below it.
-LADDER = ("text", "contract", "llm", "checking", "review", "reports", "judging", "importers",
+LADDER = ("text", "contract", "llm", "checking", "review", "reports", "store", "judging", "importers",
           "pipeline", "web", "cli")
 
 
