@@ -25,6 +25,8 @@ from .common import EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE, json_line, rate
 def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None:
     """The checker's options from ``check``/``report`` arguments; None (said on ``err``) when a log is missing."""
     for path in args.logs:
+        if "://" in path and getattr(args, "store", None):
+            continue  # a URL for fsspec (Dask's filesystem layer): read by the store's engines
         if not Path(path).is_file():
             err.write(f"citecheck {args.command}: {path}: no such file\n")
             return None

@@ -43,6 +43,24 @@ def source_id(path: str) -> str:
     return hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
 
 
+def open_log(path: str):
+    """A log opened for reading bytes: a local path, or any URL fsspec (Dask's filesystem layer) opens."""
+    if "://" in path:
+        import fsspec
+
+        return fsspec.open(path, "rb").open()
+    return open(path, "rb")
+
+
+def log_size(path: str) -> int:
+    if "://" in path:
+        import fsspec
+
+        fs, p = fsspec.core.url_to_fs(path)
+        return fs.size(p)
+    return os.path.getsize(path)
+
+
 def options_record(options: CheckOptions) -> dict:
     """What the check options are, as stored; the corpus by folder and by a digest of its files,
     so a changed source document means the log is checked again."""
@@ -200,7 +218,7 @@ class Store:
 
         def changed():
             nonlocal lines
-            with open(path, "rb") as handle:
+            with open_log(path) as handle:
                 for number, offset, raw in read_lines(handle):
                     if not raw or raw.isspace():
                         continue
@@ -224,7 +242,7 @@ class Store:
         else:
             parts = [self._keep(source, entry["parts"], kept), fresh]
             appended = False
-        self.commit(source, path, opts, parts, {"lines": lines, "size": os.path.getsize(path)})
+        self.commit(source, path, opts, parts, {"lines": lines, "size": log_size(path)})
         return LogRun(path, source, lines, lines - len(kept), len(kept), appended, self.errors(source))
 
     def _keep(self, source: str, parts: list[str], kept: list[tuple[int, int, int]]) -> str:
