@@ -17,7 +17,6 @@ from citecheck.store import schema as S
 from citecheck.store.cluster import check_on_dask, check_range, partitions
 from citecheck.store.query import StoreQuery
 from citecheck.store.store import Store
-
 from test_store import generated_log
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install -e .[dask])")
