@@ -14,7 +14,7 @@ from citecheck.checking.checker import CheckOptions
 from citecheck.cli.main import main
 from citecheck.contract.corpus import Corpus
 from citecheck.store import schema as S
-from citecheck.store.cluster import check_on_dask, check_range, partitions
+from citecheck.store.cluster import check_on_dask, check_range, count_lines, partitions
 from citecheck.store.query import StoreQuery
 from citecheck.store.store import Store
 from test_store import generated_log
@@ -51,11 +51,21 @@ def local_store(folder: Path, paths, options) -> Store:
 
 def test_partitions_cover_every_line_once(logs):
     options = CheckOptions()
-    whole, count = check_range(logs[0], "x", 0, Path(logs[0]).stat().st_size, options)
-    parts = [check_range(logs[0], "x", s, e, options) for s, e in partitions(logs[0], block=3000)]
-    assert len(parts) > 10 and sum(c for _, c in parts) == count
-    offsets = [o for tables, _ in parts for t in tables for o in t["answers"].column("offset").to_pylist()]
-    assert offsets == [o for t in whole for o in t["answers"].column("offset").to_pylist()]
+    size = Path(logs[0]).stat().st_size
+    whole = check_range(logs[0], "x", 0, size, options)
+    ranges = partitions(logs[0], block=3000)
+    assert len(ranges) > 10 and ranges[-1][1] == size
+    counts = [count_lines(logs[0], s, e) for s, e in ranges]
+    assert sum(counts) == len(Path(logs[0]).read_bytes().splitlines())
+    parts = []
+    before = 0
+    for (s, e), n in zip(ranges, counts):
+        parts += check_range(logs[0], "x", s, e, options, before)
+        before += n
+    for table in ("answers", "errors"):
+        got = [(o, n) for t in parts for o, n in zip(t[table].column("offset").to_pylist(), t[table].column("line").to_pylist())]
+        assert got == [(o, n) for t in whole for o, n in zip(t[table].column("offset").to_pylist(),
+                                                               t[table].column("line").to_pylist())]
 
 
 def test_dask_engine_stores_what_the_local_engine_stores(tmp_path, cluster, logs):

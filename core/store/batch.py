@@ -38,15 +38,27 @@ def read_lines(handle, start: int = 0, end: int | None = None) -> Iterator[tuple
         offset += len(raw)
 
 
+_CITATION_FIELDS = ("index", "kind", "marker", "label", "answer_start", "answer_end", "chunk_index", "chunk_id",
+                    "quote", "quote_start", "quote_end", "reasons", "sentence")  # CitationResult's order
+_SENTENCE_FIELDS = ("index", "start", "end", "text", "citations", "uncited", "refusal", "multi_claim", "reasons",
+                    "unsupported_numbers", "unsupported_quotes")  # SentenceResult's order
+
+
 @dataclass
 class Batch:
-    """Columns of the four tables for a run of lines of one log, built row by row."""
+    """Rows of the four tables for a run of lines of one log, built line by line; the checker's
+    citation and sentence tuples are kept as they are and turned into columns at the end."""
 
     source: str
     file: str
 
     def __post_init__(self):
-        self.columns = {name: {f.name: [] for f in schema} for name, schema in S.TABLES.items()}
+        self.answers = {f.name: [] for f in S.ANSWERS}
+        self.errors = {f.name: [] for f in S.ERRORS}
+        self.citations: list = []  # CitationResult tuples
+        self.sentences: list = []  # SentenceResult tuples
+        self.citation_keys: list = []  # (line, offset, answer_id) of each, in order
+        self.sentence_keys: list = []
         self.rows = 0
 
     def add(self, number: int, offset: int, raw: bytes, options: CheckOptions) -> None:
@@ -61,25 +73,18 @@ class Batch:
             return
         self._answer(number, offset, raw, check_answer(answer, options))
 
-    def _line(self, table: str, number: int, offset: int) -> dict:
-        c = self.columns[table]
-        c["source"].append(self.source)
-        c["file"].append(self.file)
-        c["line"].append(number)
-        c["offset"].append(offset)
-        return c
-
     def _error(self, number, offset, raw, field, message) -> None:
-        c = self._line("errors", number, offset)
-        c["length"].append(len(raw.rstrip(b"\n")))
-        c["line_hash"].append(line_hash(raw))
-        c["field"].append(field)
-        c["message"].append(message)
+        c = self.errors
+        for name, value in (("line", number), ("offset", offset), ("length", len(raw.rstrip(b"\n"))),
+                            ("line_hash", line_hash(raw)), ("field", field), ("message", message)):
+            c[name].append(value)
 
     def _answer(self, number: int, offset: int, raw: bytes, result: AnswerResult) -> None:
         text, counts = F._answer_row(result, self.file, number)
         a = result.answer
-        c = self._line("answers", number, offset)
+        c = self.answers
+        c["line"].append(number)
+        c["offset"].append(offset)
         c["length"].append(len(raw.rstrip(b"\n")))
         c["line_hash"].append(line_hash(raw))
         for name, value in zip(("answer_id", "question", "model", "prompt_version", "timestamp"), text[2:]):
@@ -90,31 +95,38 @@ class Batch:
         c["faithfulness"][-1] = score / 1000 if score >= 0 else None
         c["multi_claim"].append(result.tally.multi_claim)
         c["reasons"].append([code for code, n in zip(F.R.ALL_REASONS, result.tally.reasons) if n])
-        c["invalid_marker_list"].append(list(result.invalid_markers))
+        c["invalid_marker_list"].append(result.invalid_markers)
         c["chunk_ids"].append([ch.chunk_id or "" for ch in a.chunks])
-        cit = self.columns["citations"]
-        for r in result.citations:
-            self._line("citations", number, offset)
-            cit["answer_id"].append(a.answer_id)
-            for name in ("index", "kind", "marker", "label", "answer_start", "answer_end", "sentence",
-                         "chunk_index", "chunk_id", "quote", "quote_start", "quote_end"):
-                cit[name].append(getattr(r, name))
-            cit["verified"].append(not r.reasons)
-            cit["reasons"].append(list(r.reasons))
-        sen = self.columns["sentences"]
-        for s in result.sentences:
-            self._line("sentences", number, offset)
-            sen["answer_id"].append(a.answer_id)
-            for name in ("index", "start", "end", "text", "citations", "uncited", "refusal", "multi_claim",
-                         "reasons", "unsupported_numbers", "unsupported_quotes"):
-                value = getattr(s, name)
-                sen[name].append(list(value) if isinstance(value, tuple) else value)
+        key = (number, offset, a.answer_id)
+        self.citations += result.citations
+        self.citation_keys += [key] * len(result.citations)
+        self.sentences += result.sentences
+        self.sentence_keys += [key] * len(result.sentences)
+
+    def _keyed(self, keys: list, rows: list, fields: tuple[str, ...]) -> dict:
+        n = len(rows)
+        out: dict = {"source": [self.source] * n, "file": [self.file] * n}
+        for name, values in zip(("line", "offset", "answer_id"), zip(*keys) if n else ((), (), ())):
+            out[name] = values
+        for name, values in zip(fields, zip(*rows) if n else [()] * len(fields)):
+            out[name] = values
+        return out
 
     def tables(self) -> dict[str, pa.Table]:
         """The batch as one Arrow table per store table (schema.TABLES)."""
-        answers = self.columns["answers"]
+        answers = self.answers
+        n = len(answers["line"])
+        answers["source"] = [self.source] * n
+        answers["file"] = [self.file] * n
         answers["time"] = _times(answers["timestamp"])
-        return {name: pa.table(self.columns[name], schema=schema) for name, schema in S.TABLES.items()}
+        self.errors["source"] = [self.source] * len(self.errors["line"])
+        self.errors["file"] = [self.file] * len(self.errors["line"])
+        citations = self._keyed(self.citation_keys, self.citations, _CITATION_FIELDS)
+        citations["verified"] = [not r for r in citations.get("reasons", ())]
+        sentences = self._keyed(self.sentence_keys, self.sentences, _SENTENCE_FIELDS)
+        columns = {"answers": answers, "citations": citations, "sentences": sentences, "errors": self.errors}
+        return {name: pa.table({f.name: columns[name][f.name] for f in schema}, schema=schema)
+                for name, schema in S.TABLES.items()}
 
 
 def _times(stamps: list) -> pa.Array:
@@ -127,7 +139,7 @@ def _times(stamps: list) -> pa.Array:
 
 
 def check_batches(source: str, file: str, lines: Iterable[tuple[int, int, bytes]], options: CheckOptions,
-                  rows: int = 20_000) -> Iterator[dict[str, pa.Table]]:
+                  rows: int = 5_000) -> Iterator[dict[str, pa.Table]]:
     """The tables of ``lines`` (see ``read_lines``), ``rows`` lines per batch, so memory stays flat."""
     batch = Batch(source, file)
     for number, offset, raw in lines:

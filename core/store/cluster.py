@@ -2,11 +2,11 @@
 
 The logs are split into partitions: whole files, and byte ranges of large files.  A partition
 ``[start, end)`` holds the lines that start inside it (a range that starts inside a line skips to
-the next line start, so every line is in exactly one partition).  Each partition is read and
-checked by a worker exactly as the single-process engine does (``batch.Batch``) and comes back as
-Arrow tables with line numbers counted from the partition's first line; here the numbers are made
-absolute (the lines of the partitions before it) and the tables are written in partition order,
-so the store holds the same rows as after ``--engine local``.
+the next line start, so every line is in exactly one partition).  A first round of tasks counts
+each partition's lines, so each knows its first line number; then each partition is read, checked
+exactly as the single-process engine does (``batch.Batch``) and written by its worker as one part
+of the store (so the store folder must be one every worker can write: a LocalCluster's is).  The
+driver only lists the parts in store.json: the store holds the same rows as after ``--engine local``.
 
 Paths are anything fsspec (Dask's filesystem layer) opens: local paths, ``memory://``, ``s3://``...
 (the workers must be able to read them).  A partition whose worker dies is run again by the
@@ -15,14 +15,13 @@ scheduler on another worker; one that raises is retried (``RETRIES``) before the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..checking.checker import CheckOptions
 from .batch import Batch, read_lines
-from .store import LogRun, Store, options_record, source_id
+from .store import LogRun, Store, log_size, options_record, source_id, write_tables
 
 BLOCK = 64 * 2**20  # bytes per partition of a large file
 RETRIES = 2
@@ -41,40 +40,80 @@ def partitions(path: str, block: int = BLOCK) -> list[tuple[int, int]]:
     return [(start, min(start + block, size)) for start in range(0, max(size, 1), block)]
 
 
-def check_range(path: str, source: str, start: int, end: int, options: CheckOptions,
-                rows: int = 20_000) -> tuple[list[dict[str, pa.Table]], int]:
-    """Check the lines that start in ``[start, end)`` of the log; their tables (line numbers from 1
-    at the partition's first line) and how many lines (blank ones too) the partition holds."""
+_CHUNK = 2**22
+
+
+def _line_start(fs, p: str, at: int, size: int) -> int:
+    """The first line start at or after byte ``at`` (a line that starts before belongs to the range
+    before).  Ranges are read with ``cat_file``: no file handle is shared between tasks (fsspec's
+    memory filesystem hands every opener the same file object)."""
+    if at <= 0:
+        return 0
+    pos = at - 1
+    while pos < size:
+        data = fs.cat_file(p, start=pos, end=min(pos + 65536, size))
+        nl = data.find(b"\n")
+        if nl >= 0:
+            return pos + nl + 1
+        pos += len(data)
+    return size
+
+
+def _bounds(path: str, start: int, end: int):
     fs, p = _fs(path)
-    out: list[dict[str, pa.Table]] = []
-    count = 0
-    with fs.open(p, "rb") as handle:
-        if start:
-            handle.seek(start - 1)
-            if handle.read(1) != b"\n":
-                start += len(handle.readline())  # the line started before: it is the previous partition's
-        batch = Batch(source, path)
-        if start < end:
-            handle.seek(start)
-            for number, offset, raw in read_lines(handle, start, end):
-                count = number
-                batch.add(number, offset, raw, options)
-                if batch.rows >= rows:
-                    out.append(batch.tables())
-                    batch = Batch(source, path)
-        if batch.rows:
-            out.append(batch.tables())
-    return out, count
+    size = fs.size(p)
+    return fs, p, _line_start(fs, p, start, size), _line_start(fs, p, min(end, size), size) if end < size else size
 
 
-def _shift(tables: dict[str, pa.Table], lines_before: int) -> dict[str, pa.Table]:
-    if not lines_before:
-        return tables
-    out = {}
-    for name, t in tables.items():
-        at = t.schema.get_field_index("line")
-        out[name] = t.set_column(at, t.schema.field(at), pc.add(t.column("line"), lines_before))
-    return out
+def count_lines(path: str, start: int, end: int) -> int:
+    """How many lines (blank ones too) start in ``[start, end)``: the line numbers a partition takes."""
+    fs, p, first, stop = _bounds(path, start, end)
+    count, last = 0, b"\n"
+    for pos in range(first, stop, _CHUNK):
+        data = fs.cat_file(p, start=pos, end=min(pos + _CHUNK, stop))
+        count += data.count(b"\n")
+        last = data[-1:] or last
+    return count + (last != b"\n")
+
+
+def _lines(fs, p: str, first: int, stop: int) -> Iterator[bytes]:
+    """The lines of bytes ``[first, stop)`` (each with its newline), read in chunks."""
+    rest = b""
+    for pos in range(first, stop, _CHUNK):
+        data = rest + fs.cat_file(p, start=pos, end=min(pos + _CHUNK, stop))
+        lines = data.split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+    if rest:
+        yield rest
+
+
+def range_batches(path: str, source: str, start: int, end: int, options: CheckOptions, lines_before: int = 0,
+                  rows: int = 5_000) -> Iterator[dict[str, pa.Table]]:
+    """The tables of the lines that start in ``[start, end)`` of the log, numbered after ``lines_before``
+    lines, checked exactly as the single-process engine checks them."""
+    fs, p, first, stop = _bounds(path, start, end)
+    batch = Batch(source, path)
+    for number, offset, raw in read_lines(_lines(fs, p, first, stop), first):
+        batch.add(lines_before + number, offset, raw, options)
+        if batch.rows >= rows:
+            yield batch.tables()
+            batch = Batch(source, path)
+    if batch.rows:
+        yield batch.tables()
+
+
+def check_range(path: str, source: str, start: int, end: int, options: CheckOptions,
+                lines_before: int = 0) -> list[dict[str, pa.Table]]:
+    return list(range_batches(path, source, start, end, options, lines_before))
+
+
+def check_part(root: str, path: str, source: str, part: str, start: int, end: int, options: CheckOptions,
+               lines_before: int) -> int:
+    """On a worker: check one partition and write it as the part ``part`` of the store at ``root``
+    (a folder every worker can write); the non-blank lines written.  Run again, it writes the same file."""
+    return write_tables(root, source, part, range_batches(path, source, start, end, options, lines_before))
 
 
 def client_for(scheduler: str | None, workers: int = 2):
@@ -93,44 +132,44 @@ def client_for(scheduler: str | None, workers: int = 2):
 def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, scheduler: str | None = None,
                   workers: int = 2, block: int = BLOCK, client=None,
                   on_result: Callable[[int], None] | None = None) -> list[LogRun]:
-    """Check ``paths`` into ``store`` on a Dask cluster (``client``, or one for ``scheduler``);
-    every line is checked (no line is kept from an earlier check).  ``on_result(n)`` is called
-    after the n-th partition (from 1) came back."""
+    """Check ``paths`` into ``store`` on a Dask cluster (``client``, or one for ``scheduler``).
+
+    Two rounds of tasks: each partition's line count (so each knows its first line number), then
+    each partition checked and written by its worker as a part of the store.  Every line is
+    checked (none is kept from an earlier check).  ``on_result(n)`` is called after the n-th
+    partition was written."""
     own = None
     if client is None:
         client, own = client_for(scheduler, workers)
     try:
+        root = str(store.root.resolve())
+        store.root.mkdir(parents=True, exist_ok=True)
+        split = [(path, source_id(path), partitions(path, block)) for path in paths]
+        counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges]
+                  for path, _, ranges in split]
         jobs = []
-        for path in paths:
-            source = source_id(path)
-            futures = [client.submit(check_range, path, source, start, end, options, retries=RETRIES, pure=False)
-                       for start, end in partitions(path, block)]
-            jobs.append((path, source, futures))
+        for (path, source, ranges), futures in zip(split, counts):
+            before = 0
+            names, writes = [], []
+            for (start, end), counted in zip(ranges, client.gather(futures)):
+                part = store.new_part()
+                names.append(part)
+                writes.append(client.submit(check_part, root, path, source, part, start, end, options, before,
+                                            retries=RETRIES, pure=False))
+                before += counted
+            jobs.append((path, source, names, writes))
         runs = []
         done = 0
         opts = options_record(options)
-        for path, source, futures in jobs:
+        for path, source, names, writes in jobs:
             lines = 0
-            counted = {"lines": 0}
-
-            def batches(futures=futures):
-                nonlocal lines, done
-                for future in futures:
-                    tables, count = future.result()
-                    future.release()
-                    done += 1
-                    if on_result:
-                        on_result(done)
-                    for t in tables:
-                        counted["lines"] += t["answers"].num_rows + t["errors"].num_rows
-                        yield _shift(t, lines)
-                    lines += count
-
-            part = store.write_part(source, batches())
-            fs, p = _fs(path)
-            store.commit(source, path, opts, [part], {"lines": counted["lines"], "size": fs.size(p)})
-            n = counted["lines"]
-            runs.append(LogRun(path, source, n, n, 0, True, store.errors(source)))
+            for future in writes:
+                lines += future.result()
+                done += 1
+                if on_result:
+                    on_result(done)
+            store.commit(source, path, opts, names, {"lines": lines, "size": log_size(path)})
+            runs.append(LogRun(path, source, lines, lines, 0, True, store.errors(source)))
         return runs
     finally:
         if own is not None:

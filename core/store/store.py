@@ -95,6 +95,32 @@ class LogRun:
     errors: tuple[RecordError, ...] = field(default=())
 
 
+def part_path(root: str | Path, table: str, source: str, part: str) -> Path:
+    return Path(root) / table / f"log-{source}" / f"{part}.parquet"
+
+
+def write_tables(root: str | Path, source: str, part: str, batches: Iterable[dict[str, pa.Table]]) -> int:
+    """Write ``batches`` as the part ``part`` of the log ``source`` in the store at ``root`` (one file
+    per table, written as the batches come, so memory stays flat); the rows written to answers and errors."""
+    writers = {}
+    rows = 0
+    try:
+        for table, schema in S.TABLES.items():
+            path = part_path(root, table, source, part)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            writers[table] = pq.ParquetWriter(path, schema, compression="zstd")
+        for tables in batches:
+            for table, t in tables.items():
+                if t.num_rows:
+                    writers[table].write_table(t)
+                    if table in ("answers", "errors"):
+                        rows += t.num_rows
+    finally:
+        for w in writers.values():
+            w.close()
+    return rows
+
+
 class Store:
     """A store folder: its ``store.json`` record and its parts."""
 
@@ -125,7 +151,7 @@ class Store:
         return next((entry for entry in self.logs if entry["source"] == source), None)
 
     def part_path(self, table: str, source: str, part: str) -> Path:
-        return self.root / table / f"log-{source}" / f"{part}.parquet"
+        return part_path(self.root, table, source, part)
 
     def files(self, table: str, sources: Iterable[str] | None = None) -> list[str]:
         """The Parquet files of ``table`` for the logs ``sources`` (default: every log), in log order."""
@@ -143,7 +169,7 @@ class Store:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def _new_part(self) -> str:
+    def new_part(self) -> str:
         n = self.meta["next_part"]
         self.meta["next_part"] = n + 1
         return f"part-{n:06d}"
@@ -157,26 +183,10 @@ class Store:
             os.fsync(handle.fileno())
         os.replace(tmp, self.root / META)
 
-    def _writers(self, source: str, part: str) -> dict[str, pq.ParquetWriter]:
-        writers = {}
-        for table, schema in S.TABLES.items():
-            path = self.part_path(table, source, part)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            writers[table] = pq.ParquetWriter(path, schema, compression="zstd")
-        return writers
-
     def write_part(self, source: str, batches: Iterable[dict[str, pa.Table]]) -> str:
         """Write ``batches`` (``Batch.tables()``) as one new part of the log ``source``; its name."""
-        part = self._new_part()
-        writers = self._writers(source, part)
-        try:
-            for tables in batches:
-                for table, t in tables.items():
-                    if t.num_rows:
-                        writers[table].write_table(t)
-        finally:
-            for w in writers.values():
-                w.close()
+        part = self.new_part()
+        write_tables(self.root, source, part, batches)
         return part
 
     def commit(self, source: str, file: str, options: dict, parts: list[str], stats: dict) -> None:
@@ -207,7 +217,7 @@ class Store:
 
     # --- checking a local log ---------------------------------------------------------------
 
-    def check_log(self, path: str, options: CheckOptions, rows: int = 20_000) -> LogRun:
+    def check_log(self, path: str, options: CheckOptions, rows: int = 5_000) -> LogRun:
         """Check one log into the store, re-checking only the lines that changed since its last check."""
         source = source_id(path)
         opts = options_record(options)
