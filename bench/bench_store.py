@@ -93,6 +93,7 @@ def query_times(store_dir: Path, rows: list[int]) -> None:
         q.con.execute(f"CREATE OR REPLACE VIEW answers AS SELECT * FROM read_parquet('{scratch}/answers.parquet')")
         q.con.execute("CREATE OR REPLACE VIEW a AS SELECT *, 0::BIGINT AS labelled, 0::BIGINT AS not_supported "
                       "FROM answers")
+        q.con.unregister("logs")
         q.con.execute("CREATE OR REPLACE TEMP TABLE logs AS SELECT DISTINCT source, 0 AS seq FROM answers")
         t = time.perf_counter()
         report = q.overview()

@@ -23,7 +23,8 @@ from ..checking.checker import CheckOptions
 from .batch import Batch, read_lines
 from .store import LogRun, Store, log_size, options_record, source_id, write_tables
 
-BLOCK = 64 * 2**20  # bytes per partition of a large file
+BLOCK = 64 * 2**20  # at most this many bytes per partition of a large file
+MIN_BLOCK = 2**20
 RETRIES = 2
 
 
@@ -130,7 +131,7 @@ def client_for(scheduler: str | None, workers: int = 2):
 
 
 def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, scheduler: str | None = None,
-                  workers: int = 2, block: int = BLOCK, client=None,
+                  workers: int = 2, block: int | None = None, client=None,
                   on_result: Callable[[int], None] | None = None) -> list[LogRun]:
     """Check ``paths`` into ``store`` on a Dask cluster (``client``, or one for ``scheduler``).
 
@@ -144,6 +145,10 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
     try:
         root = str(store.root.resolve())
         store.root.mkdir(parents=True, exist_ok=True)
+        if block is None:  # about 4 partitions per worker, so a slow one holds the others up little
+            total = sum(log_size(p) for p in paths)
+            n = max(1, len(client.scheduler_info().get("workers", {})))
+            block = min(BLOCK, max(MIN_BLOCK, -(-total // (4 * n))))
         split = [(path, source_id(path), partitions(path, block)) for path in paths]
         counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges]
                   for path, _, ranges in split]
