@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from citecheck.checking.checker import CheckOptions, check_files
+from citecheck.checking.checker import CheckOptions
+from citecheck.checking.options import check_files
 from citecheck.cli.main import main
 from citecheck.contract import reasons as R
 from citecheck.contract.corpus import Corpus

@@ -43,20 +43,24 @@ def source_id(path: str) -> str:
     return hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
 
 
+def _fsspec():
+    try:
+        import fsspec
+    except ImportError:
+        raise StoreError("a log given as a URL is read with fsspec: pip install 'citecheck[dask]'") from None
+    return fsspec
+
+
 def open_log(path: str):
     """A log opened for reading bytes: a local path, or any URL fsspec (Dask's filesystem layer) opens."""
     if "://" in path:
-        import fsspec
-
-        return fsspec.open(path, "rb").open()
+        return _fsspec().open(path, "rb").open()
     return open(path, "rb")
 
 
 def log_size(path: str) -> int:
     if "://" in path:
-        import fsspec
-
-        fs, p = fsspec.core.url_to_fs(path)
+        fs, p = _fsspec().core.url_to_fs(path)
         return fs.size(p)
     return os.path.getsize(path)
 

@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checking.checker import CheckOptions
+from ..checking.options import check_options
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
 DEFAULT_CORPUS = ROOT / "sample_data" / "corpus"
@@ -28,6 +31,8 @@ ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
 ENV_LABELS = "CITECHECK_LABELS"
 ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
 ENV_VERDICTS = "CITECHECK_VERDICTS"
+ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
+ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,12 @@ class Settings:
     labels: Path
     golden: Path | None = None
     verdicts: Path = DEFAULT_VERDICTS
+    casefold: bool = False
+    refusals: tuple[str, ...] = ()  # empty: the default refusal sentence
+
+    def check_options(self) -> CheckOptions:
+        """The same options ``citecheck check`` builds from the same settings."""
+        return check_options(self.corpus, self.casefold, self.refusals)
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -63,6 +74,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
     p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
     p.add_argument("--verdicts", help=f"judge verdicts file to read and append to (env {ENV_VERDICTS})")
+    p.add_argument("--refusal", action="append",
+                   help=f"the exact refusal sentence, as for citecheck check (repeatable; env {ENV_REFUSALS})")
+    p.add_argument("--casefold", action="store_true",
+                   help=f"compare quotes case-insensitively, as for citecheck check (env {ENV_CASEFOLD}=1)")
     return p
 
 
@@ -87,5 +102,7 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     labels = Path(args.labels or environ.get(ENV_LABELS) or DEFAULT_LABELS)
     golden = _optional(args.golden, environ.get(ENV_GOLDEN), DEFAULT_GOLDEN if sample else None)
     verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or DEFAULT_VERDICTS)
+    refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
+    casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
-                    golden.resolve() if golden else None, verdicts.resolve())
+                    golden.resolve() if golden else None, verdicts.resolve(), casefold, refusals)
