@@ -491,8 +491,13 @@ def two_proportions(x1: int, n1: int, x2: int, n2: int) -> tuple[float | None, f
 
 def compare(df: pd.DataFrame, column: str, a: str, b: str) -> list[Difference]:
     """Every headline figure for ``column == a`` against ``column == b``."""
-    fa = {f.key: f for f in headline(df[df[column] == a])}
-    fb = {f.key: f for f in headline(df[df[column] == b])}
+    return differences(headline(df[df[column] == a]), headline(df[df[column] == b]))
+
+
+def differences(figures_a: list[Figure], figures_b: list[Figure]) -> list[Difference]:
+    """Each headline figure of group a against the same figure of group b (``compare``)."""
+    fa = {f.key: f for f in figures_a}
+    fb = {f.key: f for f in figures_b}
     out = []
     for key, x in fa.items():
         y = fb.get(key)

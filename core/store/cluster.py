@@ -139,8 +139,8 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
     each partition checked and written by its worker as a part of the store.  Every line is
     checked (none is kept from an earlier check).  ``on_result(n)`` is called after the n-th
     partition was written."""
-    own = None
-    if client is None:
+    own, made = None, client is None
+    if made:
         client, own = client_for(scheduler, workers)
     try:
         root = str(store.root.resolve())
@@ -177,6 +177,7 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
             runs.append(LogRun(path, source, lines, lines, 0, True, store.errors(source)))
         return runs
     finally:
-        if own is not None:
+        if made:
             client.close()
+        if own is not None:
             own.close()

@@ -223,6 +223,39 @@ class StoreQuery:
             retrieval=retrieval, unreadable=self.one("SELECT count(*) FROM errors")[0],
             faithfulness=self.faithfulness_scores(), models=bool(has_models), prompts=bool(has_prompts))
 
+    # --- what the Failures page asks -----------------------------------------------------------
+
+    def values(self, column: str) -> list[str]:
+        """The distinct values of ``model`` or ``prompt_version``, sorted."""
+        if column not in ("model", "prompt_version"):
+            raise ValueError(f"no breakdown by {column!r}")
+        return [v for (v,) in self.con.execute(f"SELECT DISTINCT {column} FROM answers ORDER BY 1").fetchall()]
+
+    def date_range(self):
+        """(first, last) date of the dated answers, or None."""
+        first, last = self.one("SELECT min(time), max(time) FROM answers")
+        return None if first is None else (first.date(), last.date())
+
+    def undated(self) -> int:
+        return self.one("SELECT count(*) - count(time) FROM answers")[0]
+
+    def any_failing(self) -> bool:
+        return bool(self.one("SELECT count_if(failing) > 0 FROM answers")[0])
+
+    def compare(self, column: str, a: str, b: str) -> list[F.Difference]:
+        """``figures.compare``: every headline figure for ``column == a`` against ``column == b``."""
+        if column not in ("model", "prompt_version"):
+            raise ValueError(f"no comparison by {column!r}")
+        groups = {g["g"]: g for g in self._sums(group=column).to_dict("records")}
+        empty = {k: 0 for k in (*F.HEADLINE_SUMS, "invalid_marker_answers", "scored")}
+
+        def figures(value):
+            g = groups.get(value)
+            return F.headline_of({k: int(v) for k, v in g.items() if k != "g"} if g else empty,
+                                 int(g["n"]) if g else 0)
+
+        return F.differences(figures(a), figures(b))
+
     # --- the failing answers table --------------------------------------------------------------
 
     def failing(self, filters: F.Filters = F.Filters(), limit: int | None = None) -> pd.DataFrame:

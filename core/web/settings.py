@@ -31,6 +31,7 @@ ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
 ENV_LABELS = "CITECHECK_LABELS"
 ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
 ENV_VERDICTS = "CITECHECK_VERDICTS"
+ENV_STORE = "CITECHECK_STORE"  # a checked store folder (docs/store-format.md): Failures reads it with DuckDB
 ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
 ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
 
@@ -44,6 +45,7 @@ class Settings:
     verdicts: Path = DEFAULT_VERDICTS
     casefold: bool = False
     refusals: tuple[str, ...] = ()  # empty: the default refusal sentence
+    store: Path | None = None  # a checked store: the Failures page reads its figures from it
 
     def check_options(self) -> CheckOptions:
         """The same options ``citecheck check`` builds from the same settings."""
@@ -57,6 +59,8 @@ class Settings:
             dirs.append(self.corpus)
         if self.golden is not None:
             dirs.append(self.golden.parent)
+        if self.store is not None:
+            dirs.append(self.store)
         return tuple(dict.fromkeys(d.resolve() for d in dirs))
 
     def allowed(self, path: str | Path) -> bool:
@@ -74,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
     p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
     p.add_argument("--verdicts", help=f"judge verdicts file to read and append to (env {ENV_VERDICTS})")
+    p.add_argument("--store", help=f"checked store the Failures page reads with DuckDB (env {ENV_STORE})")
     p.add_argument("--refusal", action="append",
                    help=f"the exact refusal sentence, as for citecheck check (repeatable; env {ENV_REFUSALS})")
     p.add_argument("--casefold", action="store_true",
@@ -104,5 +109,7 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or DEFAULT_VERDICTS)
     refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
     casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
+    store = _optional(args.store, environ.get(ENV_STORE), None)
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
-                    golden.resolve() if golden else None, verdicts.resolve(), casefold, refusals)
+                    golden.resolve() if golden else None, verdicts.resolve(), casefold, refusals,
+                    store.resolve() if store else None)
