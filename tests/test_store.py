@@ -15,6 +15,7 @@ from citecheck.checking.options import check_files
 from citecheck.cli.main import main
 from citecheck.contract import reasons as R
 from citecheck.contract.corpus import Corpus
+from citecheck.contract.errors import RecordError
 from citecheck.reports import figures as F
 from citecheck.review import labels
 from citecheck.review.items import items_of
@@ -285,3 +286,22 @@ def test_store_errors_say_what_to_do(tmp_path):
     assert code == 2 and "when checking into the store" in err
     code, _, err = run("report")
     assert code == 2 and "--store" in err
+
+
+def test_one_answer_is_read_back_from_its_log_by_offset(tmp_path, generated):
+    first, _ = generated
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(first.read_bytes())
+    options = CheckOptions(corpus=Corpus(CORPUS))
+    store = Store(tmp_path / "s", create=True)
+    store.check_log(str(log), options)
+    query = StoreQuery(store)
+    want = {r.answer.answer_id: r for _, _, r in check_files([str(log)], options) if not isinstance(r, RecordError)}
+    for answer_id in ("g-0", "g-17", "g-399"):
+        assert query.result(answer_id) == want[answer_id]
+    assert query.result("no-such-answer") is None
+    data = log.read_bytes()
+    at = data.index(b'"answer_id": "g-17"')
+    log.write_bytes(data[:at] + data[at:].replace(b"g-17", b"g-71", 1))
+    with pytest.raises(StoreError, match="check the log into the store again"):
+        query.result("g-17")

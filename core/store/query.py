@@ -109,6 +109,24 @@ class StoreQuery:
         self._labels(pd.DataFrame(out, columns=["source", "offset", "labelled", "not_supported"]))
         return warnings
 
+    def result(self, answer_id: str):
+        """The checked answer ``answer_id`` (the first with that id, in log order), read back from its
+        log by offset and checked with its log's options; None when the store has no such answer.
+        Raises StoreError when the line changed since it was checked."""
+        from .store import StoreError
+
+        row = self.one("SELECT source, file, \"offset\", line_hash FROM answers JOIN logs USING (source) "
+                       "WHERE answer_id = ? ORDER BY seq, \"offset\" LIMIT 1", [answer_id])
+        if row is None:
+            return None
+        source, file, offset, digest = row
+        raw = read_line(file, offset)
+        if line_hash(raw) != bytes(digest):
+            raise StoreError(f"{file}: the line of answer {answer_id} at byte {offset} changed since it was "
+                             "checked; check the log into the store again")
+        entry = self.store.log(source)
+        return check_answer(parse_line(raw), options_from(entry["options"]))
+
     # --- the check summary --------------------------------------------------------------------
 
     def summary(self) -> Summary:
