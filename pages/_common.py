@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import streamlit as st
 from citecheck.contract.errors import CitecheckError
@@ -18,8 +19,11 @@ def enter(page: str) -> None:
         st.switch_page("app.py", query_params={**st.query_params.to_dict(), "goto": page})
 
 
+APP_ROOT = Path(__file__).resolve().parent.parent  # the checkout: its sample_data/ is the default data
+
+
 def settings() -> Settings:
-    return load_settings(sys.argv[1:])
+    return load_settings(sys.argv[1:], root=APP_ROOT)
 
 
 def _stamp(paths) -> tuple:

@@ -14,7 +14,6 @@ from citecheck.reports.rates import percent
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.html import citation_html, disagreement_html, notice_html
-from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
 
@@ -32,12 +31,12 @@ which = st.radio("Labels", list(SETS), format_func=SETS.get, horizontal=True, ke
 
 @st.cache_resource(show_spinner="Reading the ExpertQA sample ...")
 def _expertqa() -> dataset.Dataset:
-    return dataset.load([EXPERTQA_LOG])
+    return dataset.load([settings().expertqa_log])
 
 
 if which == "expertqa":
     data = _expertqa()
-    records, label_warnings = L.read(EXPERTQA_LABELS)
+    records, label_warnings = L.read(cfg.expertqa_labels)
     verdicts_path = cfg.verdicts.with_name("expertqa-verdicts.jsonl")
 else:
     data = current_dataset()
