@@ -305,3 +305,16 @@ def test_one_answer_is_read_back_from_its_log_by_offset(tmp_path, generated):
     log.write_bytes(data[:at] + data[at:].replace(b"g-17", b"g-71", 1))
     with pytest.raises(StoreError, match="check the log into the store again"):
         query.result("g-17")
+
+
+def test_two_checks_into_one_store_both_land(tmp_path, generated):
+    """Two checks that opened one store before either wrote: under the lock each reads store.json
+    again, so the second keeps the first's log instead of writing its stale record over it."""
+    first, second = generated
+    a, b = Store(tmp_path / "s", create=True), Store(tmp_path / "s", create=True)
+    with a.locked():
+        a.check_log(str(first), CheckOptions())
+    with b.locked():
+        b.check_log(str(second), CheckOptions())
+    assert [e["file"] for e in Store(tmp_path / "s").logs] == [str(first), str(second)]
+    assert len({p for e in Store(tmp_path / "s").logs for p in e["parts"]}) == 2  # no part name used twice

@@ -44,15 +44,16 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
     store = _open(args.store, err, create=True)
     if store is None:
         return EXIT_USAGE
-    if args.engine == "dask":
-        from ..store.cluster import check_on_dask
+    if args.scheduler and args.engine != "dask":
+        err.write("citecheck check: --scheduler needs --engine dask\n")
+        return EXIT_USAGE
+    with store.locked():  # one check into a store at a time
+        if args.engine == "dask":
+            from ..store.cluster import check_on_dask
 
-        runs = check_on_dask(store, args.logs, options, scheduler=args.scheduler, workers=args.workers)
-    else:
-        if args.scheduler:
-            err.write("citecheck check: --scheduler needs --engine dask\n")
-            return EXIT_USAGE
-        runs = [store.check_log(path, options) for path in args.logs]
+            runs = check_on_dask(store, args.logs, options, scheduler=args.scheduler, workers=args.workers)
+        else:
+            runs = [store.check_log(path, options) for path in args.logs]
     as_json = args.format == "json"
     for run in runs:
         if not as_json:

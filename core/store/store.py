@@ -12,6 +12,8 @@ moved to their new offsets and line numbers.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -138,7 +140,7 @@ class Store:
                 raise StoreError(f"{meta}: store format version {version!r}; this citecheck reads version "
                                  f"{S.STORE_VERSION}. Check the logs into a new --store folder.")
         elif create:
-            if self.root.exists() and any(self.root.iterdir()):
+            if self.root.exists() and any(p.name != ".lock" for p in self.root.iterdir()):
                 raise StoreError(f"{self.root} is not empty and has no {META}: give an empty or new folder")
             self.meta = {"store_version": S.STORE_VERSION, "next_part": 1, "logs": []}
         else:
@@ -172,6 +174,21 @@ class Store:
         return tuple(RecordError(f, n, fld, m) for f, n, fld, m in zip(*(t.column(c).to_pylist() for c in t.column_names)))
 
     # --- writing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self):
+        """Hold the store's write lock (``DIR/.lock``, flock) and read store.json again under it, so
+        two checks into one store run one after the other instead of overwriting each other's record."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".lock", "a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                meta = self.root / META
+                if meta.is_file():
+                    self.meta = json.loads(meta.read_text(encoding="utf-8"))
+                yield self
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def new_part(self) -> str:
         n = self.meta["next_part"]
