@@ -318,3 +318,26 @@ def test_two_checks_into_one_store_both_land(tmp_path, generated):
         b.check_log(str(second), CheckOptions())
     assert [e["file"] for e in Store(tmp_path / "s").logs] == [str(first), str(second)]
     assert len({p for e in Store(tmp_path / "s").logs for p in e["parts"]}) == 2  # no part name used twice
+
+
+def test_a_store_written_before_a_reason_code_existed_reads_it_as_zero(tmp_path):
+    """A part without a later reason code's column (as an older citecheck wrote it): the figures read
+    the code as 0, and checking the log again re-checks every line (the reason codes are an option)."""
+    import pyarrow.compute as pc
+
+    store = Store(tmp_path / "s", create=True)
+    store.check_log(str(LOG), CheckOptions())
+    newest = R.ALL_REASONS[-1]
+    (path,) = store.files("answers")
+    t = pq.read_table(path)
+    before = int(pc.sum(t.column(newest)).as_py() or 0)
+    pq.write_table(t.drop_columns([newest]), path)
+    entry = store.log(source_id(str(LOG)))
+    entry["options"]["reasons"] = list(R.ALL_REASONS[:-1])
+    store.commit(entry["source"], entry["file"], entry["options"], entry["parts"], {})
+    summary = StoreQuery(Store(tmp_path / "s")).summary()
+    assert summary.reasons[newest] == 0 and summary.answers == 48
+    assert StoreQuery(Store(tmp_path / "s")).overview().headline
+    again = Store(tmp_path / "s").check_log(str(LOG), CheckOptions())
+    assert again.kept == 0 and again.checked == 48
+    assert StoreQuery(Store(tmp_path / "s")).summary().reasons[newest] == before

@@ -28,6 +28,8 @@ from . import schema as S
 from .batch import line_hash
 from .store import Store, options_from
 
+_SQL_TYPES = {"int64": "BIGINT", "bool": "BOOLEAN", "double": "DOUBLE", "string": "VARCHAR"}
+
 
 def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
@@ -51,13 +53,22 @@ class StoreQuery:
         for table, schema in S.TABLES.items():
             files = store.files(table, self.sources)
             if files:
-                self.con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet({_list(files)})")
+                self._view(table, schema, files)
             else:
                 self.con.register(table, schema.empty_table())
         order = {s: i for i, s in enumerate(self.sources)}
         self.con.register("logs", pd.DataFrame({"source": list(order), "seq": list(order.values())},
                                                columns=["source", "seq"]).astype({"source": object, "seq": "int64"}))
         self._labels(None)
+
+    def _view(self, table: str, schema, files: list[str]) -> None:
+        """A view over the parts; a column a part written by an older citecheck lacks (a reason code
+        added since) reads as 0 for a count, null otherwise."""
+        source = f"read_parquet({_list(files)}, union_by_name = true)"
+        have = {row[0] for row in self.con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+        added = [f"{'0' if f.name in R.ALL_REASONS else 'NULL'}::{_SQL_TYPES.get(str(f.type), 'VARCHAR')} AS {_q(f.name)}"
+                 for f in schema if f.name not in have]
+        self.con.execute(f"CREATE VIEW {table} AS SELECT *{''.join(', ' + a for a in added)} FROM {source}")
 
     def close(self) -> None:
         self.con.close()

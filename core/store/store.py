@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..checking.checker import CheckOptions
+from ..contract import reasons as R
 from ..contract.corpus import Corpus
 from ..contract.errors import RecordError
 from . import schema as S
@@ -79,7 +80,8 @@ def options_record(options: CheckOptions) -> dict:
             h.update(hashlib.sha256(path.read_bytes()).digest())
         digest = h.hexdigest()
     return {"casefold": options.casefold, "refusals": list(options.refusals),
-            "corpus": None if corpus is None else str(corpus.root), "corpus_digest": digest}
+            "corpus": None if corpus is None else str(corpus.root), "corpus_digest": digest,
+            "reasons": list(R.ALL_REASONS)}  # a citecheck with new reason codes checks every line again
 
 
 def options_from(record: dict) -> CheckOptions:
