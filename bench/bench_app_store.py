@@ -8,7 +8,7 @@ makes a store of ``--copies`` logs, each a copy of its parts under another log i
 1,000,000 answers), without checking anything.  Then, in a fresh child process, opens the app's
 Failures page on it (Streamlit's AppTest, CITECHECK_STORE) and prints the first view's time and
 the process's peak RSS.  Targets (issue #14, 1,000,000 answers): first Failures view under 3 s,
-memory under 500 MB.
+memory under 500 MB; ``citecheck report --store`` under 5 s (also timed here, in a child).
 """
 
 from __future__ import annotations
@@ -75,7 +75,22 @@ def main() -> None:
     first, again, rss, caption = proc.stdout.strip().splitlines()[-1].split(" ", 3)
     print(f"Failures page, first view: {float(first):.2f} s (target < 3 s); a filter: {float(again):.2f} s; "
           f"peak RSS of the app process {float(rss):.0f} MB (target < 500 MB); page says: {caption}")
+    report = subprocess.run([sys.executable, "-c", REPORT.format(root=str(ROOT), argv=["report", "--store", str(out)])],
+                            capture_output=True, text=True, cwd=ROOT, check=True)
+    elapsed, rss = report.stdout.split()[-2:]
+    print(f"citecheck report --store on it: {float(elapsed):.2f} s (target < 5 s), peak RSS {float(rss):.0f} MB")
     shutil.rmtree(out, ignore_errors=True)
+
+
+REPORT = """
+import os, resource, sys, time
+sys.path.insert(0, {root!r})
+from citecheck.cli.main import main
+with open(os.devnull, "w") as sink:
+    start = time.perf_counter()
+    main({argv!r}, sink, sink)
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
 
 
 if __name__ == "__main__":
