@@ -1,8 +1,9 @@
 import json
 import multiprocessing
-import os
+from dataclasses import asdict
 
 import pytest
+from citecheck.contract import store as event_store
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.items import items_of
@@ -15,6 +16,11 @@ def data():
     return dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
 
 
+def raw(target) -> list[dict]:
+    """The stored records as written, from the file or the database."""
+    return [obj for _, obj in event_store.raw(target, L.STREAM)[0]]
+
+
 def test_items_cover_citations_and_uncited_sentences(data):
     items = items_of(data.get("a-035"))  # sick leave: one cited, one invalid marker, one uncited
     assert [(i.sentence, i.citation is None) for i in items] == [(0, False), (1, True), (2, True)]
@@ -24,8 +30,8 @@ def test_items_cover_citations_and_uncited_sentences(data):
     assert items_of(data.get("a-046")) == []  # a refusal has nothing to label
 
 
-def test_append_read_latest_and_progress(tmp_path, data):
-    path = tmp_path / "labels.jsonl"
+def test_append_read_latest_and_progress(store, data):
+    path = store
     items = items_of(data.get("a-001"))
     L.append(path, L.make_label(items[0], "partial", "ana"))
     L.append(path, L.make_label(items[0], "supported", "ana", note="changed my mind"))
@@ -36,7 +42,7 @@ def test_append_read_latest_and_progress(tmp_path, data):
     assert current[(items[0].key, "ana")].label == "supported"
     assert current[(items[0].key, "ana")].note == "changed my mind"
     assert L.progress(items, current, "ana") == L.Progress(1, len(items), 0)
-    line = json.loads(path.read_text().splitlines()[0])
+    line = raw(path)[0]
     assert line["labels_version"] == 1 and line["citecheck"] and line["at"].endswith("Z")
 
 
@@ -75,13 +81,26 @@ def test_bad_line_in_the_middle_is_skipped(tmp_path, data):
     assert [w.split(": skipped")[0].rsplit(":", 1)[1] for w in warnings] == ["2", "3"]
 
 
+def test_unreadable_records_are_skipped_with_their_position(store, data):
+    items = items_of(data.get("a-001"))
+    L.append(store, L.make_label(items[0], "supported", "ana"))
+    event_store.append(store, L.STREAM, [{"labels_version": 99}, {**asdict(L.make_label(items[1], "partial", "ana")),
+                                                                  "label": "maybe"}])
+    L.append(store, L.make_label(items[1], "partial", "ana"))
+    records, warnings = L.read(store)
+    assert [r.label for r in records] == ["supported", "partial"]
+    assert len(warnings) == 2 and "labels_version 99" in warnings[0] and "unknown label 'maybe'" in warnings[1]
+    where = [w.split(": skipped")[0] for w in warnings]
+    assert where[0].endswith("2") and where[1].endswith("3") and event_store.describe(store) in where[0]
+
+
 def _writer(path, worker, count, item):
     for n in range(count):
         L.append(path, L.make_label(item, "supported", f"w{worker}", note=f"{n:05d}" + "x" * 2000))
 
 
-def test_concurrent_writers_lose_nothing(tmp_path, data):
-    path = tmp_path / "labels.jsonl"
+def test_concurrent_writers_lose_nothing(store, data):
+    path = store
     item = items_of(data.get("a-001"))[0]
     ctx = multiprocessing.get_context("fork")
     procs = [ctx.Process(target=_writer, args=(path, w, 400, item)) for w in range(4)]
@@ -96,8 +115,8 @@ def test_concurrent_writers_lose_nothing(tmp_path, data):
         assert [r.note[:5] for r in records if r.reviewer == f"w{w}"] == [f"{n:05d}" for n in range(400)]
 
 
-def test_stale_labels_do_not_count(tmp_path, data):
-    path = tmp_path / "labels.jsonl"
+def test_stale_labels_do_not_count(store, data):
+    path = store
     item = items_of(data.get("a-001"))[0]
     old = item._replace(fingerprint="sha256:" + "0" * 32)
     L.append(path, L.make_label(old, "supported", "ana"))
@@ -106,12 +125,12 @@ def test_stale_labels_do_not_count(tmp_path, data):
     assert L.progress([item], current, "ana") == L.Progress(0, 1, 1)
 
 
-def test_filters_and_resume(tmp_path, data):
+def test_filters_and_resume(store, data):
     assert len(answer_ids(data, "All answers", {}, "ana")) == 48
     failed = answer_ids(data, "With failed citations", {}, "ana")
     assert "a-033" in failed and "a-001" not in failed
     assert answer_ids(data, "Refused", {}, "ana") == ["a-046", "a-047", "a-048"]
-    path = tmp_path / "labels.jsonl"
+    path = store
     for item in items_of(data.get("a-001")):
         L.append(path, L.make_label(item, "supported", "ana"))
     L.append(path, L.make_label(items_of(data.get("a-002"))[0], "supported", "ana"))
@@ -119,16 +138,16 @@ def test_filters_and_resume(tmp_path, data):
     assert first_unlabelled(data, current, "ana") == ("a-003", 0)
     assert first_unlabelled(data, current, "ben") == ("a-001", 0)
     assert "a-001" not in answer_ids(data, "Not yet labelled by me", current, "ana")
-    assert os.path.getsize(path) > 0
+    assert len(raw(path)) == len(items_of(data.get("a-001"))) + 1
 
 
-def test_labels_export_jsonl_and_csv(tmp_path, data):
+def test_labels_export_jsonl_and_csv(store, data):
     import csv
     import io
 
     from citecheck.cli.main import main
 
-    path = tmp_path / "labels.jsonl"
+    path = store
     items = items_of(data.get("a-033"))
     L.append(path, L.make_label(items[0], "supported", "ana"))
     L.append(path, L.make_label(items[1], "not_supported", "ana", note="cash is invented"))

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..contract import store
 from ..contract.errors import RecordError
-from ..contract.jsonl import append_records, read_parsed
 
 VERDICTS_VERSION = 1
 VERDICTS = ("supported", "partial", "not_supported")
@@ -58,8 +58,12 @@ def make(item: str, verdict: str, rationale: str, judge: str, prompt_version: st
                    fingerprint, round(cost_usd, 6), now())
 
 
-def append(path: str | Path, verdicts: Iterable[Verdict]) -> None:
-    append_records(path, [asdict(v) for v in verdicts])
+STREAM = "verdicts"
+
+
+def append(target: str | Path, verdicts: Iterable[Verdict]) -> None:
+    """Append to a verdicts file or database (``postgresql://`` URL), in one write or transaction."""
+    store.append(target, STREAM, [asdict(v) for v in verdicts])
 
 
 def _parse(obj: dict) -> Verdict:
@@ -74,9 +78,9 @@ def _parse(obj: dict) -> Verdict:
     return v
 
 
-def read(path: str | Path) -> tuple[list[Verdict], list[str]]:
-    """Every readable record in file order, and a warning for each line that was skipped."""
-    return read_parsed(path, _parse)
+def read(target: str | Path) -> tuple[list[Verdict], list[str]]:
+    """Every readable record in the order written, and a warning for each one that was skipped."""
+    return store.read_parsed(target, STREAM, _parse)
 
 
 def runs(verdicts: Iterable[Verdict]) -> list[tuple[str, str]]:

@@ -1,5 +1,8 @@
 """The labels file: append-only JSON lines, the calibration set's source of truth (docs/labels-format.md).
 
+The same records can live in a PostgreSQL database instead (``target`` a ``postgresql://`` URL,
+see ``contract.postgres``); everything below ``append`` and ``read`` is the same for both.
+
 Every record is written with one ``write`` under an exclusive file lock, then flushed and
 fsynced, so several reviewers (sessions or processes) can label at once.  Nothing is ever
 rewritten: a change of mind is a new record and the latest per (item, reviewer) counts.  A torn
@@ -14,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
-from ..contract.jsonl import append_records, read_parsed
+from ..contract import store
 from .items import CITATION_LABELS, UNCITED_LABELS, Item
 
 LABELS_VERSION = 1
@@ -55,9 +58,13 @@ def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | 
                  item.fingerprint, label, note, reviewer, at or now(), __version__)
 
 
-def append(path: str | Path, label: Label) -> None:
-    """Append one record durably (see ``jsonl.append_records``): earlier records are never touched."""
-    append_records(path, [asdict(label)])
+STREAM = "labels"
+
+
+def append(target: str | Path, label: Label) -> None:
+    """Append one record durably to a labels file or database (see ``contract.store``): earlier
+    records are never touched.  When it returns, the label is stored."""
+    store.append(target, STREAM, [asdict(label)])
 
 
 def _parse(obj: object) -> Label:
@@ -74,9 +81,9 @@ def _parse(obj: object) -> Label:
     return label
 
 
-def read(path: str | Path) -> tuple[list[Label], list[str]]:
-    """Every readable record in file order, and a warning for each line that was skipped."""
-    return read_parsed(path, _parse)
+def read(target: str | Path) -> tuple[list[Label], list[str]]:
+    """Every readable record in the order written, and a warning for each one that was skipped."""
+    return store.read_parsed(target, STREAM, _parse)
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
