@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import streamlit as st
+from citecheck.contract.postgres import StoreError
 from citecheck.review import dataset, labels
 from citecheck.review.html import STYLE
 from citecheck.web.settings import Settings, load_settings
@@ -46,16 +47,25 @@ def current_dataset() -> dataset.Dataset:
     return _load(cfg.logs, cfg.corpus, _stamp(cfg.logs))
 
 
+def _or_stop(read, target):
+    """``read(target)``, or the page stops with the store's error (which never shows a password)."""
+    try:
+        return read(target)
+    except StoreError as exc:
+        st.error(f"{exc}. Check the labels/verdicts settings of this server (docs/app.md).")
+        st.stop()
+
+
 def read_labels():
-    """All label records and warnings; re-read on every run (the file is appended by other sessions)."""
-    return labels.read(settings().labels)
+    """All label records and warnings; re-read on every run (the store is appended by other sessions)."""
+    return _or_stop(labels.read, settings().labels)
 
 
 def read_verdicts(path=None):
     """All verdict records and warnings; re-read on every run (a judge run may be appending)."""
     from citecheck.judging import verdicts
 
-    return verdicts.read(path or settings().verdicts)
+    return _or_stop(verdicts.read, path or settings().verdicts)
 
 
 def style() -> None:

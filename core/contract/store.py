@@ -62,3 +62,27 @@ def read_parsed(target: Target, stream: str, parse: Callable[[dict], object]) ->
         except ValueError as exc:
             warnings.append((n, f"{describe(target)} ({stream}) seq {n}: skipped: {exc}"))
     return out, [message for _, message in sorted(warnings)]
+
+
+def ids(target: Target, stream: str) -> set[str]:
+    """The event ids (see ``postgres.event_id``) of every readable record."""
+    if is_database(target):
+        return postgres.ids(str(target), stream)
+    return {postgres.event_id(stream, obj) for _, obj in jsonl.read_records(target)[0]}
+
+
+def copy(source: Target, destination: Target, stream: str, batch: int = 1000) -> tuple[int, int, list[str]]:
+    """Append to ``destination`` every record of ``source`` it does not hold yet, in source order,
+    unparsed (a record of a version this citecheck cannot read is copied too).  Copying again adds
+    nothing.  Returns (records copied, records already there, warnings about unreadable records)."""
+    records, warnings = raw(source, stream)
+    have = ids(destination, stream)
+    todo = []
+    for _, obj in records:
+        key = postgres.event_id(stream, obj)
+        if key not in have:
+            have.add(key)
+            todo.append(obj)
+    for start in range(0, len(todo), batch):
+        append(destination, stream, todo[start:start + batch])
+    return len(todo), len(records) - len(todo), [message for _, message in warnings]

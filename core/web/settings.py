@@ -4,6 +4,10 @@ Set by command-line arguments after ``--`` (``streamlit run app.py -- --log X``)
 environment variables; defaults are the bundled sample data and ``local_data/labels.jsonl``.
 The browser never chooses a path: it picks among the configured logs or uploads a file, which
 is read in memory.  ``allowed`` refuses any path outside the configured folders.
+
+Labels and verdicts may be a ``postgresql://`` URL instead of a file (docs/labels-format.md): a
+team's app servers then share one database.  That URL comes from the server's arguments or
+environment only, never from the browser, and is shown only through ``shown`` (password masked).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..contract import store
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
@@ -34,14 +40,15 @@ ENV_VERDICTS = "CITECHECK_VERDICTS"
 class Settings:
     logs: tuple[Path, ...]
     corpus: Path | None
-    labels: Path
+    labels: Path | str  # a file, or a postgresql:// URL
     golden: Path | None = None
-    verdicts: Path = DEFAULT_VERDICTS
+    verdicts: Path | str = DEFAULT_VERDICTS
 
     @property
     def folders(self) -> tuple[Path, ...]:
         """The only folders the app may read from or write to."""
-        dirs = [p.parent for p in self.logs] + [self.labels.parent, self.verdicts.parent]
+        dirs = [p.parent for p in self.logs]
+        dirs += [p.parent for p in (self.labels, self.verdicts) if not store.is_database(p)]
         if self.corpus is not None:
             dirs.append(self.corpus)
         if self.golden is not None:
@@ -55,14 +62,25 @@ class Settings:
             return False
         return any(resolved == d or d in resolved.parents for d in self.folders)
 
+    def shown(self, target: Path | str) -> str:
+        """A setting as the app may display it: a database URL with its password masked."""
+        return store.describe(target)
+
+    @property
+    def expertqa_verdicts(self) -> Path:
+        """Where the ExpertQA sample's verdicts go: beside the verdicts file, or in local_data/."""
+        base = DEFAULT_VERDICTS if store.is_database(self.verdicts) else Path(self.verdicts)
+        return base.with_name("expertqa-verdicts.jsonl")
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="app.py", description="citecheck review app settings")
     p.add_argument("--log", action="append", help=f"answer log to review (repeatable; env {ENV_LOGS})")
     p.add_argument("--corpus", help=f"folder of current source documents (env {ENV_CORPUS})")
-    p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
+    p.add_argument("--labels", help=f"labels file or postgresql:// URL to append to (env {ENV_LABELS})")
     p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
-    p.add_argument("--verdicts", help=f"judge verdicts file to read and append to (env {ENV_VERDICTS})")
+    p.add_argument("--verdicts", help=f"judge verdicts file or postgresql:// URL to read and append to "
+                                      f"(env {ENV_VERDICTS})")
     return p
 
 
@@ -72,6 +90,13 @@ def _optional(arg: str | None, env: str | None, default: Path | None) -> Path | 
     if value is None:
         return default
     return Path(value) if value else None
+
+
+def _store(value: str | None, default: Path) -> Path | str:
+    """A labels or verdicts setting: a database URL as given, else a resolved file path."""
+    if value and store.is_database(value):
+        return value
+    return Path(value or default).resolve()
 
 
 def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ) -> Settings:
@@ -84,8 +109,8 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
         logs = (DEFAULT_LOG,)
     sample = logs == (DEFAULT_LOG,)
     corpus = _optional(args.corpus, environ.get(ENV_CORPUS), DEFAULT_CORPUS if sample else None)
-    labels = Path(args.labels or environ.get(ENV_LABELS) or DEFAULT_LABELS)
+    labels = _store(args.labels or environ.get(ENV_LABELS), DEFAULT_LABELS)
     golden = _optional(args.golden, environ.get(ENV_GOLDEN), DEFAULT_GOLDEN if sample else None)
-    verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or DEFAULT_VERDICTS)
-    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
-                    golden.resolve() if golden else None, verdicts.resolve())
+    verdicts = _store(args.verdicts or environ.get(ENV_VERDICTS), DEFAULT_VERDICTS)
+    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels,
+                    golden.resolve() if golden else None, verdicts)
