@@ -1,11 +1,34 @@
-"""Append-only JSON-lines files that survive crashes: the labels file and the verdicts file."""
+"""JSON lines, read and written one way for every file citecheck reads: answer logs, labels,
+verdicts, golden sets, question files and importer inputs.
+
+Reading never stops at a bad line.  Every line that cannot be used becomes a
+:class:`~citecheck.contract.errors.RecordError` naming the file, the line, the field and what
+is wrong, and the lines after it are still read.  A record type declares its version field
+(``labels_version``, ``verdicts_version``...); a record of a version this citecheck does not
+read is reported on that field, never guessed at.
+
+Writing is append-only and crash-safe (:func:`append_records`): labels and verdicts files are
+shared by several reviewers and judge runs at once.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .errors import FieldError, RecordError
+
+
+def now() -> str:
+    """The timestamp every record citecheck writes carries: UTC, milliseconds, ``Z``."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def append_records(path: str | Path, records: list[dict]) -> None:
@@ -32,38 +55,113 @@ def append_records(path: str | Path, records: list[dict]) -> None:
         os.close(fd)
 
 
-def read_records(path: str | Path) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
-    """``(line, object)`` for every readable line, and ``(line, warning)`` for each skipped one."""
-    path = Path(path)
-    if not path.exists():
-        return [], []
-    out: list[tuple[int, dict]] = []
-    warnings: list[tuple[int, str]] = []
+def decode(raw: str | bytes) -> Any:
+    """One JSON value from one line; :class:`FieldError` on field ``(json)`` or ``(encoding)``.
+
+    orjson decodes (several times faster); a line it refuses is decoded again by the standard
+    library, so what is accepted and the error message are the standard library's.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    raw = raw.rstrip(b"\r\n" if isinstance(raw, bytes) else "\r\n")
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FieldError("(encoding)", f"not UTF-8 text ({exc.reason})") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise FieldError("(json)", f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
+    """``(line, parse(value))`` or ``(line, RecordError)`` for every non-blank line, in order.
+
+    ``parse`` raises :class:`FieldError` (or ``ValueError``, reported on field ``(record)``) for a
+    value it refuses.  A bad last line without its newline is marked as torn: most often a crash
+    while the file was being written.
+    """
+    previous: tuple[int, bytes] | None = None
+    for n, raw in enumerate(lines, start=1):
+        if previous is not None:
+            yield previous[0], parse_record(name, *previous, parse)
+        previous = None if (not raw or raw.isspace()) else (n, raw)
+    if previous is not None:
+        yield previous[0], parse_record(name, *previous, parse, torn=not _ends_line(previous[1]))
+
+
+def _ends_line(raw: str | bytes) -> bool:
+    return raw.endswith(b"\n" if isinstance(raw, bytes) else "\n")
+
+
+def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], Any] = lambda v: v,
+                 torn: bool = False) -> Any:
+    """``parse(decode(raw))``, or the :class:`RecordError` saying why line ``line`` of ``name`` is unusable."""
+    try:
+        return parse(decode(raw))
+    except FieldError as exc:
+        field, message = exc.field, exc.message
+    except ValueError as exc:
+        field, message = "(record)", str(exc)
+    if torn and field in ("(json)", "(encoding)"):
+        message += "; the last line has no newline: probably a crash while writing, the lines before it are intact"
+    return RecordError(name, line, field, message)
+
+
+def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
+    """Stream :func:`parse_lines` over a file; memory stays flat however long it is."""
     with open(path, "rb") as handle:
-        raw_lines = handle.read().split(b"\n")
-    last = len(raw_lines)
-    for n, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-            if not isinstance(obj, dict):
-                raise ValueError("expected a JSON object")
-            out.append((n, obj))
-        except (ValueError, UnicodeDecodeError) as exc:
-            torn = " (torn last line, probably a crash while writing)" if n == last else ""
-            warnings.append((n, f"{path}:{n}: skipped{torn}: {exc}"))
-    return out, warnings
+        yield from parse_lines(str(path), handle, parse)
 
 
-def read_parsed(path: str | Path, parse) -> tuple[list, list[str]]:
-    """``parse(obj)`` of every readable record in file order, and one warning per skipped line
-    (not JSON, torn, or refused by ``parse`` with a ValueError), in line order."""
-    records, warnings = read_records(path)
-    out = []
-    for n, obj in records:
-        try:
-            out.append(parse(obj))
-        except ValueError as exc:
-            warnings.append((n, f"{path}:{n}: skipped: {exc}"))
-    return out, [message for _, message in sorted(warnings)]
+def read_all(path: str | Path, parse: Callable[[Any], Any]) -> tuple[list, list[RecordError]]:
+    """Every record ``parse`` accepts, in file order, and one error per line it could not use.
+    A file that does not exist yet has no records (labels and verdicts files start empty)."""
+    if not Path(path).exists():
+        return [], []
+    records: list = []
+    errors: list[RecordError] = []
+    for _, value in read_jsonl(path, parse):
+        (errors if isinstance(value, RecordError) else records).append(value)
+    return records, errors
+
+
+# --- typed records -----------------------------------------------------------------------------
+
+
+def expect_object(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise FieldError("(record)", f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def expect_version(obj: dict, field: str, reads: int) -> None:
+    """Refuse a record without the version field or of a version this citecheck does not read."""
+    version = obj.get(field)
+    if version is None:
+        raise FieldError(field, f"is required: add \"{field}\": {reads}")
+    if type(version) is not int or version != reads:
+        raise FieldError(field, f"{version!r} is not a version this citecheck reads ({reads}); "
+                                "upgrade citecheck to read newer files")
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+
+
+def expect(obj: dict, field: str, kind: type | tuple[type, ...], *, optional: bool = False,
+           default: Any = None) -> Any:
+    """``obj[field]`` if it has type ``kind`` (bool is never an int, an int is a float); else FieldError."""
+    if field not in obj or obj[field] is None:
+        if optional:
+            return default
+        raise FieldError(field, "is required")
+    value = obj[field]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    ok = any((type(value) is k) or (k is float and type(value) is int) for k in kinds)
+    if not ok:
+        wanted = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+        raise FieldError(field, f"must be {wanted}, got {type(value).__name__}")
+    return value

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import orjson
-
+from . import jsonl
 from .errors import FieldError, RecordError
+from .jsonl import decode
 
 LOG_VERSION = 1
 CHECKSUM_PREFIX = "sha256:"
@@ -170,7 +170,8 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
         raise FieldError(where.rstrip("."), "expected an object")
     text = obj.get("text")
     if type(text) is not str:
-        raise FieldError(f"{where}text", "is required (the chunk text as given to the model)")
+        got = "is required" if text is None else f"expected a string, got {type(text).__name__}"
+        raise FieldError(f"{where}text", f"{got} (the chunk text as given to the model)")
     start, end = _pair(obj, "start", "end", where)
     return Chunk(
         _opt_str(obj, "chunk_id", where),
@@ -283,24 +284,8 @@ def parse_answer(obj: Any) -> Answer:
 
 def parse_line(text: str | bytes) -> Answer:
     """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON,
-    ``(encoding)`` for bytes that are not UTF-8).
-
-    orjson decodes (several times faster); a line it refuses is decoded again by the standard
-    library, so what is accepted and the error message are the standard library's.
-    """
-    try:
-        obj = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        if isinstance(text, bytes):
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise FieldError("(encoding)", f"not UTF-8 text ({exc.reason})") from None
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-    return parse_answer(obj)
+    ``(encoding)`` for bytes that are not UTF-8)."""
+    return parse_answer(decode(text))
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -342,28 +327,9 @@ def dumps(answer: Answer) -> str:
 
 
 def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, Answer | RecordError]]:
-    """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line.
-
-    One bad line never stops the others.  Text lines that cannot be decoded raise
-    UnicodeDecodeError from ``lines``: that is reported as an ``(encoding)`` error on the line it
-    happened and ends the stream (bytes lines are decoded per line, so they never do).
-    """
-    line_no = 0
-    iterator = iter(lines)
-    while True:
-        try:
-            for line in iterator:
-                line_no += 1
-                if not line or line.isspace():
-                    continue
-                try:
-                    yield line_no, parse_line(line)
-                except FieldError as exc:
-                    yield line_no, RecordError(name, line_no, exc.field, exc.message)
-            return
-        except UnicodeDecodeError as exc:
-            yield line_no + 1, RecordError(name, line_no + 1, "(encoding)", f"not UTF-8 text ({exc.reason})")
-            return
+    """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line; one
+    bad line never stops the others (the shared reader, :mod:`citecheck.contract.jsonl`)."""
+    return jsonl.parse_lines(name, lines, parse_answer)
 
 
 def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
@@ -373,5 +339,4 @@ def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
     is not UTF-8 is reported as an ``(encoding)`` error and the lines after it are still read.
     A torn last line (no newline, not valid JSON) is reported like any other bad line.
     """
-    with open(path, "rb") as handle:
-        yield from parse_lines(str(path), handle)
+    return jsonl.read_jsonl(path, parse_answer)

@@ -1,27 +1,28 @@
 """The labels file: append-only JSON lines, the calibration set's source of truth (docs/labels-format.md).
 
-The same records can live in a PostgreSQL database instead (``target`` a ``postgresql://`` URL,
-see ``contract.postgres``); everything below ``append`` and ``read`` is the same for both.
-
 Every record is written with one ``write`` under an exclusive file lock, then flushed and
 fsynced, so several reviewers (sessions or processes) can label at once.  Nothing is ever
 rewritten: a change of mind is a new record and the latest per (item, reviewer) counts.  A torn
 last line (a crash mid-write) is skipped with a warning; the next record starts on a fresh line.
+
+The same records can live in a PostgreSQL database instead (``target`` a ``postgresql://`` URL,
+see ``contract.postgres``); everything built on ``append`` and ``read`` is the same for both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
 from ..contract import store
-from .items import CITATION_LABELS, UNCITED_LABELS, Item
+from ..contract.errors import FieldError, RecordError
+from ..contract.items import CITATION_LABELS, UNCITED_LABELS, parse_item_key
+from ..contract.jsonl import expect, expect_object, expect_version, now
+from .items import Item
 
 LABELS_VERSION = 1
-ALL_LABELS = CITATION_LABELS + UNCITED_LABELS
 
 
 class LabelError(ValueError):
@@ -44,10 +45,6 @@ class Label:
     citecheck: str
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None) -> Label:
     reviewer = reviewer.strip()
     if not reviewer:
@@ -67,23 +64,42 @@ def append(target: str | Path, label: Label) -> None:
     store.append(target, STREAM, [asdict(label)])
 
 
-def _parse(obj: object) -> Label:
-    if not isinstance(obj, dict):
-        raise ValueError("expected a JSON object")
-    if obj.get("labels_version") != LABELS_VERSION:
-        raise ValueError(f"labels_version {obj.get('labels_version')!r}; this citecheck reads {LABELS_VERSION}")
+def parse_label(value: object) -> Label:
+    """One labels-file record, validated field by field (:class:`FieldError` names the field)."""
+    obj = expect_object(value)
+    expect_version(obj, "labels_version", LABELS_VERSION)
+    item = expect(obj, "item", str)
     try:
-        label = Label(**{name: obj[name] for name in Label.__dataclass_fields__})
-    except KeyError as exc:
-        raise ValueError(f"missing field {exc.args[0]}") from None
-    if label.label not in ALL_LABELS:
-        raise ValueError(f"unknown label {label.label!r}")
+        key = parse_item_key(item)
+    except ValueError as exc:
+        raise FieldError("item", str(exc)) from None
+    label = Label(
+        LABELS_VERSION, item,
+        answer_id=expect(obj, "answer_id", str),
+        sentence=expect(obj, "sentence", int),
+        citation=expect(obj, "citation", int, optional=True),
+        chunk_id=expect(obj, "chunk_id", str, optional=True),
+        fingerprint=expect(obj, "fingerprint", str),
+        label=expect(obj, "label", str),
+        note=expect(obj, "note", str, optional=True, default=""),
+        reviewer=expect(obj, "reviewer", str),
+        at=expect(obj, "at", str),
+        citecheck=expect(obj, "citecheck", str, optional=True, default=""),
+    )
+    if (label.answer_id, label.sentence, label.citation) != (key.answer_id, key.sentence, key.citation):
+        raise FieldError("item", f"{item!r} names another item than answer_id, sentence and citation")
+    allowed = UNCITED_LABELS if label.citation is None else CITATION_LABELS
+    if label.label not in allowed:
+        raise FieldError("label", f"{label.label!r} is not one of {', '.join(allowed)}")
+    if not label.reviewer.strip():
+        raise FieldError("reviewer", "is empty")
     return label
 
 
-def read(target: str | Path) -> tuple[list[Label], list[str]]:
-    """Every readable record in the order written, and a warning for each one that was skipped."""
-    return store.read_parsed(target, STREAM, _parse)
+def read(target: str | Path) -> tuple[list, list[RecordError]]:
+    """Every readable record in the order written (a file, or a ``postgresql://`` URL), and one
+    error (file or database, line or row, field) per skipped record."""
+    return store.read_all(target, STREAM, parse_label)
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
