@@ -149,6 +149,10 @@ def _run(url: str, work):
         raise StoreError(f"{redact(url)}: {_scrub(str(exc).strip(), url)}") from None
 
 
+_INSERT = ("INSERT INTO citecheck_events (stream, event_id, record, item) "
+           "VALUES (%s, %s, %s::json, %s) ON CONFLICT (event_id) DO NOTHING")
+
+
 def append(url: str, stream: str, records: list[dict]) -> int:
     """Insert ``records`` in one transaction, in order; returns how many were new (not already stored)."""
     if not records:
@@ -156,11 +160,12 @@ def append(url: str, stream: str, records: list[dict]) -> int:
     rows = [(stream, event_id(stream, r), json.dumps(r, ensure_ascii=False), r.get("item")) for r in records]
 
     def work(conn) -> int:
+        if len(rows) == 1:  # one statement in autocommit: one round trip
+            return conn.execute(_INSERT, rows[0]).rowcount
         added = 0
         with conn.transaction(), conn.cursor() as cur:
             for row in rows:  # executemany would hide which rows were new
-                cur.execute("INSERT INTO citecheck_events (stream, event_id, record, item) "
-                            "VALUES (%s, %s, %s::json, %s) ON CONFLICT (event_id) DO NOTHING", row)
+                cur.execute(_INSERT, row)
                 added += cur.rowcount
         return added
 
