@@ -2,9 +2,10 @@
 
 A row of ``citecheck_events`` holds exactly the JSON object a line of the labels or verdicts file
 holds, in a named stream (``labels`` or ``verdicts``).  Rows are only ever inserted; readers get
-them in insertion order (``seq``) and apply the same latest-wins rules as to a file.  Each row's
-``event_id`` is the SHA-256 of its stream and canonical JSON, unique in the table, so writing the
-same event twice (a retry, or ``citecheck labels copy`` run again) stores it once.
+them in insertion order (``seq``) and apply the same latest-wins rules as to a file.  Like a line
+of a file, every append is stored, even one identical to an earlier record.  Each row carries
+``event_sha256``, the SHA-256 of its stream and canonical JSON (:func:`event_id`), which
+``citecheck labels copy`` uses to tell which records a destination already holds.
 
 The schema belongs to citecheck: :data:`MIGRATIONS` are applied in order, under an advisory lock,
 the first time a process opens a database, and ``citecheck_schema`` records which were applied.
@@ -33,10 +34,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         """CREATE TABLE citecheck_events (
                seq bigserial PRIMARY KEY,
                stream text NOT NULL,
-               event_id text NOT NULL UNIQUE,
+               event_sha256 text NOT NULL,
                record json NOT NULL,
                stored_at timestamptz NOT NULL DEFAULT now())""",
         "CREATE INDEX citecheck_events_stream_seq ON citecheck_events (stream, seq)",
+        "CREATE INDEX citecheck_events_stream_sha ON citecheck_events (stream, event_sha256)",
     ),
     2: (
         # the item key, for looking up one item's events without reading the stream
@@ -149,25 +151,22 @@ def _run(url: str, work):
         raise StoreError(f"{redact(url)}: {_scrub(str(exc).strip(), url)}") from None
 
 
-_INSERT = ("INSERT INTO citecheck_events (stream, event_id, record, item) "
-           "VALUES (%s, %s, %s::json, %s) ON CONFLICT (event_id) DO NOTHING")
+_INSERT = "INSERT INTO citecheck_events (stream, event_sha256, record, item) VALUES (%s, %s, %s::json, %s)"
 
 
 def append(url: str, stream: str, records: list[dict]) -> int:
-    """Insert ``records`` in one transaction, in order; returns how many were new (not already stored)."""
+    """Insert ``records`` in one transaction, in order; returns how many were stored (all of them)."""
     if not records:
         return 0
     rows = [(stream, event_id(stream, r), json.dumps(r, ensure_ascii=False), r.get("item")) for r in records]
 
     def work(conn) -> int:
         if len(rows) == 1:  # one statement in autocommit: one round trip
-            return conn.execute(_INSERT, rows[0]).rowcount
-        added = 0
-        with conn.transaction(), conn.cursor() as cur:
-            for row in rows:  # executemany would hide which rows were new
-                cur.execute(_INSERT, row)
-                added += cur.rowcount
-        return added
+            conn.execute(_INSERT, rows[0])
+        else:
+            with conn.transaction(), conn.cursor() as cur:
+                cur.executemany(_INSERT, rows)
+        return len(rows)
 
     return _run(url, work)
 
@@ -183,10 +182,12 @@ def read(url: str, stream: str) -> list[tuple[int, dict]]:
     return _run(url, work)
 
 
-def ids(url: str, stream: str) -> set[str]:
-    def work(conn) -> set[str]:
+def ids(url: str, stream: str) -> list[str]:
+    """The :func:`event_id` of every event of ``stream`` (one per row: duplicates repeat)."""
+
+    def work(conn) -> list[str]:
         with conn.cursor() as cur:
-            cur.execute("SELECT event_id FROM citecheck_events WHERE stream = %s", (stream,))
-            return {row[0] for row in cur}
+            cur.execute("SELECT event_sha256 FROM citecheck_events WHERE stream = %s", (stream,))
+            return [row[0] for row in cur]
 
     return _run(url, work)

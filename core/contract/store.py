@@ -8,6 +8,7 @@ record in a database is reported like a bad line, with the row's ``seq`` as its 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ def _where(target: Target, stream: str) -> str:
 
 def append(target: Target, stream: str, records: list[dict]) -> int:
     """Append durably (a file: one locked, fsynced write; a database: one transaction).
-    Returns how many records were stored (a database skips events it already holds)."""
+    Returns how many records were stored."""
     if is_database(target):
         return postgres.append(str(target), stream, records)
     jsonl.append_records(target, records)
@@ -68,24 +69,26 @@ def read_all(target: Target, stream: str, parse: Callable[[Any], Any]) -> tuple[
     return records, errors
 
 
-def ids(target: Target, stream: str) -> set[str]:
-    """The event ids (see ``postgres.event_id``) of every readable record."""
+def ids(target: Target, stream: str) -> Counter[str]:
+    """How many times each record (by ``postgres.event_id``) is stored."""
     if is_database(target):
-        return postgres.ids(str(target), stream)
-    return {postgres.event_id(stream, obj) for obj in read_all(target, stream, jsonl.expect_object)[0]}
+        return Counter(postgres.ids(str(target), stream))
+    return Counter(postgres.event_id(stream, obj) for obj in read_all(target, stream, jsonl.expect_object)[0])
 
 
 def copy(source: Target, destination: Target, stream: str, batch: int = 1000) -> tuple[int, int, list[RecordError]]:
     """Append to ``destination`` every record of ``source`` it does not hold yet, in source order,
-    unparsed (a record of a version this citecheck cannot read is copied too).  Copying again adds
-    nothing.  Returns (records copied, records already there, errors for unreadable records)."""
+    unparsed (a record of a version this citecheck cannot read is copied too).  A record stored
+    twice in the source (the same label saved twice) is held twice.  Copying again adds nothing.
+    Returns (records copied, records already there, errors for unreadable records)."""
     records, errors = read_all(source, stream, jsonl.expect_object)
     have = ids(destination, stream)
     todo = []
     for obj in records:
         key = postgres.event_id(stream, obj)
-        if key not in have:
-            have.add(key)
+        if have[key]:
+            have[key] -= 1  # this occurrence is already there
+        else:
             todo.append(obj)
     for start in range(0, len(todo), batch):
         append(destination, stream, todo[start:start + batch])
