@@ -247,6 +247,9 @@ def test_a_database_from_a_newer_citecheck_is_refused(pg_url):
     ("postgres://ana:pw@[::1]/x", "postgres://ana:***@[::1]/x"),
     ("postgresql://ana@db/labels", "postgresql://ana@db/labels"),
     ("postgresql:///labels?host=/tmp", "postgresql:///labels?host=/tmp"),
+    ("postgresql://ana:p%3Aw@h1:5432,h2:5433/db", "postgresql://ana:***@h1:5432,h2:5433/db"),
+    ("postgresql://h/db?user=ana&password=hunter2&sslmode=require",
+     "postgresql://h/db?user=ana&password=***&sslmode=require"),
 ])
 def test_redact(url, shown):
     assert postgres.redact(url) == shown

@@ -16,11 +16,12 @@ The password of a URL is never put into an error or a display string: see :func:
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
 import threading
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from .errors import CitecheckError
 
@@ -58,21 +59,35 @@ def is_url(target: object) -> bool:
 
 
 def redact(url: str) -> str:
-    """``url`` with any password replaced by ``***``: the only form of a URL citecheck shows."""
+    """``url`` with any password (in the user part or a ``password=`` parameter) replaced by
+    ``***``: the only form of a URL citecheck shows."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, hosts = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            netloc = f"{userinfo.split(':', 1)[0]}:***@{hosts}"
+    query = "&".join(f"{k}=***" if k == "password" else pair
+                     for pair in parts.query.split("&") if pair for k in [pair.split("=", 1)[0]])
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
+
+
+def _secrets(url: str) -> list[str]:
+    parts = urlsplit(url)
+    found = []
+    userinfo = parts.netloc.rsplit("@", 1)[0] if "@" in parts.netloc else ""
+    if ":" in userinfo:
+        found.append(userinfo.split(":", 1)[1])
+    found += [pair.split("=", 1)[1] for pair in parts.query.split("&") if pair.startswith("password=")]
+    return [v for s in found if s for v in {s, unquote(s)}]
 
 
 def _scrub(message: str, url: str) -> str:
-    password = urlsplit(url).password
     message = message.replace(url, redact(url))
-    return message.replace(password, "***") if password else message
+    for secret in sorted(_secrets(url), key=len, reverse=True):
+        message = message.replace(secret, "***")
+    return message
 
 
 def event_id(stream: str, record: dict) -> str:
@@ -111,6 +126,7 @@ def _after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork)
+atexit.register(lambda: close_all())
 
 
 def _pool(url: str):
@@ -126,7 +142,9 @@ def _pool(url: str):
                     migrate(conn)
             except psycopg.Error as exc:
                 raise StoreError(f"cannot use {redact(url)}: {_scrub(str(exc).strip(), url)}") from None
+            # check: a connection broken since its last use (a database restart) is replaced, not used
             pool = ConnectionPool(url, min_size=1, max_size=4, open=True, name="citecheck",
+                                  check=ConnectionPool.check_connection,
                                   kwargs={"autocommit": True, "connect_timeout": 10})
             _pools[key] = pool
         return pool
