@@ -176,7 +176,8 @@ def append(url: str, stream: str, records: list[dict]) -> int:
     """Insert ``records`` in one transaction, in order; returns how many were stored (all of them)."""
     if not records:
         return 0
-    rows = [(stream, event_id(stream, r), json.dumps(r, ensure_ascii=False), r.get("item")) for r in records]
+    rows = [(stream, event_id(stream, r), json.dumps(r, ensure_ascii=False),
+             r.get("item") if isinstance(r.get("item"), str) else None) for r in records]
 
     def work(conn) -> int:
         if len(rows) == 1:  # one statement in autocommit: one round trip
