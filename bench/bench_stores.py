@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark the two label stores: the JSON-lines file and PostgreSQL.
 
-    python bench/bench_stores.py [--labels 2000] [--existing 10000]
+    python bench/bench_stores.py [--labels 2000] [--existing 10000] [--repeat 3]
 
 Starts a throwaway PostgreSQL cluster with the server's default durability (fsync on, unlike
 the test cluster) and prints, for each store: labels saved per second by 1 writer process and
@@ -85,25 +85,30 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--labels", type=int, default=2000, help="labels per writer")
     parser.add_argument("--existing", type=int, default=10_000, help="labels in the store for the Next timing")
+    parser.add_argument("--repeat", type=int, default=3, help="alternating runs per store (the median is shown)")
     args = parser.parse_args()
     os.environ.update(CITECHECK_LOGS=str(ROOT / "sample_data" / "answers.jsonl"),
                       CITECHECK_CORPUS=str(ROOT / "sample_data" / "corpus"))
     cluster = pgcluster.start(durable=True)
     tmp = Path(tempfile.mkdtemp())
     try:
-        stores = {"file": lambda name: str(tmp / f"{name}.jsonl"), "postgresql": lambda name: cluster.create_database()}
-        figures: dict[str, dict[str, float]] = {}
+        stores = {"file": lambda name: str(tmp / f"{name}-{time.monotonic_ns()}.jsonl"),
+                  "postgresql": lambda name: cluster.create_database()}
+        runs: dict[str, dict[str, list[float]]] = {k: {"1 writer": [], "8 writers": [], "next_ms": []} for k in stores}
+        for _ in range(args.repeat):  # the stores alternate, so a busy spell on the machine hits both
+            for kind, make in stores.items():
+                runs[kind]["1 writer"].append(rate(make("one"), 1, args.labels))
+                runs[kind]["8 writers"].append(rate(make("eight"), 8, args.labels // 4))
         for kind, make in stores.items():
-            figures[kind] = {
-                "1 writer": rate(make("one"), 1, args.labels),
-                "8 writers": rate(make("eight"), 8, args.labels // 4),
-                "next_ms": next_time(make("next"), args.existing) * 1000,
-            }
-        print(f"labels per writer: {args.labels} (1 writer), {args.labels // 4} (each of 8); "
-              f"PostgreSQL fsync on, default settings; {os.cpu_count()} CPU(s)")
+            runs[kind]["next_ms"].append(next_time(make("next"), args.existing) * 1000)
+        figures = {k: {name: statistics.median(v) for name, v in f.items()} for k, f in runs.items()}
+        print(f"labels per writer: {args.labels} (1 writer), {args.labels // 4} (each of 8); median of "
+              f"{args.repeat} alternating runs; PostgreSQL fsync on, default settings; {os.cpu_count()} CPU(s)")
         for kind, f in figures.items():
-            print(f"{kind:>10}: {f['1 writer']:8.0f} labels/s with 1 writer, {f['8 writers']:8.0f} labels/s with 8; "
-                  f"review Next with {args.existing} labels: {f['next_ms']:.0f} ms (median of 10)")
+            spread = ", ".join(f"{x:.0f}" for x in runs[kind]["1 writer"]) + " / " + \
+                ", ".join(f"{x:.0f}" for x in runs[kind]["8 writers"])
+            print(f"{kind:>10}: {f['1 writer']:8.0f} labels/s with 1 writer, {f['8 writers']:8.0f} labels/s with 8 "
+                  f"(runs: {spread}); review Next with {args.existing} labels: {f['next_ms']:.0f} ms (median of 10)")
         pg, fl = figures["postgresql"], figures["file"]
         print(f"ratio postgresql/file: 1 writer {pg['1 writer'] / fl['1 writer']:.2f}, "
               f"8 writers {pg['8 writers'] / fl['8 writers']:.2f}, Next time {pg['next_ms'] / fl['next_ms']:.2f}")

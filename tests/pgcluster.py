@@ -89,7 +89,8 @@ def start(durable: bool = True) -> Cluster:
     if bin is None or not (bin / "initdb").exists():
         raise FileNotFoundError("PostgreSQL binaries not found: apt-get install postgresql, or set CITECHECK_PG_BIN")
     prefix = _runas()
-    folder = Path(tempfile.mkdtemp(prefix="citecheck-pg-"))
+    # as root the server runs as another user, who must be able to reach the folder: /tmp, not $TMPDIR
+    folder = Path(tempfile.mkdtemp(prefix="citecheck-pg-", dir="/tmp" if prefix else None))
     password = uuid.uuid4().hex
     (folder / "pw").write_text(password + "\n")
     if prefix:
