@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from citecheck.checking.options import check_options
 from citecheck.cli.main import main
 from citecheck.contract import postgres
 from citecheck.contract import store as S
@@ -27,7 +28,7 @@ EQA = Path(__file__).parent / "data" / "expertqa" / "domain_val_sample.jsonl"
 
 @pytest.fixture(scope="module")
 def data():
-    return dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    return dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
 
 
 @pytest.fixture

@@ -510,17 +510,3 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
     tally = Tally(len(results), failed, with_quote, in_source, counted, uncited, multi, sentence_problems,
                   tuple(reasons))
     return AnswerResult(answer, tuple(sentence_results), tuple(results), refused, invalid, tally)
-
-
-def check_files(paths, options: CheckOptions = CheckOptions()):
-    """Stream ``(file, line, AnswerResult | RecordError)`` over log files, one line at a time."""
-    from ..contract.errors import RecordError
-    from ..contract.log import read_log
-
-    for path in paths:
-        name = str(path)
-        for line_no, item in read_log(path):
-            if isinstance(item, RecordError):
-                yield name, line_no, item
-            else:
-                yield name, line_no, check_answer(item, options)

@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from ..checking.checker import AnswerResult, CitationResult, SentenceResult
 from ..contract import reasons as R
 from ..contract.errors import RecordError
+from .rates import json_rate, percent, share
 
 REPORT_VERSION = 1
 _NUMBER_AT = R.ALL_REASONS.index(R.NUMBER_NOT_IN_SOURCE)
 
 
 def _rate(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
+    return json_rate(share(part, whole))
 
 
 @dataclass
@@ -65,7 +66,8 @@ class Summary:
 
     @property
     def failure_rate(self) -> float | None:
-        return _rate(self.failed, self.citations)
+        """The share of failed citations, unrounded (the ``--max-failure-rate`` gate compares it)."""
+        return share(self.failed, self.citations)
 
     def to_dict(self) -> dict:
         reasons = self.reasons
@@ -77,7 +79,7 @@ class Summary:
             "refusal_rate": _rate(self.refused, self.answers),
             "citations": self.citations,
             "citations_failed": self.failed,
-            "citation_failure_rate": self.failure_rate,
+            "citation_failure_rate": _rate(self.failed, self.citations),
             "citations_with_quote": self.with_quote,
             "quote_in_source": self.quote_in_source,
             "quote_in_source_rate": _rate(self.quote_in_source, self.with_quote),
@@ -213,20 +215,17 @@ def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
 
 def summary_text(summary: Summary) -> list[str]:
     d = summary.to_dict()
-
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{100 * x:.1f}%"
-
+    unretrieved = d["citation_to_unretrieved"]
     lines = [
         "",
-        f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {pct(d['refusal_rate'])})"
+        f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {percent(d['refused'], d['answers'])})"
         + (f", {d['unreadable_lines']} unreadable line(s)" if d["unreadable_lines"] else ""),
-        f"citations: {d['citations']}, failed {d['citations_failed']} = {pct(d['citation_failure_rate'])}",
+        f"citations: {d['citations']}, failed {d['citations_failed']} = {percent(d['citations_failed'], d['citations'])}",
         f"quote in source: {d['quote_in_source']} of {d['citations_with_quote']} quoted = "
-        f"{pct(d['quote_in_source_rate'])}",
-        f"cite an unretrieved source: {d['citation_to_unretrieved']} = {pct(d['citation_to_unretrieved_rate'])}",
+        f"{percent(d['quote_in_source'], d['citations_with_quote'])}",
+        f"cite an unretrieved source: {unretrieved} = {percent(unretrieved, d['citations'])}",
         f"checksum failures: {d['checksum_failures']}, source changed: {d['source_changed_failures']}",
-        f"uncited sentences: {d['uncited_sentences']} of {d['sentences']} = {pct(d['uncited_sentence_rate'])}",
+        f"uncited sentences: {d['uncited_sentences']} of {d['sentences']} = {percent(d['uncited_sentences'], d['sentences'])}",
         f"invalid markers: {d['invalid_markers']}; answers with an unsupported number: "
         f"{d['answers_with_unsupported_number']}",
     ]

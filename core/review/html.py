@@ -168,3 +168,60 @@ def agent_trace_html(extra: dict) -> str:
     parts.append('<div class="cc-meta">Read, as sources [1], [2], ...: ' + (", ".join(escape(r) for r in read) or "nothing")
                  + "</div></div>")
     return "".join(parts)
+
+
+# --- fragments the pages lay out ---------------------------------------------------------------
+# Every piece of text below can come from a log, a labels file or a text box: it is escaped
+# here, and the pages render the result with ``st.html`` (never as Markdown).
+
+
+def heading_html(text: str, level: int = 3) -> str:
+    return f"<h{level}>{escape(text)}</h{level}>"
+
+
+def notice_html(kind: str, text: str) -> str:
+    """A warning or error line whose text is untrusted (a file name, a record error, a typed id)."""
+    css = {"error": "cc-fail", "warning": "cc-fail", "success": "cc-ok"}.get(kind, "cc-meta")
+    return f'<div class="{css}">{escape(text)}</div>'
+
+
+def labelled_html(pairs: list[tuple[str, str]]) -> str:
+    """``<p><b>Name:</b> value</p>`` rows, e.g. the question above an answer."""
+    return "".join(f"<p><b>{escape(name)}:</b> {escape(value)}</p>" for name, value in pairs)
+
+
+def sentence_html(result: AnswerResult, index: int, flags: list[str]) -> str:
+    """One answer sentence with its numbered position, its flags and, for withheld answers, its claims."""
+    s = result.sentences[index]
+    return (f"<p><b>{s.index + 1}.</b> {escape(s.text)}</p>"
+            + "".join(f'<div class="cc-fail">{escape(f)}</div>' for f in flags)
+            + claims_html(result.answer.extra, s.index))
+
+
+def unresolved_html(c: CitationResult) -> str:
+    """A citation that points at no retrieved chunk: what it named and why it failed."""
+    return f'<div class="cc-fail">{escape(c.chunk_id or f"[{c.marker}]")}: {escape(reason_words(c))}</div>'
+
+
+def verdict_html(judge: str, prompt_version: str, verdict: str, rationale: str) -> str:
+    return (f'<div class="cc-judge"><b>Judge</b> {escape(judge)} ({escape(prompt_version)}): '
+            f"<b>{escape(verdict.replace('_', ' '))}</b> \u2014 {escape(rationale)}</div>")
+
+
+def own_label_html(label_text: str, note: str, stale: bool) -> str:
+    lead = "STALE (the answer or chunk changed since): " if stale else "Your label: "
+    return (f'<div class="cc-meta">{escape(lead)}<b>{escape(label_text)}</b>'
+            + (f" \u2014 {escape(note)}" if note else "") + "</div>")
+
+
+def others_html(others: list[tuple[str, str]]) -> str:
+    """Other reviewers' labels on an item, as (reviewer, label text)."""
+    return ('<div class="cc-meta">Others: ' + "; ".join(f"{escape(who)}: {escape(what)}" for who, what in others)
+            + "</div>")
+
+
+def disagreement_html(question: str, sentence: str, human: str, judge: str, rationale: str) -> str:
+    """The calibration page's view of one item where the judge and the human label differ."""
+    return (labelled_html([("Question", question), ("Sentence", sentence)])
+            + f"<p><b>Human:</b> {escape(human.replace('_', ' '))}<br><b>Judge:</b> "
+              f"{escape(judge.replace('_', ' '))} \u2014 {escape(rationale)}</p>")

@@ -18,8 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checking.checker import CheckOptions
+from ..checking.options import check_options
 from ..contract import store
 
+# The checkout's root.  For an editable install (the README's commands) this file is under
+# core/web/; the app passes its own folder (``load_settings(root=...)``), which is right for a
+# non-editable install too, where this file lives in site-packages.
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
 DEFAULT_CORPUS = ROOT / "sample_data" / "corpus"
@@ -34,6 +39,8 @@ ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
 ENV_LABELS = "CITECHECK_LABELS"
 ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
 ENV_VERDICTS = "CITECHECK_VERDICTS"
+ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
+ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +50,37 @@ class Settings:
     labels: Path | str  # a file, or a postgresql:// URL
     golden: Path | None = None
     verdicts: Path | str = DEFAULT_VERDICTS
+    root: Path = ROOT  # where sample_data/ is: the bundled samples
+    casefold: bool = False
+    refusals: tuple[str, ...] = ()  # empty: the default refusal sentence
+
+    def check_options(self) -> CheckOptions:
+        """The same options ``citecheck check`` builds from the same settings."""
+        return check_options(self.corpus, self.casefold, self.refusals)
+
+    @property
+    def expertqa_log(self) -> Path:
+        return self.root / "sample_data" / "expertqa" / "answers.jsonl"
+
+    @property
+    def expertqa_labels(self) -> Path:
+        return self.root / "sample_data" / "expertqa" / "labels.jsonl"
+
+    def shown(self, target: Path | str) -> str:
+        """A setting as the app may display it: a database URL with its password masked."""
+        return store.describe(target)
+
+    @property
+    def expertqa_verdicts(self) -> Path:
+        """Where the ExpertQA sample's verdicts go: beside the verdicts file, or in local_data/."""
+        base = self.root / "local_data" / "verdicts.jsonl" if store.is_database(self.verdicts) else Path(self.verdicts)
+        return base.with_name("expertqa-verdicts.jsonl")
 
     @property
     def folders(self) -> tuple[Path, ...]:
         """The only folders the app may read from or write to."""
         dirs = [p.parent for p in self.logs]
-        dirs += [p.parent for p in (self.labels, self.verdicts) if not store.is_database(p)]
+        dirs += [Path(p).parent for p in (self.labels, self.verdicts) if not store.is_database(p)]
         if self.corpus is not None:
             dirs.append(self.corpus)
         if self.golden is not None:
@@ -62,16 +94,6 @@ class Settings:
             return False
         return any(resolved == d or d in resolved.parents for d in self.folders)
 
-    def shown(self, target: Path | str) -> str:
-        """A setting as the app may display it: a database URL with its password masked."""
-        return store.describe(target)
-
-    @property
-    def expertqa_verdicts(self) -> Path:
-        """Where the ExpertQA sample's verdicts go: beside the verdicts file, or in local_data/."""
-        base = DEFAULT_VERDICTS if store.is_database(self.verdicts) else Path(self.verdicts)
-        return base.with_name("expertqa-verdicts.jsonl")
-
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="app.py", description="citecheck review app settings")
@@ -81,6 +103,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
     p.add_argument("--verdicts", help=f"judge verdicts file or postgresql:// URL to read and append to "
                                       f"(env {ENV_VERDICTS})")
+    p.add_argument("--refusal", action="append",
+                   help=f"the exact refusal sentence, as for citecheck check (repeatable; env {ENV_REFUSALS})")
+    p.add_argument("--casefold", action="store_true",
+                   help=f"compare quotes case-insensitively, as for citecheck check (env {ENV_CASEFOLD}=1)")
     return p
 
 
@@ -99,18 +125,25 @@ def _store(value: str | None, default: Path) -> Path | str:
     return Path(value or default).resolve()
 
 
-def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ) -> Settings:
+def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ,
+                  root: Path | None = None) -> Settings:
+    """Settings from arguments, then environment variables, then defaults under ``root`` (the
+    checkout holding ``sample_data/``; default: the one this package was installed from)."""
+    root = Path(root).resolve() if root is not None else ROOT
+    sample_log = root / "sample_data" / "answers.jsonl"
     args, _ = _parser().parse_known_args(list(argv))
     if args.log:
         logs = tuple(Path(p) for p in args.log)
     elif environ.get(ENV_LOGS):
         logs = tuple(Path(p) for p in environ[ENV_LOGS].split(os.pathsep) if p)
     else:
-        logs = (DEFAULT_LOG,)
-    sample = logs == (DEFAULT_LOG,)
-    corpus = _optional(args.corpus, environ.get(ENV_CORPUS), DEFAULT_CORPUS if sample else None)
-    labels = _store(args.labels or environ.get(ENV_LABELS), DEFAULT_LABELS)
-    golden = _optional(args.golden, environ.get(ENV_GOLDEN), DEFAULT_GOLDEN if sample else None)
-    verdicts = _store(args.verdicts or environ.get(ENV_VERDICTS), DEFAULT_VERDICTS)
+        logs = (sample_log,)
+    sample = logs == (sample_log,)
+    corpus = _optional(args.corpus, environ.get(ENV_CORPUS), root / "sample_data" / "corpus" if sample else None)
+    labels = _store(args.labels or environ.get(ENV_LABELS), root / "local_data" / "labels.jsonl")
+    golden = _optional(args.golden, environ.get(ENV_GOLDEN), root / "sample_data" / "golden.jsonl" if sample else None)
+    verdicts = _store(args.verdicts or environ.get(ENV_VERDICTS), root / "local_data" / "verdicts.jsonl")
+    refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
+    casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels,
-                    golden.resolve() if golden else None, verdicts)
+                    golden.resolve() if golden else None, verdicts, root, casefold, refusals)
