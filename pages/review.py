@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from citecheck.contract.postgres import StoreError
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import labels as L
 from citecheck.review.html import (
@@ -109,6 +110,9 @@ def save(index: int, label: str) -> None:
         return
     except OSError as exc:
         state.flash = ("error", f"Could not write the labels file: {exc}")
+        return
+    except StoreError as exc:  # its message names the database without the password
+        state.flash = ("error", f"Could not save the label: {exc}")
         return
     state.flash = ("success", f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1}.")
     state.focus = min(index + 1, len(items) - 1)

@@ -138,7 +138,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     rep = sub.add_parser("report", help="failure rates, reasons and breakdowns by model, prompt version and week")
     rep.add_argument("logs", nargs="*", help="answer log files (JSON lines, format version 1)")
     rep.add_argument("--golden", help="golden set (JSON lines) for over/under-refusal and retrieval hit rate")
-    rep.add_argument("--labels", help="labels file, for the share of citations reviewers judged not supported")
+    rep.add_argument("--labels", help="labels file or postgresql:// URL, for the share of citations reviewers judged not supported")
     rep.add_argument("--corpus", help="folder of the current source documents, to detect source_changed")
     rep.add_argument("--k", type=int, default=5, help="k for hit rate at k (default 5)")
     rep.add_argument("--format", choices=["text", "json", "csv"], default="text")
