@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from citecheck.contract.postgres import StoreError
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import labels as L
 from citecheck.review import sample as S
@@ -52,7 +53,7 @@ with st.sidebar:
     reviewer = st.text_input("Reviewer name", key="reviewer", help="Required before your first label; kept for this session.")
     reviewer = reviewer.strip()
     filter_name = st.radio("Show answers", list(FILTERS), key="filter")
-    sample_path = st.selectbox("Calibration sample", [None, *S.find([settings().labels.parent])], key="review_sample",
+    sample_path = st.selectbox("Calibration sample", [None, *S.find(settings().folders)], key="review_sample",
                                format_func=lambda p: "none" if p is None else p.name,
                                help="Work through a random sample (citecheck sample): Resume goes to its next "
                                     "unlabelled item, and labels record the sample.")
@@ -130,6 +131,9 @@ def save(index: int, label: str) -> None:
         return
     except OSError as exc:
         state.flash = ("error", f"Could not write the labels file: {exc}")
+        return
+    except StoreError as exc:  # its message names the database without the password
+        state.flash = ("error", f"Could not save the label: {exc}")
         return
     state.flash = ("success", f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1}.")
     state.focus = min(index + 1, len(items) - 1)
