@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 from citecheck.contract.errors import CitecheckError
+from citecheck.contract.postgres import StoreError
 from citecheck.review import dataset, labels
 from citecheck.review.html import STYLE, notice_html
 from citecheck.web.settings import Settings, load_settings
@@ -55,16 +56,25 @@ def current_dataset() -> dataset.Dataset:
         st.stop()
 
 
+def _or_stop(read, target):
+    """``read(target)``, or the page stops with the store's error (which never shows a password)."""
+    try:
+        return read(target)
+    except StoreError as exc:
+        st.html(notice_html("error", f"{exc}. Check the labels/verdicts settings of this server (docs/app.md)."))
+        st.stop()
+
+
 def read_labels():
-    """All label records and warnings; re-read on every run (the file is appended by other sessions)."""
-    return labels.read(settings().labels)
+    """All label records and warnings; re-read on every run (the store is appended by other sessions)."""
+    return _or_stop(labels.read, settings().labels)
 
 
 def read_verdicts(path=None):
     """All verdict records and warnings; re-read on every run (a judge run may be appending)."""
     from citecheck.judging import verdicts
 
-    return verdicts.read(path or settings().verdicts)
+    return _or_stop(verdicts.read, path or settings().verdicts)
 
 
 def style() -> None:

@@ -16,6 +16,7 @@ from citecheck.review import labels as L
 from citecheck.review.html import citation_html, disagreement_html, notice_html
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+from pages._estimate import show as show_estimates
 
 enter("calibration")
 
@@ -37,7 +38,7 @@ def _expertqa() -> dataset.Dataset:
 if which == "expertqa":
     data = _expertqa()
     records, label_warnings = L.read(cfg.expertqa_labels)
-    verdicts_path = cfg.verdicts.with_name("expertqa-verdicts.jsonl")
+    verdicts_path = cfg.expertqa_verdicts
 else:
     data = current_dataset()
     records, label_warnings = read_labels()
@@ -51,7 +52,7 @@ for w in verdict_warnings:
 labelled_keys = {r.item for r in records if r.citation is not None}
 items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
 st.caption(f"{len(labelled_keys):,} labelled citation item(s); {len(items):,} found in the loaded answers. "
-           f"Verdicts file: {verdicts_path}")
+           f"Verdicts: {cfg.shown(verdicts_path)}")
 
 # --- running a judge ----------------------------------------------------------------------------------
 with st.expander("Run a judge over the labelled items", expanded=not verdict_records):
@@ -151,6 +152,8 @@ with right:
                               "each other."))
     else:
         st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
+
+show_estimates(records, verdict_records, data.all_items, run, cfg.folders)
 
 # --- disagreements ---------------------------------------------------------------------------------------
 st.subheader("Disagreements")

@@ -16,7 +16,7 @@ st.markdown("Configured with `streamlit run app.py -- --log LOG --corpus DIR --l
             "`CITECHECK_LOGS`, `CITECHECK_CORPUS`, `CITECHECK_LABELS` environment variables.")
 st.table({"setting": ["logs", "corpus", "labels file"],
           "value": [", ".join(str(p) for p in cfg.logs), str(cfg.corpus or "(none: source_changed not checked)"),
-                    str(cfg.labels)]})
+                    cfg.shown(cfg.labels)]})
 
 upload = st.file_uploader("Review an uploaded log instead (JSON lines, format version 1)", type=["jsonl", "json"])
 if upload is not None:

@@ -14,31 +14,49 @@ from citecheck.reports.golden import read_golden
 from citecheck.reports.rates import percent
 from citecheck.review import labels as L
 from citecheck.review.html import notice_html
+from citecheck.store.sources import StoreSource, TableSource
+from citecheck.store.store import StoreError
 
 from pages._common import current_dataset, enter, read_labels, settings
 
 enter("failures")
 
 cfg = settings()
-data = current_dataset()
 st.header("Failed answers")
-if not len(data):
-    st.info("No answers loaded, so there is nothing to report. Check the Data page: the configured logs "
-            "may be empty, missing or unreadable.")
-    st.stop()
-
 records, _ = read_labels()
-base = F.dataset_table(data)
-table = F.with_labels(base, data.get, L.latest(records)) if records else base
 golden = None
 if cfg.golden is not None and cfg.golden.is_file():
     golden, golden_errors = read_golden(cfg.golden)
     if golden_errors:
         st.html(notice_html("warning", f"{len(golden_errors)} unreadable line(s) in the golden set "
                                        f"{cfg.golden.name}; first: {golden_errors[0]}"))
-runs = [F.retrieval_run(r) for r in data.results] if golden is not None else []
 k = 5
-report = build(table, golden, runs, k)
+if cfg.store is not None:  # a checked store: every figure is SQL over its Parquet (no answer in memory)
+    try:
+        src, store_warnings = StoreSource.of(cfg.store, golden, L.latest(records) if records else {}, k)
+    except StoreError as exc:
+        st.html(notice_html("error", str(exc)))
+        st.stop()
+    for w in store_warnings:
+        st.html(notice_html("warning", w))
+    loaded = f"{src.answers:,} answers from the checked store {cfg.store.name}"
+else:
+    data = current_dataset()
+    if not len(data):
+        st.info("No answers loaded, so there is nothing to report. Check the Data page: the configured logs "
+                "may be empty, missing or unreadable.")
+        st.stop()
+    base = F.dataset_table(data)
+    table = F.with_labels(base, data.get, L.latest(records)) if records else base
+    runs = [F.retrieval_run(r) for r in data.results] if golden is not None else []
+    src = TableSource(table, build(table, golden, runs, k))
+    loaded = f"{len(table):,} answers from {len(cfg.logs)} log(s)" + (
+        " (uploaded log)" if st.session_state.get("use_upload") and st.session_state.get("uploaded") is not None
+        else "")
+report = src.report
+if not src.answers:
+    st.info("No answers loaded, so there is nothing to report.")
+    st.stop()
 
 
 def pct(x) -> str:
@@ -65,10 +83,9 @@ def show_figures(figs: list[F.Figure], per_row: int = 4) -> None:
             col.caption(f"{f.count:,} of {f.total:,} {f.unit}")
 
 
-st.caption(f"{len(table):,} answers from {len(cfg.logs)} log(s)" + (" (uploaded log)" if st.session_state.get(
-    "use_upload") and st.session_state.get("uploaded") is not None else ""))
+st.caption(loaded)
 show_figures(report.headline)
-if not table["failing"].any():
+if not src.any_failing():
     st.success("No answer fails a check: every citation verified, every sentence cited, every number and quote "
                "found in its sources.")
 
@@ -120,8 +137,8 @@ with prompt_tab:
 
 with time_tab:
     freq = st.radio("Per", ["day", "week"], horizontal=True, index=1)
-    series = F.over_time(table, "D" if freq == "day" else "W")
-    undated = int(table["time"].isna().sum())
+    series = src.over_time("D" if freq == "day" else "W")
+    undated = src.undated()
     if series.empty:
         st.info("No answer has a readable timestamp, so there is no trend to show.")
     else:
@@ -139,19 +156,18 @@ with time_tab:
 with table_tab:
     c1, c2, c3, c4 = st.columns(4)
     reason = c1.selectbox("Reason", ["any", *R.ALL_REASONS], key="f_reason")
-    model = c2.selectbox("Model", ["any", *sorted(table["model"].unique())], key="f_model")
-    prompt = c3.selectbox("Prompt version", ["any", *sorted(table["prompt_version"].unique())], key="f_prompt")
+    model = c2.selectbox("Model", ["any", *src.values("model")], key="f_model")
+    prompt = c3.selectbox("Prompt version", ["any", *src.values("prompt_version")], key="f_prompt")
     scope = c4.selectbox("Answers", ["failing only", "all"], key="f_scope")
     d1, d2, d3, d4 = st.columns(4)
-    dated = table["time"].dropna()
-    dates = d1.date_input("Date range", value=(dated.min().date(), dated.max().date()) if len(dated) else (),
-                          key="f_dates")
+    dates = d1.date_input("Date range", value=src.date_range() or (), key="f_dates")
     refused = d2.selectbox("Refused", ["any", "refused", "answered"], key="f_refused")
     human = d3.selectbox("Human label", ["any", "has 'not supported'", "no 'not supported'"], key="f_human")
     labelled = d4.selectbox("Labelled", ["any", "labelled", "unlabelled"], key="f_labelled")
     filters = V.filters(reason, model, prompt, dates, refused, human, labelled, scope)
-    shown = F.failing(table, filters)
-    st.caption(f"{len(shown):,} answer(s), worst first. Select a row to open it on the review page.")
+    shown = src.failing(filters)
+    limited = f" (the worst {src.limit:,})" if src.limit is not None and len(shown) >= src.limit else ""
+    st.caption(f"{len(shown):,} answer(s){limited}, worst first. Select a row to open it on the review page.")
     view = V.failing_view(shown)
     picked = st.dataframe(
         view, hide_index=True, key="failing_table", on_select="rerun", selection_mode="single-row",
@@ -196,13 +212,13 @@ with golden_tab:
 with compare_tab:
     column = st.radio("Compare", ["prompt_version", "model"], horizontal=True, key="cmp_col",
                       format_func=lambda c: c.replace("_", " "))
-    values = sorted(table[column].unique())
+    values = src.values(column)
     if len(values) < 2:
         st.info(f"The loaded logs have fewer than two values of {column.replace('_', ' ')}; nothing to compare.")
     else:
         a_col, b_col = st.columns(2)
         a = a_col.selectbox("A", values, index=0, key="cmp_a")
         b = b_col.selectbox("B", values, index=1, key="cmp_b")
-        st.dataframe(V.compare_table(F.compare(table, column, a, b), a, b), hide_index=True)
+        st.dataframe(V.compare_table(src.compare(column, a, b), a, b), hide_index=True)
         st.caption("Two-proportion z-test (pooled) of equal rates, two-sided; 95% Wald interval for B - A. "
                    "'Larger than chance' means p < 0.05. With small counts neither is reliable: read the counts.")

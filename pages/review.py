@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 import streamlit.components.v1 as components
+from citecheck.contract.postgres import StoreError
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import identity as I
 from citecheck.review import labels as L
+from citecheck.review import sample as S
 from citecheck.review.html import (
     KEYS_HEIGHT,
     agent_trace_html,
@@ -26,7 +28,16 @@ from citecheck.review.html import (
     withheld_html,
 )
 from citecheck.review.items import LABEL_TEXT
-from citecheck.review.queue import FILTERS, answer_ids, labellers, next_in_queue, team_progress
+from citecheck.review.queue import (
+    FILTERS,
+    answer_ids,
+    labellers,
+    next_in_queue,
+    next_in_sample,
+    sample_answer_ids,
+    sample_progress,
+    team_progress,
+)
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
 
@@ -106,10 +117,20 @@ with st.sidebar:
     blind = st.toggle("Blind mode", value=True, key="blind",
                       help="Hide judge verdicts and other reviewers' labels on an item until you have labelled it, "
                            "so they cannot sway you.")
+    sample_path = st.selectbox("Calibration sample", [None, *S.find(settings().folders)], key="review_sample",
+                               format_func=lambda p: "none" if p is None else p.name,
+                               help="Work through a random sample (citecheck sample): Resume goes to its next "
+                                    "unlabelled item, and labels record the sample.")
     st.caption("Keys: 1-4 label the focused item (1-2 for an uncited sentence) · J/K next/previous item · "
                "N/P next/previous answer · U your next unlabelled item · Enter or Escape leaves a text box")
 
-ids = answer_ids(data, filter_name, current, reviewer)
+sample = None
+if sample_path is not None:
+    try:
+        sample = S.read(sample_path)
+    except (OSError, S.SampleError) as exc:
+        st.html(notice_html("error", f"Cannot use that sample: {exc}"))
+ids = sample_answer_ids(data, sample) if sample is not None else answer_ids(data, filter_name, current, reviewer)
 asked = st.query_params.get("answer")
 
 
@@ -176,11 +197,14 @@ def queue_order() -> list[tuple[str, list]]:
 def move_on(after: tuple[str, int] | None) -> bool:
     """Focus the reviewer's next item in the queue; False (and a notice) when it is finished."""
     name = identity().name
-    team = labellers(L.latest(read_labels()[0]))
-    found = next_in_queue(queue_order(), team, name, overlap, after)
+    fresh = L.latest(read_labels()[0])
+    if sample is not None:
+        found = next_in_sample(data, sample, fresh, name)
+    else:
+        found = next_in_queue(queue_order(), labellers(fresh), name, overlap, after)
     if found is None:
-        state.flash = ("success", "Your queue is finished: every item here is labelled by you or already has "
-                                  f"{overlap} reviewer(s). Thank you!")
+        state.flash = ("success", "Your queue is finished: every item" + (" of the sample" if sample else " here")
+                       + f" is labelled by you or already has {overlap} reviewer(s). Thank you!")
         return False
     state.answer_id, state.focus = found
     moved()
@@ -196,12 +220,16 @@ def save(index: int, label: str) -> None:
     note = state.get(f"note-{item.key}", "")
     name = identity().name
     try:
-        L.append(settings().labels, L.make_label(item, label, name, note))
+        in_sample = sample.sample_id if sample is not None and item.key in sample else ""
+        L.append(settings().labels, L.make_label(item, label, name, note, sample=in_sample))
     except L.LabelError as exc:
         state.flash = ("error", f"Not saved: {exc}. Enter your name in the sidebar, then label again.")
         return
     except OSError as exc:
         state.flash = ("error", f"Not saved: could not write the labels file: {exc}")
+        return
+    except StoreError as exc:  # its message names the database without the password
+        state.flash = ("error", f"Not saved: could not save the label: {exc}")
         return
     saved = f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1} of {item.answer_id}."
     if move_on((item.answer_id, index)):
@@ -236,6 +264,11 @@ if reviewer:
     st.progress(overall.done / overall.total if overall.total else 1.0)
 else:
     st.html(notice_html("error", "Enter your name in the sidebar before labelling: labels need a reviewer."))
+
+if sample is not None:
+    done, total = sample_progress(data, sample, current, reviewer)
+    st.html(notice_html("info", f"Calibration sample {sample.sample_id}: {done} of {total} sampled items "
+                        "labelled by you; Resume (U) opens the next one."))
 
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
 st.html(notice_html("info", " \u00b7 ".join(m for m in meta if m)))

@@ -11,3 +11,43 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("citecheck", deadline=None)
 settings.load_profile("citecheck")
+
+
+# --- PostgreSQL: one throwaway cluster per test session, one fresh database per test -------------
+import os  # noqa: E402
+
+import pytest  # noqa: E402
+
+REQUIRE_PG = "CITECHECK_REQUIRE_PG"  # set by .ci/run: a missing PostgreSQL fails instead of skipping
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    import pgcluster
+
+    try:
+        cluster = pgcluster.start(durable=False)
+    except FileNotFoundError as exc:
+        if os.environ.get(REQUIRE_PG):
+            raise
+        pytest.skip(f"no PostgreSQL here ({exc}); .ci/run installs it and runs these tests")
+    yield cluster
+    from citecheck.contract import postgres
+
+    postgres.close_all()
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster):
+    """The URL (with its password) of a new, empty database on the session's cluster."""
+    return pg_cluster.create_database()
+
+
+@pytest.fixture(params=["file", "postgresql"])
+def store(request, tmp_path):
+    """Where labels or verdicts go: a JSON-lines file, then a PostgreSQL database. Tests taking this
+    fixture run once per store; each gets a path or URL it can pass to ``append`` and ``read``."""
+    if request.param == "file":
+        return tmp_path / "events.jsonl"
+    return request.getfixturevalue("pg_url")

@@ -269,7 +269,8 @@ def recount(result):
     return (len(result.citations), sum(1 for c in result.citations if c.reasons), len(quoted),
             sum(1 for c in quoted if R.QUOTE_NOT_FOUND not in c.reasons), len(counted),
             sum(s.uncited for s in counted), sum(s.multi_claim for s in counted),
-            sum(len(s.reasons) for s in counted), tuple(reasons.values()))
+            sum(len(s.reasons) for s in counted), tuple(reasons.values()),
+            sum(1 for c in result.citations if c.not_verifiable))
 
 
 def test_tally_matches_a_recount_on_every_sample_answer():

@@ -137,7 +137,7 @@ def test_a_claim_that_sets_its_own_verdict_cannot_steer_the_judge(index):
     a = ask(index, scripted(GOOD, claims_reply(claims), echo), log=log)
     f = a.extra["faithfulness"]
     judge_bodies = [e["body"] for e in log if any(t["name"] == "record_verdict" for t in e["body"].get("tools", []))]
-    assert hostile in judge_bodies[0]["messages"][0]["content"]
+    assert any(hostile in b["messages"][0]["content"] for b in judge_bodies)  # calls run concurrently: any order
     assert [c["verdict"] for c in f["claims"]] == ["unscored", "unscored"]
     assert f["score"] == 0.0 and a.refused  # unverifiable claims are not evidence of faithfulness
 

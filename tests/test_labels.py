@@ -1,8 +1,10 @@
 import json
 import multiprocessing
+from dataclasses import asdict
 
 import pytest
 from citecheck.checking.options import check_options
+from citecheck.contract import store as event_store
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.items import items_of
@@ -15,6 +17,11 @@ def data():
     return dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
 
 
+def raw(target) -> list[dict]:
+    """The stored records as written, from the file or the database."""
+    return event_store.read_all(target, L.STREAM, lambda value: value)[0]
+
+
 def test_items_cover_citations_and_uncited_sentences(data):
     items = items_of(data.get("a-035"))  # sick leave: one cited, one invalid marker, one uncited
     assert [(i.sentence, i.citation is None) for i in items] == [(0, False), (1, True), (2, True)]
@@ -24,8 +31,8 @@ def test_items_cover_citations_and_uncited_sentences(data):
     assert items_of(data.get("a-046")) == []  # a refusal has nothing to label
 
 
-def test_append_read_latest_and_progress(tmp_path, data):
-    path = tmp_path / "labels.jsonl"
+def test_append_read_latest_and_progress(store, data):
+    path = store
     items = items_of(data.get("a-001"))
     L.append(path, L.make_label(items[0], "partial", "ana"))
     L.append(path, L.make_label(items[0], "supported", "ana", note="changed my mind"))
@@ -36,7 +43,7 @@ def test_append_read_latest_and_progress(tmp_path, data):
     assert current[(items[0].key, "ana")].label == "supported"
     assert current[(items[0].key, "ana")].note == "changed my mind"
     assert L.progress(items, current, "ana") == L.Progress(1, len(items), 0)
-    line = json.loads(path.read_text().splitlines()[0])
+    line = raw(path)[0]
     assert line["labels_version"] == 1 and line["citecheck"] and line["at"].endswith("Z")
 
 
@@ -76,13 +83,25 @@ def test_bad_line_in_the_middle_is_skipped(tmp_path, data):
     assert [(w.line, w.field) for w in warnings] == [(2, "labels_version"), (3, "(json)")]
 
 
+def test_unreadable_records_are_skipped_with_their_position(store, data):
+    items = items_of(data.get("a-001"))
+    L.append(store, L.make_label(items[0], "supported", "ana"))
+    event_store.append(store, L.STREAM, [{"labels_version": 99}, {**asdict(L.make_label(items[1], "partial", "ana")),
+                                                                  "label": "maybe"}])
+    L.append(store, L.make_label(items[1], "partial", "ana"))
+    records, warnings = L.read(store)
+    assert [r.label for r in records] == ["supported", "partial"]
+    assert [(w.line, w.field) for w in warnings] == [(2, "labels_version"), (3, "label")]
+    assert all(w.file.startswith(event_store.describe(store)) for w in warnings)
+
+
 def _writer(path, worker, count, item):
     for n in range(count):
         L.append(path, L.make_label(item, "supported", f"w{worker}", note=f"{n:05d}" + "x" * 2000))
 
 
-def test_concurrent_writers_lose_nothing(tmp_path, data):
-    path = tmp_path / "labels.jsonl"
+def test_concurrent_writers_lose_nothing(store, data):
+    path = store
     item = items_of(data.get("a-001"))[0]
     ctx = multiprocessing.get_context("fork")
     procs = [ctx.Process(target=_writer, args=(path, w, 400, item)) for w in range(4)]
@@ -97,8 +116,8 @@ def test_concurrent_writers_lose_nothing(tmp_path, data):
         assert [r.note[:5] for r in records if r.reviewer == f"w{w}"] == [f"{n:05d}" for n in range(400)]
 
 
-def test_stale_labels_do_not_count(tmp_path, data):
-    path = tmp_path / "labels.jsonl"
+def test_stale_labels_do_not_count(store, data):
+    path = store
     item = items_of(data.get("a-001"))[0]
     old = item._replace(fingerprint="sha256:" + "0" * 32)
     L.append(path, L.make_label(old, "supported", "ana"))
@@ -107,12 +126,12 @@ def test_stale_labels_do_not_count(tmp_path, data):
     assert L.progress([item], current, "ana") == L.Progress(0, 1, 1)
 
 
-def test_filters_and_resume(tmp_path, data):
+def test_filters_and_resume(store, data):
     assert len(answer_ids(data, "All answers", {}, "ana")) == 48
     failed = answer_ids(data, "With failed citations", {}, "ana")
     assert "a-033" in failed and "a-001" not in failed
     assert answer_ids(data, "Refused", {}, "ana") == ["a-046", "a-047", "a-048"]
-    path = tmp_path / "labels.jsonl"
+    path = store
     for item in items_of(data.get("a-001")):
         L.append(path, L.make_label(item, "supported", "ana"))
     L.append(path, L.make_label(items_of(data.get("a-002"))[0], "supported", "ana"))
@@ -125,13 +144,13 @@ def test_filters_and_resume(tmp_path, data):
     assert {r.answer_id for r in written} == {"a-001", "a-002"} and {r.reviewer for r in written} == {"ana"}
 
 
-def test_labels_export_jsonl_and_csv(tmp_path, data):
+def test_labels_export_jsonl_and_csv(store, data):
     import csv
     import io
 
     from citecheck.cli.main import main
 
-    path = tmp_path / "labels.jsonl"
+    path = store
     items = items_of(data.get("a-033"))
     L.append(path, L.make_label(items[0], "supported", "ana"))
     L.append(path, L.make_label(items[1], "not_supported", "ana", note="cash is invented"))

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "core"
 
 # Bottom to top.  A module may import from its own package and from any package below it.
-LADDER = ("text", "contract", "llm", "checking", "review", "reports", "judging", "importers",
+LADDER = ("text", "contract", "llm", "checking", "review", "reports", "store", "judging", "importers",
           "pipeline", "web", "cli")
 
 
@@ -150,11 +150,13 @@ def test_ruff_bans_streamlit_in_core_and_only_there():
 
 
 def _declared() -> set[str]:
-    """Distribution names in pyproject's runtime dependencies (not the extras), normalised."""
+    """Distribution names in pyproject's runtime dependencies (not the extras, but for the ``dask``
+    extra: only ``check --engine dask`` and URL logs import it, lazily, saying to install it), normalised."""
     import re
     import tomllib
 
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    deps = project["dependencies"] + project["optional-dependencies"]["dask"]
     return {re.split(r"[\s<>=!~;\[]", d, maxsplit=1)[0].lower().replace("_", "-") for d in deps}
 
 

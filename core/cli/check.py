@@ -18,12 +18,15 @@ from ..reports.check_report import (
     summary_record,
     summary_text,
 )
+from . import store as store_cli
 from .common import EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE, json_line, rate
 
 
 def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None:
     """The checker's options from ``check``/``report`` arguments; None (said on ``err``) when a log is missing."""
     for path in args.logs:
+        if "://" in path and getattr(args, "store", None):
+            continue  # a URL for fsspec (Dask's filesystem layer): read by the store's engines
         if not Path(path).is_file():
             err.write(f"citecheck {args.command}: {path}: no such file\n")
             return None
@@ -33,6 +36,11 @@ def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     options = _check_options(args, err)
     if options is None:
+        return EXIT_USAGE
+    if args.store:
+        return store_cli.cmd_check_store(args, options, out, err)
+    if args.engine != "local":
+        err.write("citecheck check: --engine dask writes a store: give --store DIR\n")
         return EXIT_USAGE
     summary = Summary()
     as_json = args.format == "json"
@@ -69,6 +77,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..reports.golden import read_golden
     from ..review import labels
 
+    if args.store:
+        return store_cli.cmd_report_store(args, out, err)
+    if not args.logs:
+        err.write("citecheck report: give the answer logs, or --store DIR\n")
+        return EXIT_USAGE
     options = _check_options(args, err)
     if options is None:
         return EXIT_USAGE
@@ -119,16 +132,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.add_argument("--refusal", action="append", metavar="SENTENCE",
                        help=f"the exact refusal sentence (repeatable; default {DEFAULT_REFUSAL!r})")
     check.add_argument("--quiet", action="store_true", help="text format: list only answers with problems")
+    store_cli.add_check_options(check)
     check.set_defaults(func=cmd_check)
 
     rep = sub.add_parser("report", help="failure rates, reasons and breakdowns by model, prompt version and week")
-    rep.add_argument("logs", nargs="+", help="answer log files (JSON lines, format version 1)")
+    rep.add_argument("logs", nargs="*", help="answer log files (JSON lines, format version 1)")
     rep.add_argument("--golden", help="golden set (JSON lines) for over/under-refusal and retrieval hit rate")
-    rep.add_argument("--labels", help="labels file, for the share of citations reviewers judged not supported")
+    rep.add_argument("--labels", help="labels file or postgresql:// URL, for the share of citations reviewers judged not supported")
     rep.add_argument("--corpus", help="folder of the current source documents, to detect source_changed")
     rep.add_argument("--k", type=int, default=5, help="k for hit rate at k (default 5)")
     rep.add_argument("--format", choices=["text", "json", "csv"], default="text")
     rep.add_argument("--casefold", action="store_true", help="compare quotes case-insensitively")
     rep.add_argument("--refusal", action="append", metavar="SENTENCE",
                      help=f"the exact refusal sentence (repeatable; default {DEFAULT_REFUSAL!r})")
+    store_cli.add_report_options(rep)
     rep.set_defaults(func=cmd_report)

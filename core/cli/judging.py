@@ -9,6 +9,7 @@ import signal
 import threading
 from typing import TextIO
 
+from ..contract.store import describe
 from .common import EXIT_UNREADABLE, EXIT_USAGE, load_checked, price
 
 
@@ -81,7 +82,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         with _stop_on_interrupt(err) as stop:
             judge.judge(todo, on_verdict=record, stop=stop, progress=progress)
     V.append(args.out, pending)
-    err.write(f"\n{progress.done} verdict(s) written to {args.out}; ${progress.spent:.4f}"
+    err.write(f"\n{progress.done} verdict(s) written to {describe(args.out)}; ${progress.spent:.4f}"
               + (f"; {progress.stopped}" if progress.stopped else "") + "\n")
     return 0
 
@@ -97,7 +98,7 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"warning: {w}\n")
     runs = V.runs(verdicts)
     if not runs:
-        err.write(f"citecheck calibrate: no verdicts in {args.verdicts}; run citecheck judge first\n")
+        err.write(f"citecheck calibrate: no verdicts in {describe(args.verdicts)}; run citecheck judge first\n")
         return EXIT_USAGE
     wanted = [r for r in runs if (args.judge is None or r[0] == args.judge)
               and (args.prompt is None or r[1] == args.prompt)]
@@ -130,10 +131,16 @@ def cmd_verdicts_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> i
     return EXIT_UNREADABLE if errors else 0
 
 
+def cmd_verdicts_copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from .labels import copy_events
+
+    return copy_events("verdicts", args, err)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     jd = sub.add_parser("judge", help="run a judge over labelled items (or all items), appending verdicts")
     jd.add_argument("--log", action="append", required=True, help="answer log(s) the items come from")
-    jd.add_argument("--labels", help="labels file: the items to judge are the labelled ones")
+    jd.add_argument("--labels", help="labels file or postgresql:// URL: the items to judge are the labelled ones")
     jd.add_argument("--all-items", action="store_true", help="judge every citation item of the logs")
     jd.add_argument("--corpus", help="folder of current source documents")
     jd.add_argument("--judge", choices=["claude", "baseline"], default="baseline")
@@ -144,12 +151,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     jd.add_argument("--price", type=price, metavar="IN,OUT")
     jd.add_argument("--batch", action="store_true", help="use the Message Batches API (half price, slower)")
     jd.add_argument("--poll-seconds", type=float, default=30.0)
-    jd.add_argument("--out", required=True, help="verdicts file to append to (resumable)")
+    jd.add_argument("--out", required=True, help="verdicts file or postgresql:// URL to append to (resumable)")
     jd.set_defaults(func=cmd_judge)
 
     cal = sub.add_parser("calibrate", help="agreement of a judge's verdicts with the human labels")
-    cal.add_argument("--labels", required=True)
-    cal.add_argument("--verdicts", required=True)
+    cal.add_argument("--labels", required=True, help="labels file or postgresql:// URL")
+    cal.add_argument("--verdicts", required=True, help="verdicts file or postgresql:// URL")
     cal.add_argument("--judge", help="judge name (default: every judge in the file)")
     cal.add_argument("--prompt", help="prompt version (default: every one)")
     cal.add_argument("--split", choices=["all", "dev", "test"], default="all")
@@ -158,11 +165,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     cal.add_argument("--format", choices=["text", "json"], default="text")
     cal.set_defaults(func=cmd_calibrate)
 
-    ver = sub.add_parser("verdicts", help="work with a verdicts file")
+    ver = sub.add_parser("verdicts", help="work with a verdicts file or database")
     ver_sub = ver.add_subparsers(dest="verdicts_command", required=True)
     vi = ver_sub.add_parser("import", help="import another tool's verdicts (CSV or JSONL keyed by item)")
     vi.add_argument("input")
     vi.add_argument("--judge", required=True, help="a name for that tool")
     vi.add_argument("--prompt", default="external", help="its prompt or version name")
-    vi.add_argument("--out", required=True)
+    vi.add_argument("--out", required=True, help="verdicts file or postgresql:// URL to append to")
     vi.set_defaults(func=cmd_verdicts_import)
+    vc = ver_sub.add_parser("copy", help="copy every verdict from SRC to DST (file or postgresql:// URL), "
+                                         "skipping those already there")
+    vc.add_argument("source", metavar="SRC", help="verdicts file or postgresql:// URL to read")
+    vc.add_argument("destination", metavar="DST", help="verdicts file or postgresql:// URL to append to")
+    vc.set_defaults(func=cmd_verdicts_copy)

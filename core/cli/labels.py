@@ -1,4 +1,5 @@
-"""``citecheck labels export``: the calibration set, one row per labelled item."""
+"""``citecheck labels export``: the calibration set, one row per labelled item; ``citecheck labels
+copy``: move label events between a file and a database."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..checking.options import check_options
-from .common import EXIT_UNREADABLE
+from .common import EXIT_UNREADABLE, EXIT_USAGE
 
 
 def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -27,13 +28,38 @@ def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     return EXIT_UNREADABLE if data.errors else 0
 
 
+def copy_events(stream: str, args: argparse.Namespace, err: TextIO) -> int:
+    """``labels copy`` and ``verdicts copy``: idempotent, either direction (file or database)."""
+    from ..contract import store
+
+    if str(args.source) == str(args.destination):
+        err.write(f"citecheck {stream} copy: source and destination are the same\n")
+        return EXIT_USAGE
+    copied, already, warnings = store.copy(args.source, args.destination, stream)
+    for w in warnings:
+        err.write(f"warning: {w}\n")
+    err.write(f"copied {copied} {stream} event(s) from {store.describe(args.source)} to "
+              f"{store.describe(args.destination)}; {already} already there\n")
+    return EXIT_UNREADABLE if warnings else 0
+
+
+def cmd_labels_copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    return copy_events("labels", args, err)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    lab = sub.add_parser("labels", help="work with a labels file")
+    lab = sub.add_parser("labels", help="work with a labels file or database")
     lab_sub = lab.add_subparsers(dest="labels_command", required=True)
     exp = lab_sub.add_parser("export", help="write the calibration set: one row per labelled item")
-    exp.add_argument("labels", help="the labels file (JSON lines)")
+    exp.add_argument("labels", help="the labels file (JSON lines) or postgresql:// URL")
     exp.add_argument("--log", action="append", required=True, help="answer log(s) the labels refer to")
     exp.add_argument("--corpus", help="folder of current source documents")
     exp.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     exp.add_argument("--out", help="write here instead of standard output")
     exp.set_defaults(func=cmd_labels_export)
+
+    cp = lab_sub.add_parser("copy", help="copy every label event from SRC to DST (file or postgresql:// URL), "
+                                         "skipping those already there")
+    cp.add_argument("source", metavar="SRC", help="labels file or postgresql:// URL to read")
+    cp.add_argument("destination", metavar="DST", help="labels file or postgresql:// URL to append to")
+    cp.set_defaults(func=cmd_labels_copy)

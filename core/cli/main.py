@@ -1,6 +1,6 @@
 """The ``citecheck`` command line: assembles one parser from the command groups and dispatches.
 
-Each command group (``check``, ``imports``, ``pipeline``, ``judging``, ``labels``) is a module of this
+Each command group (``check``, ``imports``, ``pipeline``, ``judging``, ``estimate``, ``labels``) is a module of this
 package with a ``register(subparsers)`` that adds its parsers, each with ``set_defaults(func=...)``.
 Exit codes are in :mod:`.common`.
 """
@@ -13,13 +13,13 @@ from typing import TextIO
 
 from .. import __version__
 from ..contract.errors import CitecheckError
-from . import check, imports, judging, labels, pipeline
+from . import check, estimate, imports, judging, labels, pipeline
 from .common import EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
 
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
 # The order of the groups is the order of the commands in ``citecheck --help``.
-GROUPS = (check, pipeline, judging, imports, labels)
+GROUPS = (check, pipeline, judging, estimate, imports, labels)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..contract import store
 from ..contract.errors import FieldError, RecordError
 from ..contract.items import UNSCORED, VERDICTS, parse_item_key
-from ..contract.jsonl import append_records, expect, expect_object, expect_version, now, read_all, read_jsonl
+from ..contract.jsonl import expect, expect_object, expect_version, now, read_jsonl
 
 VERDICTS_VERSION = 1
 
@@ -51,8 +52,12 @@ def make(item: str, verdict: str, rationale: str, judge: str, prompt_version: st
                    fingerprint, round(cost_usd, 6), now())
 
 
-def append(path: str | Path, verdicts: Iterable[Verdict]) -> None:
-    append_records(path, [asdict(v) for v in verdicts])
+STREAM = "verdicts"
+
+
+def append(target: str | Path, verdicts: Iterable[Verdict]) -> None:
+    """Append to a verdicts file or database (``postgresql://`` URL), in one write or transaction."""
+    store.append(target, STREAM, [asdict(v) for v in verdicts])
 
 
 def parse_verdict_record(value: object) -> Verdict:
@@ -80,9 +85,10 @@ def parse_verdict_record(value: object) -> Verdict:
     )
 
 
-def read(path: str | Path) -> tuple[list[Verdict], list[RecordError]]:
-    """Every readable record in file order, and one error (file, line, field) per skipped line."""
-    return read_all(path, parse_verdict_record)
+def read(target: str | Path) -> tuple[list, list[RecordError]]:
+    """Every readable record in the order written (a file, or a ``postgresql://`` URL), and one
+    error (file or database, line or row, field) per skipped record."""
+    return store.read_all(target, STREAM, parse_verdict_record)
 
 
 def runs(verdicts: Iterable[Verdict]) -> list[tuple[str, str]]:

@@ -37,6 +37,7 @@ class Summary:
     answers_ok: int = 0
     answers_with_unsupported_number: int = 0
     invalid_markers: int = 0
+    not_verifiable: int = 0
     _reasons: list[int] = field(default_factory=lambda: [0] * len(R.ALL_REASONS))
 
     @property
@@ -56,6 +57,7 @@ class Summary:
         self.sentences += t.sentences
         self.uncited += t.uncited
         self.multi_claim += t.multi_claim
+        self.not_verifiable += t.not_verifiable
         for i, n in enumerate(t.reasons):
             if n:
                 self._reasons[i] += n
@@ -80,6 +82,7 @@ class Summary:
             "citations": self.citations,
             "citations_failed": self.failed,
             "citation_failure_rate": _rate(self.failed, self.citations),
+            "citations_not_verifiable": self.not_verifiable,
             "citations_with_quote": self.with_quote,
             "quote_in_source": self.quote_in_source,
             "quote_in_source_rate": _rate(self.quote_in_source, self.with_quote),
@@ -112,7 +115,7 @@ def citation_dict(c: CitationResult) -> dict:
         "quote": c.quote,
         "quote_start": c.quote_start,
         "quote_end": c.quote_end,
-        "status": "verified" if not c.reasons else "failed",
+        "status": c.status,
         "reasons": list(c.reasons),
     }
 
@@ -220,7 +223,8 @@ def summary_text(summary: Summary) -> list[str]:
         "",
         f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {percent(d['refused'], d['answers'])})"
         + (f", {d['unreadable_lines']} unreadable line(s)" if d["unreadable_lines"] else ""),
-        f"citations: {d['citations']}, failed {d['citations_failed']} = {percent(d['citations_failed'], d['citations'])}",
+        f"citations: {d['citations']}, failed {d['citations_failed']} = {percent(d['citations_failed'], d['citations'])}"
+        + (f", not verifiable {d['citations_not_verifiable']}" if d["citations_not_verifiable"] else ""),
         f"quote in source: {d['quote_in_source']} of {d['citations_with_quote']} quoted = "
         f"{percent(d['quote_in_source'], d['citations_with_quote'])}",
         f"cite an unretrieved source: {unretrieved} = {percent(unretrieved, d['citations'])}",

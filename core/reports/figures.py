@@ -198,38 +198,53 @@ def _sum(df: pd.DataFrame, column: str) -> int:
     return int(df[column].sum()) if len(df) else 0
 
 
+# The sums a headline is made of (``headline_of``): these columns, summed over the answers.
+HEADLINE_SUMS = ("failing", "refused", "failed", "citations", "quote_in_source", "with_quote",
+                 R.UNRETRIEVED_SOURCE, R.MARKER_OUT_OF_RANGE, R.CHECKSUM_MISMATCH, R.SOURCE_CHANGED, "uncited",
+                 "sentences", "unsupported_number", "withheld", "labelled", "not_supported")
+
+
 def headline(df: pd.DataFrame) -> list[Figure]:
     """The headline figures for a table of answers (any subset of ``answer_table``)."""
-    n = len(df)
-    cites = _sum(df, "citations")
+    sums = {column: _sum(df, column) for column in HEADLINE_SUMS}
+    sums["invalid_marker_answers"] = int((df["invalid_markers"] > 0).sum())
+    sums["scored"] = int(df["faithfulness"].notna().sum()) if len(df) else 0
+    return headline_of(sums, len(df))
+
+
+def headline_of(s: Mapping[str, int], n: int) -> list[Figure]:
+    """The headline figures of ``n`` answers from their sums: ``HEADLINE_SUMS`` plus
+    ``invalid_marker_answers`` (answers with an invalid marker) and ``scored`` (answers with a
+    faithfulness score).  The same figures whether the sums come from pandas or from SQL."""
+    cites = s["citations"]
     figures = [
         Figure("failing_answers", "answers with a failed citation, uncited sentence or unsupported text",
-               _sum(df, "failing"), n, "answers"),
-        Figure("refusal_rate", "answers refused", _sum(df, "refused"), n, "answers"),
-        Figure("citation_failure_rate", "citations that failed a check", _sum(df, "failed"), cites, "citations"),
-        Figure("quote_in_source_rate", "quotes found in the cited chunk", _sum(df, "quote_in_source"),
-               _sum(df, "with_quote"), "quoted citations"),
+               s["failing"], n, "answers"),
+        Figure("refusal_rate", "answers refused", s["refused"], n, "answers"),
+        Figure("citation_failure_rate", "citations that failed a check", s["failed"], cites, "citations"),
+        Figure("quote_in_source_rate", "quotes found in the cited chunk", s["quote_in_source"],
+               s["with_quote"], "quoted citations"),
         Figure("citation_to_unretrieved_rate", "citations to a chunk that was not retrieved",
-               _sum(df, R.UNRETRIEVED_SOURCE), cites, "citations"),
-        Figure("marker_out_of_range_rate", "markers outside 1..n", _sum(df, R.MARKER_OUT_OF_RANGE), cites,
+               s[R.UNRETRIEVED_SOURCE], cites, "citations"),
+        Figure("marker_out_of_range_rate", "markers outside 1..n", s[R.MARKER_OUT_OF_RANGE], cites,
                "citations"),
-        Figure("checksum_failure_rate", "citations whose chunk fails its checksum", _sum(df, R.CHECKSUM_MISMATCH),
+        Figure("checksum_failure_rate", "citations whose chunk fails its checksum", s[R.CHECKSUM_MISMATCH],
                cites, "citations"),
-        Figure("source_changed_rate", "citations whose source document has changed", _sum(df, R.SOURCE_CHANGED),
+        Figure("source_changed_rate", "citations whose source document has changed", s[R.SOURCE_CHANGED],
                cites, "citations"),
-        Figure("uncited_sentence_rate", "sentences with no valid citation", _sum(df, "uncited"),
-               _sum(df, "sentences"), "sentences"),
-        Figure("invalid_marker_answers", "answers with an invalid marker", int((df["invalid_markers"] > 0).sum()),
+        Figure("uncited_sentence_rate", "sentences with no valid citation", s["uncited"],
+               s["sentences"], "sentences"),
+        Figure("invalid_marker_answers", "answers with an invalid marker", s["invalid_marker_answers"],
                n, "answers"),
         Figure("unsupported_number_answers", "answers with a number not in its sources",
-               _sum(df, "unsupported_number"), n, "answers"),
+               s["unsupported_number"], n, "answers"),
     ]
-    if len(df) and df["faithfulness"].notna().any():
-        figures.append(Figure("withheld_answers", "answers withheld by the faithfulness gate", _sum(df, "withheld"),
-                              int(df["faithfulness"].notna().sum()), "scored answers"))
-    if _sum(df, "labelled"):
+    if s["scored"]:
+        figures.append(Figure("withheld_answers", "answers withheld by the faithfulness gate", s["withheld"],
+                              s["scored"], "scored answers"))
+    if s["labelled"]:
         figures.append(Figure("human_not_supported_rate", "labelled citations judged not supported by a reviewer",
-                              _sum(df, "not_supported"), _sum(df, "labelled"), "labelled citations"))
+                              s["not_supported"], s["labelled"], "labelled citations"))
     return figures
 
 
@@ -256,12 +271,17 @@ def faithfulness_scores(df: pd.DataFrame) -> pd.DataFrame:
 
 def by_reason(df: pd.DataFrame) -> pd.DataFrame:
     """Per reason code: occurrences, answers affected, and the rate over what it is counted on."""
-    cites, sentences, n = _sum(df, "citations"), _sum(df, "sentences"), len(df)
+    n = len(df)
+    counts = {code: (_sum(df, code), int((df[code] > 0).sum()) if n else 0) for code in R.ALL_REASONS}
+    return reasons_of(counts, _sum(df, "citations"), _sum(df, "sentences"), n)
+
+
+def reasons_of(counts: Mapping[str, tuple[int, int]], cites: int, sentences: int, n: int) -> pd.DataFrame:
+    """``by_reason`` from sums: per code (occurrences, answers it occurs in), citations, sentences, answers."""
     rows = []
     for code in R.ALL_REASONS:
-        count = _sum(df, code)
+        count, answers = counts[code]
         total = cites if code in R.CITATION_REASONS else sentences
-        answers = int((df[code] > 0).sum()) if n else 0
         rows.append({
             "reason": code, "description": R.DESCRIPTIONS[code], "count": count,
             "of": "citations" if code in R.CITATION_REASONS else "sentences", "total": total,
@@ -471,8 +491,13 @@ def two_proportions(x1: int, n1: int, x2: int, n2: int) -> tuple[float | None, f
 
 def compare(df: pd.DataFrame, column: str, a: str, b: str) -> list[Difference]:
     """Every headline figure for ``column == a`` against ``column == b``."""
-    fa = {f.key: f for f in headline(df[df[column] == a])}
-    fb = {f.key: f for f in headline(df[df[column] == b])}
+    return differences(headline(df[df[column] == a]), headline(df[df[column] == b]))
+
+
+def differences(figures_a: list[Figure], figures_b: list[Figure]) -> list[Difference]:
+    """Each headline figure of group a against the same figure of group b (``compare``)."""
+    fa = {f.key: f for f in figures_a}
+    fb = {f.key: f for f in figures_b}
     out = []
     for key, x in fa.items():
         y = fb.get(key)

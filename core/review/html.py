@@ -19,6 +19,8 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-ok{color:#067647;font-weight:600}
 .cc-closest-note{color:#b42318;font-size:.8rem;font-style:italic}
 .cc-focus{color:#1a5fb4;font-weight:600;font-size:.85rem}
+.cc-nv{color:#9a6700;font-weight:600}
+.cc-answer sup.cc-nv{color:#9a6700}
 </style>"""
 
 
@@ -35,10 +37,22 @@ def footnotes(result: AnswerResult) -> dict[int, list[int]]:
     return out
 
 
+def unverifiable_notes(result: AnswerResult) -> dict[int, list[int]]:
+    """Per sentence, the footnote numbers of its not-verifiable citations (shown with their mark)."""
+    out: dict[int, list[int]] = {}
+    for s in result.sentences:
+        nums = sorted({result.citations[i].chunk_index + 1 for i in s.citations  # type: ignore[operator]
+                       if result.citations[i].not_verifiable})
+        if nums:
+            out[s.index] = nums
+    return out
+
+
 def reader_html(result: AnswerResult) -> str:
     """The answer as a reader sees it: logged markers removed, a footnote only where it verified."""
     text = result.answer.answer
     notes = footnotes(result)
+    unverifiable = unverifiable_notes(result)
     marker_spans = sorted((c.answer_start, c.answer_end) for c in result.citations if c.kind == "marker")
     parts: list[str] = []
     pos = 0
@@ -47,6 +61,8 @@ def reader_html(result: AnswerResult) -> str:
         body = _without(text, s.start, s.end, marker_spans)
         trimmed = body.rstrip()
         sup = "".join(f"<sup>[{n}]</sup>" for n in notes.get(s.index, []))
+        sup += "".join(f'<sup class="cc-nv" title="not verifiable: the format gives no quote">[{n} not verifiable]</sup>'
+                       for n in unverifiable.get(s.index, []) if n not in notes.get(s.index, []))
         parts.append(escape(trimmed) + sup)
         pos = s.end
     parts.append(escape(_without(text, pos, len(text), marker_spans)))
@@ -76,10 +92,27 @@ def reason_words(c: CitationResult) -> str:
     return "; ".join(R.DESCRIPTIONS[code] for code in c.reasons)
 
 
+def source_link(chunk: Chunk) -> str:
+    """The chunk's source as a link when it is an http(s) URL (escaped; any other scheme is text)."""
+    source = chunk.source or ""
+    if not source.lower().startswith(("http://", "https://")):
+        return ""
+    url = escape(source)
+    return f'<div class="cc-meta"><a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a></div>'
+
+
 def citation_html(result: AnswerResult, c: CitationResult, whole: bool = False) -> str:
-    """The cited chunk: quote highlighted at its offsets when verified; reasons and no highlight if not."""
+    """The cited chunk: quote highlighted at its offsets when verified; reasons and no highlight if
+    not; for a not-verifiable citation, its mark, the source link and the source text if any."""
     chunk = result.answer.chunks[c.chunk_index]  # type: ignore[index]
     head = chunk_meta(chunk)
+    if c.not_verifiable:
+        status = ('<div class="cc-nv">not verifiable: this format gives no quote from the source; '
+                  "read the source to judge the sentence</div>")
+        if not chunk.text:
+            return f'{head}{status}{source_link(chunk)}<div class="cc-meta">(no source text in the log)</div>'
+        text = chunk.text if whole else chunk.text[:400] + ("\u2026" if len(chunk.text) > 400 else "")
+        return f'{head}{status}{source_link(chunk)}<div class="cc-chunk">{escape(text)}</div>'
     if c.verified:
         assert c.quote_start is not None and c.quote_end is not None
         body = (highlight(chunk.text, [Span(c.quote_start, c.quote_end)]) if whole

@@ -4,6 +4,9 @@ Every record is written with one ``write`` under an exclusive file lock, then fl
 fsynced, so several reviewers (sessions or processes) can label at once.  Nothing is ever
 rewritten: a change of mind is a new record and the latest per (item, reviewer) counts.  A torn
 last line (a crash mid-write) is skipped with a warning; the next record starts on a fresh line.
+
+The same records can live in a PostgreSQL database instead (``target`` a ``postgresql://`` URL,
+see ``contract.postgres``); everything built on ``append`` and ``read`` is the same for both.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .. import __version__
+from ..contract import store
 from ..contract.errors import FieldError, RecordError
 from ..contract.items import CITATION_LABELS, UNCITED_LABELS, parse_item_key
-from ..contract.jsonl import append_records, expect, expect_object, expect_version, now, read_all
+from ..contract.jsonl import expect, expect_object, expect_version, now
 from .items import Item
 
 LABELS_VERSION = 1
@@ -39,21 +43,31 @@ class Label:
     reviewer: str
     at: str
     citecheck: str
+    sample: str = ""  # the calibration sample the item was labelled from (review/sample.py); "" when none
 
 
-def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None) -> Label:
+def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None,
+               sample: str = "") -> Label:
     reviewer = reviewer.strip()
     if not reviewer:
         raise LabelError("a reviewer name is required before labelling")
     if label not in item.labels:
         raise LabelError(f"{label!r} is not a label for this item; use one of {', '.join(item.labels)}")
     return Label(LABELS_VERSION, item.key, item.answer_id, item.sentence, item.citation, item.chunk_id,
-                 item.fingerprint, label, note, reviewer, at or now(), __version__)
+                 item.fingerprint, label, note, reviewer, at or now(), __version__, sample)
 
 
-def append(path: str | Path, label: Label) -> None:
-    """Append one record durably (see ``jsonl.append_records``): earlier records are never touched."""
-    append_records(path, [asdict(label)])
+STREAM = "labels"
+
+
+def append(target: str | Path, label: Label) -> None:
+    """Append one record durably to a labels file or database (see ``contract.store``): earlier
+    records are never touched.  When it returns, the label is stored.  ``sample`` is written only
+    when set, so a label made outside a sample is stored as before."""
+    record = asdict(label)
+    if not record["sample"]:
+        del record["sample"]
+    store.append(target, STREAM, [record])
 
 
 def parse_label(value: object) -> Label:
@@ -77,6 +91,7 @@ def parse_label(value: object) -> Label:
         reviewer=expect(obj, "reviewer", str),
         at=expect(obj, "at", str),
         citecheck=expect(obj, "citecheck", str, optional=True, default=""),
+        sample=expect(obj, "sample", str, optional=True, default=""),
     )
     if (label.answer_id, label.sentence, label.citation) != (key.answer_id, key.sentence, key.citation):
         raise FieldError("item", f"{item!r} names another item than answer_id, sentence and citation")
@@ -88,9 +103,10 @@ def parse_label(value: object) -> Label:
     return label
 
 
-def read(path: str | Path) -> tuple[list[Label], list[RecordError]]:
-    """Every readable record in file order, and one error (file, line, field) per skipped line."""
-    return read_all(path, parse_label)
+def read(target: str | Path) -> tuple[list, list[RecordError]]:
+    """Every readable record in the order written (a file, or a ``postgresql://`` URL), and one
+    error (file or database, line or row, field) per skipped record."""
+    return store.read_all(target, STREAM, parse_label)
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:

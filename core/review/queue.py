@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..contract.items import parse_item_key
 from .dataset import Dataset
 from .items import Item
 from .labels import Label, is_done
+from .sample import Sample
 
 FILTERS = {
     "All answers": "all",
@@ -106,3 +108,44 @@ def first_unlabelled(data: Dataset, current: dict[tuple[str, str], Label], revie
             if not is_done(item, current, reviewer):
                 return r.answer.answer_id, n
     return None
+
+
+# --- working through a calibration sample -------------------------------------------------------
+
+
+def sample_answer_ids(data: Dataset, sample: Sample) -> list[str]:
+    """The answers holding sampled items, in the sample's (random) order; items not in the loaded
+    logs are skipped."""
+    out: dict[str, None] = {}
+    for key in sample.items:
+        answer_id = parse_item_key(key).answer_id
+        if data.get(answer_id) is not None:
+            out[answer_id] = None
+    return list(out)
+
+
+def next_in_sample(data: Dataset, sample: Sample, current: dict[tuple[str, str], Label],
+                   reviewer: str) -> tuple[str, int] | None:
+    """(answer id, item position) of the first sampled item, in sample order, this reviewer has
+    no current label for; None when the sample is done."""
+    for key in sample.items:
+        answer_id = parse_item_key(key).answer_id
+        if data.get(answer_id) is None:
+            continue
+        for n, item in enumerate(data.items(answer_id)):
+            if item.key == key and not is_done(item, current, reviewer):
+                return answer_id, n
+    return None
+
+
+def sample_progress(data: Dataset, sample: Sample, current: dict[tuple[str, str], Label],
+                    reviewer: str) -> tuple[int, int]:
+    """(sampled items this reviewer has a current label for, sampled items in the loaded logs)."""
+    wanted = set(sample.items)
+    done = total = 0
+    for answer_id in sample_answer_ids(data, sample):
+        for item in data.items(answer_id):
+            if item.key in wanted:
+                total += 1
+                done += is_done(item, current, reviewer)
+    return done, total

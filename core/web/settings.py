@@ -4,6 +4,10 @@ Set by command-line arguments after ``--`` (``streamlit run app.py -- --log X``)
 environment variables; defaults are the bundled sample data and ``local_data/labels.jsonl``.
 The browser never chooses a path: it picks among the configured logs or uploads a file, which
 is read in memory.  ``allowed`` refuses any path outside the configured folders.
+
+Labels and verdicts may be a ``postgresql://`` URL instead of a file (docs/labels-format.md): a
+team's app servers then share one database.  That URL comes from the server's arguments or
+environment only, never from the browser, and is shown only through ``shown`` (password masked).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pathlib import Path
 
 from ..checking.checker import CheckOptions
 from ..checking.options import check_options
+from ..contract import store
 
 # The checkout's root.  For an editable install (the README's commands) this file is under
 # core/web/; the app passes its own folder (``load_settings(root=...)``), which is right for a
@@ -34,6 +39,7 @@ ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
 ENV_LABELS = "CITECHECK_LABELS"
 ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
 ENV_VERDICTS = "CITECHECK_VERDICTS"
+ENV_STORE = "CITECHECK_STORE"  # a checked store folder (docs/store-format.md): Failures reads it with DuckDB
 ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
 ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
 ENV_OVERLAP = "CITECHECK_OVERLAP"  # reviewers per item before it is done (default 1)
@@ -43,13 +49,14 @@ ENV_OVERLAP = "CITECHECK_OVERLAP"  # reviewers per item before it is done (defau
 class Settings:
     logs: tuple[Path, ...]
     corpus: Path | None
-    labels: Path
+    labels: Path | str  # a file, or a postgresql:// URL
     golden: Path | None = None
-    verdicts: Path = DEFAULT_VERDICTS
+    verdicts: Path | str = DEFAULT_VERDICTS
     root: Path = ROOT  # where sample_data/ is: the bundled samples
     casefold: bool = False
     refusals: tuple[str, ...] = ()  # empty: the default refusal sentence
     overlap: int = 1  # an item is done when this many different reviewers have labelled it
+    store: Path | None = None  # a checked store: the Failures page reads its figures from it
 
     def check_options(self) -> CheckOptions:
         """The same options ``citecheck check`` builds from the same settings."""
@@ -63,14 +70,27 @@ class Settings:
     def expertqa_labels(self) -> Path:
         return self.root / "sample_data" / "expertqa" / "labels.jsonl"
 
+    def shown(self, target: Path | str) -> str:
+        """A setting as the app may display it: a database URL with its password masked."""
+        return store.describe(target)
+
+    @property
+    def expertqa_verdicts(self) -> Path:
+        """Where the ExpertQA sample's verdicts go: beside the verdicts file, or in local_data/."""
+        base = self.root / "local_data" / "verdicts.jsonl" if store.is_database(self.verdicts) else Path(self.verdicts)
+        return base.with_name("expertqa-verdicts.jsonl")
+
     @property
     def folders(self) -> tuple[Path, ...]:
         """The only folders the app may read from or write to."""
-        dirs = [p.parent for p in self.logs] + [self.labels.parent, self.verdicts.parent]
+        dirs = [p.parent for p in self.logs]
+        dirs += [Path(p).parent for p in (self.labels, self.verdicts) if not store.is_database(p)]
         if self.corpus is not None:
             dirs.append(self.corpus)
         if self.golden is not None:
             dirs.append(self.golden.parent)
+        if self.store is not None:
+            dirs.append(self.store)
         return tuple(dict.fromkeys(d.resolve() for d in dirs))
 
     def allowed(self, path: str | Path) -> bool:
@@ -85,9 +105,11 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="app.py", description="citecheck review app settings")
     p.add_argument("--log", action="append", help=f"answer log to review (repeatable; env {ENV_LOGS})")
     p.add_argument("--corpus", help=f"folder of current source documents (env {ENV_CORPUS})")
-    p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
+    p.add_argument("--labels", help=f"labels file or postgresql:// URL to append to (env {ENV_LABELS})")
     p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
-    p.add_argument("--verdicts", help=f"judge verdicts file to read and append to (env {ENV_VERDICTS})")
+    p.add_argument("--verdicts", help=f"judge verdicts file or postgresql:// URL to read and append to "
+                                      f"(env {ENV_VERDICTS})")
+    p.add_argument("--store", help=f"checked store the Failures page reads with DuckDB (env {ENV_STORE})")
     p.add_argument("--refusal", action="append",
                    help=f"the exact refusal sentence, as for citecheck check (repeatable; env {ENV_REFUSALS})")
     p.add_argument("--casefold", action="store_true",
@@ -117,6 +139,13 @@ def _optional(arg: str | None, env: str | None, default: Path | None) -> Path | 
     return Path(value) if value else None
 
 
+def _store(value: str | None, default: Path) -> Path | str:
+    """A labels or verdicts setting: a database URL as given, else a resolved file path."""
+    if value and store.is_database(value):
+        return value
+    return Path(value or default).resolve()
+
+
 def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ,
                   root: Path | None = None) -> Settings:
     """Settings from arguments, then environment variables, then defaults under ``root`` (the
@@ -132,11 +161,12 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
         logs = (sample_log,)
     sample = logs == (sample_log,)
     corpus = _optional(args.corpus, environ.get(ENV_CORPUS), root / "sample_data" / "corpus" if sample else None)
-    labels = Path(args.labels or environ.get(ENV_LABELS) or root / "local_data" / "labels.jsonl")
+    labels = _store(args.labels or environ.get(ENV_LABELS), root / "local_data" / "labels.jsonl")
     golden = _optional(args.golden, environ.get(ENV_GOLDEN), root / "sample_data" / "golden.jsonl" if sample else None)
-    verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or root / "local_data" / "verdicts.jsonl")
+    verdicts = _store(args.verdicts or environ.get(ENV_VERDICTS), root / "local_data" / "verdicts.jsonl")
     refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
     casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
-    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
-                    golden.resolve() if golden else None, verdicts.resolve(), root, casefold, refusals,
-                    _overlap(args.overlap, environ.get(ENV_OVERLAP)))
+    store = _optional(args.store, environ.get(ENV_STORE), None)
+    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels,
+                    golden.resolve() if golden else None, verdicts, root, casefold, refusals,
+                    _overlap(args.overlap, environ.get(ENV_OVERLAP)), store.resolve() if store else None)

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Benchmark the Failures page on a checked store of many answers.
+
+    python bench/bench_app_store.py [--copies 20]
+
+Takes the store bench_store.py wrote (bench/out/store-50000, 50,000 answers; run that first) and
+makes a store of ``--copies`` logs, each a copy of its parts under another log id (20 copies:
+1,000,000 answers), without checking anything.  Then, in a fresh child process, opens the app's
+Failures page on it (Streamlit's AppTest, CITECHECK_STORE) and prints the first view's time and
+the process's peak RSS.  Targets (issue #14, 1,000,000 answers): first Failures view under 3 s,
+memory under 500 MB; ``citecheck report --store`` under 5 s (also timed here, in a child).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CHILD = """
+import os, resource, sys, time
+from streamlit.testing.v1 import AppTest
+os.environ["CITECHECK_STORE"] = {store!r}
+os.environ["CITECHECK_GOLDEN"] = ""
+at = AppTest.from_file({app!r}, default_timeout=600).run()
+start = time.perf_counter()
+at.switch_page("pages/failures.py").run()
+first = time.perf_counter() - start
+assert not at.exception, [e.value for e in at.exception]
+start = time.perf_counter()
+at.selectbox(key="f_model").select("claude-haiku-4-5").run()
+again = time.perf_counter() - start
+caption = next(c.value for c in at.caption if "checked store" in c.value)
+print(first, again, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, caption)
+"""
+
+
+def main() -> None:
+    import duckdb
+    from citecheck.store import schema as S
+    from citecheck.store.store import Store
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--copies", type=int, default=20)
+    parser.add_argument("--base", default=str(ROOT / "bench" / "out" / "store-50000"))
+    args = parser.parse_args()
+    base = Store(args.base)
+    (entry,) = base.logs
+    out = ROOT / "bench" / "out" / f"store-copies-{args.copies}"
+    shutil.rmtree(out, ignore_errors=True)
+    logs = []
+    con = duckdb.connect()
+    for i in range(args.copies):
+        source = f"{i:016x}"
+        for table in S.TABLES:
+            target = out / table / f"log-{source}" / "part-000001.parquet"
+            target.parent.mkdir(parents=True)
+            files = ", ".join(f"'{f}'" for f in base.files(table))
+            con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source) FROM read_parquet([{files}])) "
+                        f"TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
+        logs.append({**entry, "source": source, "parts": ["part-000001"]})
+    (out / "store.json").write_text(json.dumps({"store_version": S.STORE_VERSION, "next_part": 2, "logs": logs}))
+    answers = con.execute(f"SELECT count(*) FROM read_parquet('{out}/answers/*/*.parquet')").fetchone()[0]
+    print(f"store of {answers:,} answers ({args.copies} copies of {args.base})")
+    proc = subprocess.run([sys.executable, "-c", CHILD.format(store=str(out), app=str(ROOT / "app.py"))],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode:
+        sys.exit(proc.stderr[-3000:])
+    first, again, rss, caption = proc.stdout.strip().splitlines()[-1].split(" ", 3)
+    print(f"Failures page, first view: {float(first):.2f} s (target < 3 s); a filter: {float(again):.2f} s; "
+          f"peak RSS of the app process {float(rss):.0f} MB (target < 500 MB); page says: {caption}")
+    report = subprocess.run([sys.executable, "-c", REPORT.format(root=str(ROOT), argv=["report", "--store", str(out)])],
+                            capture_output=True, text=True, cwd=ROOT, check=True)
+    elapsed, rss = report.stdout.split()[-2:]
+    print(f"citecheck report --store on it: {float(elapsed):.2f} s (target < 5 s), peak RSS {float(rss):.0f} MB")
+    shutil.rmtree(out, ignore_errors=True)
+
+
+REPORT = """
+import os, resource, sys, time
+sys.path.insert(0, {root!r})
+from citecheck.cli.main import main
+with open(os.devnull, "w") as sink:
+    start = time.perf_counter()
+    main({argv!r}, sink, sink)
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+if __name__ == "__main__":
+    main()

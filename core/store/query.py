@@ -1,0 +1,349 @@
+"""Figures from the checked store: SQL run by DuckDB (embedded, no server) over its Parquet files.
+
+Every figure is the one ``citecheck.reports.figures`` computes from the in-memory table of the
+same answers: the SQL only sums, counts and groups; the figures are then made by the same
+functions (``headline_of``, ``reasons_of``) and the same pandas steps on the small aggregates.
+Nothing here holds one row per answer, except the optional golden-set figures, which need each
+answer's question (three columns, not the checked answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from ..checking.checker import check_answer
+from ..contract import reasons as R
+from ..contract.errors import RecordError
+from ..contract.log import parse_line
+from ..reports import figures as F
+from ..reports.check_report import Summary
+from ..reports.failures import Overview
+from ..reports.golden import GoldenQuestion, evaluate_retrieval
+from ..review.labels import Label
+from . import schema as S
+from .batch import line_hash
+from .store import Store, options_from
+
+_SQL_TYPES = {"int64": "BIGINT", "bool": "BOOLEAN", "double": "DOUBLE", "string": "VARCHAR"}
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _list(paths: list[str]) -> str:
+    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
+
+
+class StoreQuery:
+    """A DuckDB connection with views ``answers``, ``citations``, ``sentences``, ``errors`` over the
+    store's parts (of the logs ``sources``, default all) and ``logs`` (source, seq: log order)."""
+
+    def __init__(self, store: Store, sources: Iterable[str] | None = None, threads: int | None = None):
+        self.store = store
+        wanted = None if sources is None else list(sources)
+        self.sources = [e["source"] for e in store.logs] if wanted is None else wanted
+        self.con = duckdb.connect(":memory:")
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        for table, schema in S.TABLES.items():
+            files = store.files(table, self.sources)
+            if files:
+                self._view(table, schema, files)
+            else:
+                self.con.register(table, schema.empty_table())
+        order = {s: i for i, s in enumerate(self.sources)}
+        self.con.register("logs", pd.DataFrame({"source": list(order), "seq": list(order.values())},
+                                               columns=["source", "seq"]).astype({"source": object, "seq": "int64"}))
+        self._labels(None)
+
+    def _view(self, table: str, schema, files: list[str]) -> None:
+        """A view over the parts; a column a part written by an older citecheck lacks (a reason code
+        added since) reads as 0 for a count, null otherwise."""
+        source = f"read_parquet({_list(files)}, union_by_name = true)"
+        have = {row[0] for row in self.con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+        added = [f"{'0' if f.name in R.ALL_REASONS else 'NULL'}::{_SQL_TYPES.get(str(f.type), 'VARCHAR')} AS {_q(f.name)}"
+                 for f in schema if f.name not in have]
+        self.con.execute(f"CREATE VIEW {table} AS SELECT *{''.join(', ' + a for a in added)} FROM {source}")
+
+    def close(self) -> None:
+        self.con.close()
+
+    def sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
+        return self.con.execute(query, params or []).fetchdf()
+
+    def one(self, query: str, params: Sequence | None = None) -> tuple:
+        return self.con.execute(query, params or []).fetchone()
+
+    # --- labels ---------------------------------------------------------------------------
+
+    def _labels(self, counts: pd.DataFrame | None) -> None:
+        """The view ``a``: answers with their label counts (``labelled``, ``not_supported``)."""
+        if counts is None or counts.empty:
+            self.con.execute("CREATE OR REPLACE VIEW a AS SELECT *, 0::BIGINT AS labelled, "
+                             "0::BIGINT AS not_supported FROM answers")
+            return
+        self.con.register("label_counts", counts)
+        self.con.execute("CREATE OR REPLACE VIEW a AS SELECT answers.*, coalesce(l.labelled, 0)::BIGINT AS labelled,"
+                         " coalesce(l.not_supported, 0)::BIGINT AS not_supported FROM answers LEFT JOIN "
+                         "label_counts l USING (source, \"offset\")")
+
+    def use_labels(self, labels: Mapping[tuple[str, str], Label]) -> list[str]:
+        """Count the current labels per answer (as ``figures.answer_table`` does): each labelled
+        answer's line is read back from its log by offset and checked again.  Returns warnings."""
+        by_answer: dict[str, list[Label]] = {}
+        for label in labels.values():
+            if label.citation is not None:
+                by_answer.setdefault(label.answer_id, []).append(label)
+        if not by_answer:
+            self._labels(None)
+            return []
+        self.con.register("labelled_ids", pd.DataFrame({"answer_id": list(by_answer)}, dtype=object))
+        rows = self.sql("SELECT source, file, \"offset\", length, line_hash, answer_id FROM answers "
+                        "WHERE answer_id IN (SELECT answer_id FROM labelled_ids)")
+        warnings: list[str] = []
+        out = []
+        options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
+        for row in rows.itertuples(index=False):
+            raw = read_line(row.file, row.offset)
+            if line_hash(raw) != bytes(row.line_hash):
+                warnings.append(f"{row.file}: the line of answer {row.answer_id} at byte {row.offset} changed "
+                                "since it was checked; check the log into the store again")
+                continue
+            result = check_answer(parse_line(raw), options[row.source])
+            labelled, not_supported = F._label_counts(result, by_answer[row.answer_id])
+            out.append((row.source, int(row.offset), labelled, not_supported))
+        self._labels(pd.DataFrame(out, columns=["source", "offset", "labelled", "not_supported"]))
+        return warnings
+
+    def result(self, answer_id: str):
+        """The checked answer ``answer_id`` (the first with that id, in log order), read back from its
+        log by offset and checked with its log's options; None when the store has no such answer.
+        Raises StoreError when the line changed since it was checked."""
+        from .store import StoreError
+
+        row = self.one("SELECT source, file, \"offset\", line_hash FROM answers JOIN logs USING (source) "
+                       "WHERE answer_id = ? ORDER BY seq, \"offset\" LIMIT 1", [answer_id])
+        if row is None:
+            return None
+        source, file, offset, digest = row
+        raw = read_line(file, offset)
+        if line_hash(raw) != bytes(digest):
+            raise StoreError(f"{file}: the line of answer {answer_id} at byte {offset} changed since it was "
+                             "checked; check the log into the store again")
+        entry = self.store.log(source)
+        return check_answer(parse_line(raw), options_from(entry["options"]))
+
+    # --- the check summary --------------------------------------------------------------------
+
+    def summary(self) -> Summary:
+        """``citecheck check``'s running totals, from the store."""
+        codes = ", ".join(f"coalesce(sum({_q(c)}), 0)::BIGINT" for c in R.ALL_REASONS)
+        row = self.one(
+            "SELECT count(*), coalesce(sum(refused::INT), 0)::BIGINT, coalesce(sum(ok::INT), 0)::BIGINT, "
+            + ", ".join(f"coalesce(sum({c}), 0)::BIGINT" for c in (
+                "invalid_markers", "citations", "failed", "with_quote", "quote_in_source", "sentences", "uncited",
+                "multi_claim"))
+            + f", coalesce(sum(unsupported_number::INT), 0)::BIGINT, {codes} FROM answers")
+        s = Summary()
+        (s.answers, s.refused, s.answers_ok, s.invalid_markers, s.citations, s.failed, s.with_quote,
+         s.quote_in_source, s.sentences, s.uncited, s.multi_claim, s.answers_with_unsupported_number) = row[:12]
+        s._reasons = list(row[12:])
+        s.unreadable_lines = self.one("SELECT count(*) FROM errors")[0]
+        return s
+
+    def unreadable(self) -> list[RecordError]:
+        """Every unreadable line, in log order then line order."""
+        rows = self.con.execute("SELECT file, line, field, message FROM errors JOIN logs USING (source) "
+                                "ORDER BY seq, line").fetchall()
+        return [RecordError(*r) for r in rows]
+
+    # --- the report figures -------------------------------------------------------------------
+
+    def _sums(self, where: str = "", group: str | None = None) -> pd.DataFrame:
+        cols = [f"coalesce(sum({_q(c)}::BIGINT), 0)::BIGINT AS {_q(c)}" for c in F.HEADLINE_SUMS]
+        cols += ["count_if(invalid_markers > 0)::BIGINT AS invalid_marker_answers",
+                 "count(faithfulness)::BIGINT AS scored", "count(*)::BIGINT AS n"]
+        if group:
+            return self.sql(f"SELECT {_q(group)} AS g, {', '.join(cols)} FROM a {where} GROUP BY 1 ORDER BY 1")
+        return self.sql(f"SELECT {', '.join(cols)} FROM a {where}")
+
+    def headline(self, where: str = "") -> list[F.Figure]:
+        row = self._sums(where).iloc[0]
+        return F.headline_of({k: int(v) for k, v in row.items()}, int(row["n"]))
+
+    def reasons(self) -> pd.DataFrame:
+        cols = ", ".join(f"coalesce(sum({_q(c)}), 0)::BIGINT, count_if({_q(c)} > 0)::BIGINT" for c in R.ALL_REASONS)
+        row = self.one(f"SELECT count(*), coalesce(sum(citations), 0)::BIGINT, coalesce(sum(sentences), 0)::BIGINT, "
+                       f"{cols} FROM a")
+        n, cites, sentences = row[:3]
+        counts = {code: (row[3 + 2 * i], row[4 + 2 * i]) for i, code in enumerate(R.ALL_REASONS)}
+        return F.reasons_of(counts, cites, sentences, n)
+
+    def breakdown(self, column: str) -> pd.DataFrame:
+        """``figures.breakdown``: the headline figures per value of ``column``."""
+        rows = []
+        for group in self._sums(group=column).to_dict("records"):
+            n = int(group["n"])
+            row: dict = {column: group["g"], "answers": n}
+            for f in F.headline_of({k: int(v) for k, v in group.items() if k != "g"}, n):
+                row[f"{f.key}.count"] = f.count
+                row[f"{f.key}.total"] = f.total
+                row[f"{f.key}.rate"] = f.rate
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def over_time(self, freq: str = "D") -> pd.DataFrame:
+        """``figures.over_time``: per day or week (Monday to Sunday, UTC)."""
+        unit = {"D": "day", "W": "week"}[freq]
+        g = self.sql(f"SELECT date_trunc('{unit}', time) AS period, count(*)::BIGINT AS answers, "
+                     "sum(failing::INT)::BIGINT AS failing, sum(citations)::BIGINT AS citations, "
+                     "sum(failed)::BIGINT AS failed, sum(refused::INT)::BIGINT AS refused FROM a "
+                     "WHERE time IS NOT NULL GROUP BY 1 ORDER BY 1")
+        if g.empty:
+            return pd.DataFrame(columns=["period", "answers", "failing", "failing_rate", "citations", "failed",
+                                         "citation_failure_rate", "refused", "refusal_rate"])
+        out = g.set_index(pd.to_datetime(g.pop("period")).rename("period"))
+        out["failing_rate"] = out["failing"] / out["answers"]
+        out["citation_failure_rate"] = (out["failed"] / out["citations"]).where(out["citations"] > 0)
+        out["refusal_rate"] = out["refused"] / out["answers"]
+        return out.reset_index()
+
+    def faithfulness_scores(self) -> pd.DataFrame | None:
+        """``figures.faithfulness_scores``, or None when no answer was scored."""
+        scored = self.one("SELECT count(faithfulness) FROM a")[0]
+        if not scored:
+            return None
+        rows = []
+        bins = F.SCORE_BINS
+        for low, high in zip(bins, bins[1:]):
+            op = "<=" if high == bins[-1] else "<"
+            answers, withheld = self.one(
+                f"SELECT count(*), coalesce(sum(withheld::INT), 0)::BIGINT FROM a WHERE faithfulness >= ? "
+                f"AND faithfulness {op} ?", [low, high])
+            rows.append({"bin": f"{low:.1f}-{high:.1f}", "low": low, "high": high, "answers": answers,
+                         "withheld": withheld, "share": answers / scored})
+        return pd.DataFrame(rows)
+
+    def answers_count(self) -> int:
+        return self.one("SELECT count(*) FROM answers")[0]
+
+    def overview(self, golden: Sequence[GoldenQuestion] | None = None, k: int = 5) -> Overview:
+        """Every figure of ``citecheck report`` (``reports.failures.build``) from the store."""
+        n = self.answers_count()
+        refusals = retrieval = None
+        if golden is not None:
+            df = self.sql("SELECT answer_id, question, refused FROM answers JOIN logs USING (source) "
+                          "ORDER BY seq, \"offset\"")
+            refusals = F.refusals(df, golden)
+            runs = self.con.execute("SELECT answer_id, coalesce(question, ''), chunk_ids FROM answers JOIN logs "
+                                    "USING (source) ORDER BY seq, \"offset\"").fetchall()
+            retrieval = evaluate_retrieval(golden, runs, k)
+        has_models = self.one(f"SELECT count(*) > 0 FROM answers WHERE model <> '{F.NONE}'")[0]
+        has_prompts = self.one(f"SELECT count(*) > 0 FROM answers WHERE prompt_version <> '{F.NONE}'")[0]
+        return StoreOverview(
+            table=pd.DataFrame(index=pd.RangeIndex(n)),  # only its length is used: no row is held
+            headline=self.headline(), reasons=self.reasons(), by_model=self.breakdown("model"),
+            by_prompt=self.breakdown("prompt_version"), weekly=self.over_time("W"), refusals=refusals,
+            retrieval=retrieval, unreadable=self.one("SELECT count(*) FROM errors")[0],
+            faithfulness=self.faithfulness_scores(), models=bool(has_models), prompts=bool(has_prompts))
+
+    # --- what the Failures page asks -----------------------------------------------------------
+
+    def values(self, column: str) -> list[str]:
+        """The distinct values of ``model`` or ``prompt_version``, sorted."""
+        if column not in ("model", "prompt_version"):
+            raise ValueError(f"no breakdown by {column!r}")
+        return [v for (v,) in self.con.execute(f"SELECT DISTINCT {column} FROM answers ORDER BY 1").fetchall()]
+
+    def date_range(self):
+        """(first, last) date of the dated answers, or None."""
+        first, last = self.one("SELECT min(time), max(time) FROM answers")
+        return None if first is None else (first.date(), last.date())
+
+    def undated(self) -> int:
+        return self.one("SELECT count(*) - count(time) FROM answers")[0]
+
+    def any_failing(self) -> bool:
+        return bool(self.one("SELECT count_if(failing) > 0 FROM answers")[0])
+
+    def compare(self, column: str, a: str, b: str) -> list[F.Difference]:
+        """``figures.compare``: every headline figure for ``column == a`` against ``column == b``."""
+        if column not in ("model", "prompt_version"):
+            raise ValueError(f"no comparison by {column!r}")
+        groups = {g["g"]: g for g in self._sums(group=column).to_dict("records")}
+        empty = {k: 0 for k in (*F.HEADLINE_SUMS, "invalid_marker_answers", "scored")}
+
+        def figures(value):
+            g = groups.get(value)
+            return F.headline_of({k: int(v) for k, v in g.items() if k != "g"} if g else empty,
+                                 int(g["n"]) if g else 0)
+
+        return F.differences(figures(a), figures(b))
+
+    # --- the failing answers table --------------------------------------------------------------
+
+    def failing(self, filters: F.Filters = F.Filters(), limit: int | None = None) -> pd.DataFrame:
+        """``figures.failing``: the answers that match ``filters``, worst first (``limit`` rows)."""
+        where, params = ["TRUE"], []
+        if filters.failing_only:
+            where.append("failing")
+        if filters.reason:
+            if filters.reason not in R.ALL_REASONS:
+                raise ValueError(f"unknown reason code {filters.reason!r}")
+            where.append(f"{_q(filters.reason)} > 0")
+        if filters.model:
+            where.append("model = ?")
+            params.append(filters.model)
+        if filters.prompt_version:
+            where.append("prompt_version = ?")
+            params.append(filters.prompt_version)
+        if filters.start:
+            where.append("time >= ?::TIMESTAMP")
+            params.append(str(pd.Timestamp(filters.start, tz="UTC").tz_localize(None)))
+        if filters.end:
+            where.append("time < ?::TIMESTAMP")
+            params.append(str(pd.Timestamp(filters.end, tz="UTC").tz_localize(None) + pd.Timedelta(days=1)))
+        if filters.refused is not None:
+            where.append("refused = ?")
+            params.append(filters.refused)
+        if filters.human_not_supported is not None:
+            where.append("(not_supported > 0) = ?")
+            params.append(filters.human_not_supported)
+        if filters.labelled is not None:
+            where.append("(labelled > 0) = ?")
+            params.append(filters.labelled)
+        columns = ", ".join(_q(c) for c in F.TABLE_COLUMNS if c not in ("reasons",))
+        rate = "coalesce(CASE WHEN citations > 0 THEN failed / citations END, 0.0)"
+        query = (f"SELECT {columns}, array_to_string(reasons, ', ') AS reasons, {rate} AS failure_rate, "
+                 f"source, \"offset\" FROM a JOIN logs USING (source) WHERE {' AND '.join(where)} "
+                 f"ORDER BY problems DESC, failure_rate DESC, answer_id ASC, seq, \"offset\""
+                 + (f" LIMIT {int(limit)}" if limit is not None else ""))
+        return self.sql(query, params)
+
+
+@dataclass(frozen=True)
+class StoreOverview(Overview):
+    """An Overview whose answers stay in the store: ``table`` has their number of rows and no column."""
+
+    models: bool = False
+    prompts: bool = False
+
+    @property
+    def has_models(self) -> bool:
+        return self.models
+
+    @property
+    def has_prompts(self) -> bool:
+        return self.prompts
+
+
+def read_line(file: str, offset: int) -> bytes:
+    """The bytes of the log line that starts at ``offset`` (newline included)."""
+    with open(file, "rb") as handle:
+        handle.seek(offset)
+        return handle.readline()

@@ -1,0 +1,71 @@
+"""The Failures page on a checked store (CITECHECK_STORE): every figure, breakdown, filter and the
+failing-answers table from DuckDB, equal to the page on the same log held in memory."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from citecheck.cli.main import main
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+LOG = ROOT / "sample_data" / "answers.jsonl"
+CORPUS = ROOT / "sample_data" / "corpus"
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    monkeypatch.setenv("CITECHECK_LOGS", str(LOG))
+    monkeypatch.setenv("CITECHECK_CORPUS", str(CORPUS))
+    monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "labels.jsonl"))
+    monkeypatch.setenv("CITECHECK_VERDICTS", str(tmp_path / "verdicts.jsonl"))
+    monkeypatch.delenv("CITECHECK_STORE", raising=False)
+    store = tmp_path / "store"
+    assert main(["check", str(LOG), "--corpus", str(CORPUS), "--store", str(store)], io.StringIO(), io.StringIO()) == 0
+    return store
+
+
+def failures() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    return at.switch_page("pages/failures.py").run()
+
+
+def seen(at) -> dict:
+    """What the page shows: tiles, every table, and the failing-answers table after some filters."""
+    assert not at.exception, [e.value for e in at.exception]
+    out = {"metrics": [(m.label, m.value) for m in at.metric],
+           "tables": [d.value.reset_index(drop=True).to_dict("records") for d in at.dataframe
+                      if "open" not in d.value.columns]}
+    table = next(d for d in at.dataframe if "open" in d.value.columns).value
+    out["failing"] = table.to_dict("records")
+    at.selectbox(key="f_model").select("claude-haiku-4-5").run()
+    out["haiku"] = next(d for d in at.dataframe if "open" in d.value.columns).value.to_dict("records")
+    at.selectbox(key="f_model").select("any").run()
+    at.selectbox(key="f_reason").select("source_changed").run()
+    at.selectbox(key="f_scope").select("all").run()
+    out["changed"] = next(d for d in at.dataframe if "open" in d.value.columns).value.to_dict("records")
+    out["captions"] = [c.value for c in at.caption if "answers from" not in c.value]
+    return out
+
+
+def test_failures_page_from_the_store_shows_what_it_shows_from_the_log(env, monkeypatch):
+    from_log = seen(failures())
+    monkeypatch.setenv("CITECHECK_STORE", str(env))
+    at = failures()
+    assert any("answers from the checked store" in c.value for c in at.caption)
+    from_store = seen(at)
+    assert from_store["failing"] and from_store["haiku"] and from_store["changed"]
+    assert from_store == from_log
+
+
+def test_failures_page_says_when_the_store_is_not_one(env, monkeypatch, tmp_path):
+    monkeypatch.setenv("CITECHECK_STORE", str(tmp_path / "nowhere"))
+    at = failures()
+    assert not at.exception
+    assert "is not a checked store" in "\n".join(str(h.proto.body) for h in at.get("html"))

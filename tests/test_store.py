@@ -1,0 +1,343 @@
+"""The checked store: `citecheck check --store` writes Parquet, `citecheck report --store` reads it
+with DuckDB, and every figure equals the in-memory report's on the same logs."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from citecheck.checking.checker import CheckOptions
+from citecheck.checking.options import check_files
+from citecheck.cli.main import main
+from citecheck.contract import reasons as R
+from citecheck.contract.corpus import Corpus
+from citecheck.contract.errors import RecordError
+from citecheck.reports import figures as F
+from citecheck.review import labels
+from citecheck.review.items import items_of
+from citecheck.store import schema as S
+from citecheck.store.query import StoreQuery
+from citecheck.store.store import Store, StoreError, source_id
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_data"
+LOG = SAMPLE / "answers.jsonl"
+CORPUS = SAMPLE / "corpus"
+GOLDEN = SAMPLE / "golden.jsonl"
+MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5", None, "claude-opus-4-1")
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def generated_log(path: Path, n: int = 400, seed: int = 7) -> Path:
+    """A log made of the sample's answers (every reason code among them) under new ids, models,
+    prompt versions and timestamps (some missing or unreadable), some scored by the faithfulness
+    gate, with unreadable lines (bad JSON, a missing field, bytes that are not UTF-8) and blank lines."""
+    rng = random.Random(seed)
+    sample = [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines: list[bytes] = []
+    for i in range(n):
+        obj = dict(sample[i % len(sample)])
+        obj["answer_id"] = f"g-{i}"
+        model = MODELS[rng.randrange(len(MODELS))]
+        obj.pop("model", None)
+        if model:
+            obj["model"] = model
+        obj["prompt_version"] = rng.choice(("answer.v1", "answer.v2", "answer.v3"))
+        stamp = rng.random()
+        if stamp < 0.05:
+            obj.pop("timestamp", None)
+        elif stamp < 0.08:
+            obj["timestamp"] = "last tuesday"
+        else:
+            obj["timestamp"] = f"2026-{rng.randint(9, 11):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z"
+        if rng.random() < 0.3:
+            score = rng.choice((0.0, 0.45, 0.5, 0.7, 0.79, 0.8, 0.9, 1.0, 0.333))
+            obj["faithfulness"] = {"score": score, "withheld": score < 0.7, "threshold": 0.7}
+        lines.append(json.dumps(obj, ensure_ascii=False).encode("utf-8"))
+        if i % 97 == 5:
+            lines.append(b'{"log_version": 1, "answer_id": "torn", ')
+        if i % 131 == 7:
+            lines.append(json.dumps({"log_version": 1, "answer_id": f"nq-{i}", "answer": "x", "chunks": []}).encode())
+        if i % 151 == 3:
+            lines.append(b'{"log_version": 1, "answer_id": "\xff\xfe"}')
+        if i % 53 == 0:
+            lines.append(b"   ")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("gen")
+    return generated_log(folder / "generated.jsonl"), generated_log(folder / "second.jsonl", 150, seed=8)
+
+
+def test_sample_report_from_the_store_equals_the_report_from_the_log(tmp_path):
+    store = tmp_path / "store"
+    code, out, err = run("check", LOG, "--corpus", CORPUS, "--store", store)
+    assert code == 0, err
+    assert "48 line(s), 48 checked, 0 unchanged" in out
+    for fmt in ("json", "text", "csv"):
+        want = run("report", LOG, "--corpus", CORPUS, "--golden", GOLDEN, "--format", fmt)
+        got = run("report", "--store", store, "--golden", GOLDEN, "--format", fmt)
+        assert got == want, fmt
+
+
+def test_generated_log_every_reason_code_equal_figures(tmp_path, generated):
+    first, second = generated
+    store = tmp_path / "store"
+    code, _, err = run("check", first, second, "--corpus", CORPUS, "--store", store)
+    assert code == 4 and "unreadable" in err  # the bad lines are reported, the rest stored
+    want = json.loads(run("report", first, second, "--corpus", CORPUS, "--golden", GOLDEN, "--format", "json")[1])
+    assert all(r["count"] > 0 for r in want["reasons"]), "the generated log must hold every reason code"
+    assert want["unreadable_lines"] >= 4 and want["faithfulness_scores"] is not None
+    assert {m["model"] for m in want["by_model"]} == {m or F.NONE for m in MODELS}
+    for fmt in ("json", "text", "csv"):
+        assert run("report", "--store", store, "--golden", GOLDEN, "--format", fmt) == \
+            run("report", first, second, "--corpus", CORPUS, "--golden", GOLDEN, "--format", fmt), fmt
+    # one log of the two, named
+    assert run("report", "--store", store, second, "--format", "json") == \
+        run("report", second, "--corpus", CORPUS, "--format", "json")
+
+
+def test_check_summary_and_errors_from_the_store_equal_the_check(tmp_path, generated):
+    first, _ = generated
+    plain = run("check", first, "--corpus", CORPUS, "--format", "json", "--max-failure-rate", "0.01")
+    stored = run("check", first, "--corpus", CORPUS, "--format", "json", "--max-failure-rate", "0.01",
+                 "--store", tmp_path / "s")
+    assert stored[0] == plain[0] == 5  # the gate and the unreadable lines
+    assert stored[2] == plain[2]  # every unreadable line said exactly as the check says it
+    want = [r for r in map(json.loads, plain[1].splitlines()) if r["record"] != "answer"]
+    assert [json.loads(line) for line in stored[1].splitlines()] == want
+
+
+def test_labels_count_from_the_store_as_from_the_log(tmp_path, generated):
+    first, _ = generated
+    options = CheckOptions(corpus=Corpus(CORPUS))
+    path = tmp_path / "labels.jsonl"
+    picked = 0
+    for _, _, result in check_files([first], options):
+        if isinstance(result, F.AnswerResult) and result.citations and picked < 30:
+            items = [it for it in items_of(result) if it.citation is not None]
+            labels.append(path, labels.make_label(items[0], "not_supported" if picked % 2 else "supported", "ana"))
+            picked += 1
+    store = tmp_path / "store"
+    run("check", first, "--corpus", CORPUS, "--store", store)
+    want = run("report", first, "--corpus", CORPUS, "--labels", path, "--format", "json")
+    got = run("report", "--store", store, "--labels", path, "--format", "json")
+    assert got == want
+    assert "human_not_supported_rate" in got[1]
+
+
+FILTERS = [
+    F.Filters(),
+    F.Filters(failing_only=False),
+    F.Filters(reason=R.NUMBER_NOT_IN_SOURCE),
+    F.Filters(model="claude-haiku-4-5", prompt_version="answer.v2"),
+    F.Filters(start="2026-10-01", end="2026-10-15", failing_only=False),
+    F.Filters(refused=True, failing_only=False),
+    F.Filters(model=F.NONE, reason=R.SOURCE_CHANGED),
+]
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_failing_table_from_the_store_equals_the_pandas_table(tmp_path, generated, filters):
+    first, second = generated
+    store = Store(tmp_path / "s", create=True)
+    options = CheckOptions(corpus=Corpus(CORPUS))
+    for log in (first, second):
+        store.check_log(str(log), options)
+    table = F.answer_table((f, n, r) for f, n, r in check_files([str(first), str(second)], options)
+                           if isinstance(r, F.AnswerResult))
+    want = F.failing(table, filters)[list(F.TABLE_COLUMNS)].reset_index(drop=True)
+    got = StoreQuery(store).failing(filters)[list(F.TABLE_COLUMNS)]
+    assert len(want) and got.to_dict("records") == want.to_dict("records")
+
+
+def _rows(store: Store, table: str) -> list[dict]:
+    files = store.files(table)
+    rows = pq.read_table(files).to_pylist() if files else []
+    return sorted(rows, key=lambda r: (r["source"], r["offset"], r.get("index") or 0))
+
+
+def test_checking_again_checks_only_changed_lines(tmp_path, generated):
+    first, _ = generated
+    log = tmp_path / "log.jsonl"
+    lines = first.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:200]))
+    store = Store(tmp_path / "s", create=True)
+    options = CheckOptions(corpus=Corpus(CORPUS))
+    first_run = store.check_log(str(log), options)
+    assert first_run.kept == 0 and first_run.checked == first_run.lines
+    again = store.check_log(str(log), options)
+    assert again.checked == 0 and again.appended
+    # the log grows: only the new lines are checked, and the old part stays as it was
+    log.write_bytes(b"".join(lines[:260]))
+    old_parts = list(store.log(source_id(str(log)))["parts"])
+    grown = store.check_log(str(log), options)
+    assert grown.appended and grown.kept == first_run.lines and grown.checked == grown.lines - first_run.lines
+    assert store.log(source_id(str(log)))["parts"][:len(old_parts)] == old_parts
+    # one line edited, one deleted: those are checked, the others keep their rows (moved)
+    edited = lines[:260]
+    edited[10] = edited[10].replace(b'"answer_id": "g-', b'"answer_id": "edited-')
+    del edited[50]
+    log.write_bytes(b"".join(edited))
+    changed = store.check_log(str(log), options)
+    assert changed.checked == 1 and not changed.appended
+    fresh = Store(tmp_path / "fresh", create=True)
+    fresh.check_log(str(log), options)
+    for table in S.TABLES:
+        assert _rows(store, table) == _rows(fresh, table), table
+    assert StoreQuery(store).summary() == StoreQuery(fresh).summary()
+
+
+@settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.sampled_from(["delete", "duplicate", "edit", "blank", "swap"]),
+                                st.integers(0, 59)), max_size=6))
+def test_any_edit_gives_the_store_a_fresh_check_gives(tmp_path_factory, generated, edits):
+    first, _ = generated
+    folder = tmp_path_factory.mktemp("edit")
+    lines = first.read_bytes().splitlines(keepends=True)[:60]
+    log = folder / "log.jsonl"
+    log.write_bytes(b"".join(lines))
+    options = CheckOptions()
+    store = Store(folder / "s", create=True)
+    store.check_log(str(log), options)
+    for what, i in edits:
+        i %= max(len(lines), 1)
+        if not lines:
+            break
+        if what == "delete":
+            del lines[i]
+        elif what == "duplicate":
+            lines.insert(i, lines[i])
+        elif what == "edit":
+            lines[i] = lines[i].replace(b"the", b"THE", 1)
+        elif what == "blank":
+            lines.insert(i, b"\n")
+        else:
+            lines[i], lines[-1] = lines[-1], lines[i]
+    log.write_bytes(b"".join(lines))
+    store.check_log(str(log), options)
+    fresh = Store(folder / "fresh", create=True)
+    fresh.check_log(str(log), options)
+    for table in S.TABLES:
+        assert _rows(store, table) == _rows(fresh, table), table
+
+
+def test_changed_options_check_every_line_again(tmp_path):
+    store = Store(tmp_path / "s", create=True)
+    store.check_log(str(LOG), CheckOptions())
+    run_ = store.check_log(str(LOG), CheckOptions(corpus=Corpus(CORPUS)))
+    assert run_.kept == 0 and run_.checked == 48
+    assert StoreQuery(store).summary().reasons[R.SOURCE_CHANGED] == 3
+
+
+def test_a_check_that_crashes_leaves_the_store_as_it_was(tmp_path, generated):
+    first, _ = generated
+    store = Store(tmp_path / "s", create=True)
+    store.check_log(str(LOG), CheckOptions())
+    before = StoreQuery(store).summary()
+
+    class Crash(Exception):
+        pass
+
+    def crashing(batches):
+        for i, b in enumerate(batches):
+            if i:
+                raise Crash
+            yield b
+
+    real = store.write_part
+    store.write_part = lambda source, batches: real(source, crashing(batches))
+    with pytest.raises(Crash):
+        store.check_log(str(first), CheckOptions(), rows=50)
+    reopened = Store(tmp_path / "s")
+    assert [e["file"] for e in reopened.logs] == [str(LOG)]
+    assert StoreQuery(reopened).summary() == before
+
+
+def test_store_errors_say_what_to_do(tmp_path):
+    with pytest.raises(StoreError, match="citecheck check LOG... --store DIR"):
+        Store(tmp_path / "none")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    code, _, err = run("check", LOG, "--store", tmp_path / "full")
+    assert code == 2 and "not empty" in err
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "store.json").write_text('{"store_version": 99}')
+    code, _, err = run("report", "--store", tmp_path / "old")
+    assert code == 2 and "version 99" in err
+    run("check", LOG, "--store", tmp_path / "s")
+    code, _, err = run("report", "--store", tmp_path / "s", SAMPLE / "golden.jsonl")
+    assert code == 2 and "is not in the store" in err
+    code, _, err = run("report", "--store", tmp_path / "s", "--corpus", CORPUS)
+    assert code == 2 and "when checking into the store" in err
+    code, _, err = run("report")
+    assert code == 2 and "--store" in err
+
+
+def test_one_answer_is_read_back_from_its_log_by_offset(tmp_path, generated):
+    first, _ = generated
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(first.read_bytes())
+    options = CheckOptions(corpus=Corpus(CORPUS))
+    store = Store(tmp_path / "s", create=True)
+    store.check_log(str(log), options)
+    query = StoreQuery(store)
+    want = {r.answer.answer_id: r for _, _, r in check_files([str(log)], options) if not isinstance(r, RecordError)}
+    for answer_id in ("g-0", "g-17", "g-399"):
+        assert query.result(answer_id) == want[answer_id]
+    assert query.result("no-such-answer") is None
+    data = log.read_bytes()
+    at = data.index(b'"answer_id": "g-17"')
+    log.write_bytes(data[:at] + data[at:].replace(b"g-17", b"g-71", 1))
+    with pytest.raises(StoreError, match="check the log into the store again"):
+        query.result("g-17")
+
+
+def test_two_checks_into_one_store_both_land(tmp_path, generated):
+    """Two checks that opened one store before either wrote: under the lock each reads store.json
+    again, so the second keeps the first's log instead of writing its stale record over it."""
+    first, second = generated
+    a, b = Store(tmp_path / "s", create=True), Store(tmp_path / "s", create=True)
+    with a.locked():
+        a.check_log(str(first), CheckOptions())
+    with b.locked():
+        b.check_log(str(second), CheckOptions())
+    assert [e["file"] for e in Store(tmp_path / "s").logs] == [str(first), str(second)]
+    assert len({p for e in Store(tmp_path / "s").logs for p in e["parts"]}) == 2  # no part name used twice
+
+
+def test_a_store_written_before_a_reason_code_existed_reads_it_as_zero(tmp_path):
+    """A part without a later reason code's column (as an older citecheck wrote it): the figures read
+    the code as 0, and checking the log again re-checks every line (the reason codes are an option)."""
+    import pyarrow.compute as pc
+
+    store = Store(tmp_path / "s", create=True)
+    store.check_log(str(LOG), CheckOptions())
+    newest = R.ALL_REASONS[-1]
+    (path,) = store.files("answers")
+    t = pq.read_table(path)
+    before = int(pc.sum(t.column(newest)).as_py() or 0)
+    pq.write_table(t.drop_columns([newest]), path)
+    entry = store.log(source_id(str(LOG)))
+    entry["options"]["reasons"] = list(R.ALL_REASONS[:-1])
+    store.commit(entry["source"], entry["file"], entry["options"], entry["parts"], {})
+    summary = StoreQuery(Store(tmp_path / "s")).summary()
+    assert summary.reasons[newest] == 0 and summary.answers == 48
+    assert StoreQuery(Store(tmp_path / "s")).overview().headline
+    again = Store(tmp_path / "s").check_log(str(LOG), CheckOptions())
+    assert again.kept == 0 and again.checked == 48
+    assert StoreQuery(Store(tmp_path / "s")).summary().reasons[newest] == before

@@ -1,0 +1,132 @@
+"""`citecheck check --store DIR --engine dask`: the logs checked on a real Dask LocalCluster (worker
+processes) give the store the single-process engine gives, also when a worker dies mid-run."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from citecheck.checking.checker import CheckOptions
+from citecheck.cli.main import main
+from citecheck.contract.corpus import Corpus
+from citecheck.store import schema as S
+from citecheck.store.cluster import check_on_dask, check_range, count_lines, partitions
+from citecheck.store.query import StoreQuery
+from citecheck.store.store import Store
+from test_store import generated_log
+
+distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install -e .[dask])")
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "sample_data" / "corpus"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("logs")
+    return [str(generated_log(folder / "a.jsonl", 300)), str(generated_log(folder / "b.jsonl", 120, seed=3))]
+
+
+def rows(store: Store, table: str) -> list[dict]:
+    out = pq.read_table(store.files(table)).to_pylist()
+    return sorted(out, key=lambda r: (r["source"], r["offset"], r.get("index") or 0))
+
+
+def local_store(folder: Path, paths, options) -> Store:
+    store = Store(folder, create=True)
+    for p in paths:
+        store.check_log(p, options)
+    return store
+
+
+def test_partitions_cover_every_line_once(logs):
+    options = CheckOptions()
+    size = Path(logs[0]).stat().st_size
+    whole = check_range(logs[0], "x", 0, size, options)
+    ranges = partitions(logs[0], block=3000)
+    assert len(ranges) > 10 and ranges[-1][1] == size
+    counts = [count_lines(logs[0], s, e) for s, e in ranges]
+    assert sum(counts) == len(Path(logs[0]).read_bytes().splitlines())
+    parts = []
+    before = 0
+    for (s, e), n in zip(ranges, counts):
+        parts += check_range(logs[0], "x", s, e, options, before)
+        before += n
+    for table in ("answers", "errors"):
+        got = [(o, n) for t in parts for o, n in zip(t[table].column("offset").to_pylist(), t[table].column("line").to_pylist())]
+        assert got == [(o, n) for t in whole for o, n in zip(t[table].column("offset").to_pylist(),
+                                                               t[table].column("line").to_pylist())]
+
+
+def test_dask_engine_stores_what_the_local_engine_stores(tmp_path, cluster, logs):
+    options = CheckOptions(corpus=Corpus(CORPUS))
+    local = local_store(tmp_path / "local", logs, options)
+    with distributed.Client(cluster) as client:
+        dask = Store(tmp_path / "dask", create=True)
+        runs = check_on_dask(dask, logs, options, client=client, block=65536)
+    assert [r.lines for r in runs] == [e["lines"] for e in local.logs]
+    for table in S.TABLES:
+        assert rows(dask, table) == rows(local, table), table
+    assert StoreQuery(dask).summary() == StoreQuery(local).summary()
+    assert [str(e) for e in StoreQuery(dask).unreadable()] == [str(e) for e in StoreQuery(local).unreadable()]
+
+
+def test_cli_dask_engine_on_an_existing_scheduler(tmp_path, cluster, logs):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["check", *logs, "--store", str(tmp_path / "s"), "--engine", "dask", "--scheduler",
+                 cluster.scheduler_address, "--corpus", str(CORPUS)], out, err)
+    out2, err2 = io.StringIO(), io.StringIO()
+    code2 = main(["check", *logs, "--store", str(tmp_path / "l"), "--corpus", str(CORPUS)], out2, err2)
+    assert code == code2 == 4
+    assert err.getvalue() == err2.getvalue()  # every unreadable line said as by the local engine
+    assert out.getvalue().split("\n\n", 1)[1] == out2.getvalue().split("\n\n", 1)[1]  # the summary
+
+
+def test_memory_paths_through_fsspec(tmp_path, logs):
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/citecheck/log.jsonl", Path(logs[1]).read_bytes())
+    url = "memory:///citecheck/log.jsonl"
+    options = CheckOptions()
+    local = Store(tmp_path / "local", create=True)
+    local.check_log(url, options)
+    # memory:// lives in one process: a cluster of threads in this process reads it
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as c, \
+            distributed.Client(c) as client:
+        dask = Store(tmp_path / "dask", create=True)
+        check_on_dask(dask, [url], options, client=client, block=16384)
+    for table in S.TABLES:
+        assert rows(dask, table) == rows(local, table), table
+    assert rows(local, "answers")[0]["file"] == url
+
+
+def test_a_worker_killed_mid_run_loses_nothing(tmp_path, cluster, logs):
+    options = CheckOptions()
+    local = local_store(tmp_path / "local", logs, options)
+    killed = []
+    with distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+
+        def kill_one(done: int) -> None:
+            if done == 1 and not killed:  # a partition came back; the others are queued or running
+                pid = next(iter(pids.values()))
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+        dask = Store(tmp_path / "dask", create=True)
+        check_on_dask(dask, logs, options, client=client, block=32768, on_result=kill_one)
+        client.wait_for_workers(2, timeout=60)
+    assert killed
+    for table in S.TABLES:
+        assert rows(dask, table) == rows(local, table), table
