@@ -139,9 +139,17 @@ def first_open(answer_id: str) -> int:
     return next((n for n, item in enumerate(data.items(answer_id)) if not L.is_done(item, current, reviewer)), 0)
 
 
+def linked_focus(answer_id: str) -> int:
+    """The focus the address names (``?item=N``, what the open tab showed), else the first open item."""
+    raw = st.query_params.get("item", "")
+    n = int(raw) - 1 if raw.isascii() and raw.isdigit() else -1
+    return n if 0 <= n < len(data.items(answer_id)) else first_open(answer_id)
+
+
+handled = state.pop("_label_saved", False)  # a label button's callback ran before this run
 if asked and asked != state.get("linked") and data.get(asked) is not None:
     state.answer_id = asked  # a deep link, a reload, a restarted server, or a link from the Failures page
-    state.focus = first_open(asked)
+    state.focus = linked_focus(asked)
 elif "answer_id" not in state or data.get(state.answer_id) is None:
     state.answer_id = ids[0] if ids else data.answers[0].answer_id
     state.focus = first_open(state.answer_id)
@@ -152,6 +160,8 @@ state.linked = state.answer_id
 result = data.get(state.answer_id)
 items = data.items(state.answer_id)
 state.focus = min(state.get("focus", 0), max(len(items) - 1, 0))
+if st.query_params.get("item") != str(state.focus + 1):
+    st.query_params["item"] = str(state.focus + 1)
 
 
 def moved() -> None:
@@ -216,6 +226,7 @@ def resume() -> None:
 
 
 def save(index: int, label: str) -> None:
+    state._label_saved = True
     item = items[index]
     note = state.get(f"note-{item.key}", "")
     name = identity().name
@@ -286,9 +297,12 @@ def label_buttons(where, item, n: int, chosen: str | None, prefix: str, shortcut
     row = where.container(horizontal=True, gap="small")
     for k, label in enumerate(item.labels):
         picked = label == chosen
-        row.button(("\u2713 " if picked else "") + LABEL_TEXT[label], key=f"{prefix}-{label}", on_click=save,
-                   args=(n, label), type="primary" if picked else "secondary",
-                   shortcut=str(k + 1) if shortcuts else None, width="content")
+        clicked = row.button(("\u2713 " if picked else "") + LABEL_TEXT[label], key=f"{prefix}-{label}",
+                             on_click=save, args=(n, label), type="primary" if picked else "secondary",
+                             shortcut=str(k + 1) if shortcuts else None, width="content")
+        if clicked and not handled:  # a new session (a restarted server) has no callback for it yet
+            save(n, label)
+            st.rerun()
 
 
 def chosen_label(item) -> str | None:

@@ -1,0 +1,80 @@
+"""The labelling queue with overlap, the team's progress, the reviewer's identity, the keys script."""
+
+import pytest
+from citecheck.review import identity as I
+from citecheck.review.html import focus_marker_html, focus_token, keys_script
+from citecheck.review.items import Item
+from citecheck.review.queue import TeamProgress, next_in_queue, team_progress
+
+
+def item(answer: str, sentence: int) -> Item:
+    return Item(answer, sentence, 0, "c1", f"fp-{answer}-{sentence}")
+
+
+A = [("a1", [item("a1", 0), item("a1", 1)]), ("a2", [item("a2", 0)]), ("a3", [item("a3", 0)])]
+
+
+def team_of(*pairs):
+    """(reviewer, answer, sentence) triples -> the labellers map, fingerprints current."""
+    out = {}
+    for who, answer, sentence in pairs:
+        it = item(answer, sentence)
+        out.setdefault(it.key, {})[who] = it.fingerprint
+    return out
+
+
+def test_queue_moves_on_across_answers_and_says_when_finished():
+    assert next_in_queue(A, {}, "ana", 1, after=("a1", 1)) == ("a2", 0)
+    done = team_of(("ana", "a1", 0), ("ana", "a1", 1), ("ana", "a2", 0), ("ana", "a3", 0))
+    assert next_in_queue(A, done, "ana", 1, after=("a3", 0)) is None
+
+
+def test_queue_comes_round_to_items_passed_over_but_never_to_labelled_ones():
+    team = team_of(("ana", "a2", 0), ("ana", "a3", 0))
+    assert next_in_queue(A, team, "ana", 1, after=("a3", 0)) == ("a1", 0)
+
+
+def test_overlap_skips_done_items_and_prefers_started_ones():
+    team = team_of(("ben", "a3", 0), ("ben", "a1", 0), ("cy", "a1", 0))
+    # overlap 1: everything ben touched is done for ana
+    assert next_in_queue(A, team, "ana", 1) == ("a1", 1)
+    # overlap 2: a1#0 is done (ben, cy); a3 was started by ben, so it comes before the untouched a1#1
+    assert next_in_queue(A, team, "ana", 2) == ("a3", 0)
+    assert next_in_queue(A, team, "ben", 2) == ("a1", 1)
+
+
+def test_stale_labels_do_not_count():
+    stale = {item("a1", 0).key: {"ana": "an old fingerprint"}}
+    assert next_in_queue(A, stale, "ana", 1) == ("a1", 0)
+
+
+def test_team_progress_counts_own_and_done_items():
+    items = [i for _, its in A for i in its]
+    team = team_of(("ana", "a1", 0), ("ben", "a1", 0), ("ben", "a2", 0))
+    assert team_progress(items, team, "ana", 2) == TeamProgress(1, 1, 4, 2)
+    assert team_progress(items, team, "ben", 1) == TeamProgress(2, 2, 4, 1)
+
+
+@pytest.mark.parametrize(("url", "session", "user", "expected"), [
+    ("ana", None, None, ("ana", "url")),
+    ("ana", "bob", None, ("bob", "session")),
+    (None, None, None, ("", "none")),
+    ("  \x00ana\n ", None, None, ("ana", "url")),
+    ("ana", "bob", {"is_logged_in": True, "email": "lead@example.org"}, ("lead@example.org", "login")),
+    ("ana", None, {"is_logged_in": False}, ("ana", "url")),
+])
+def test_identity(url, session, user, expected):
+    who = I.resolve(url, session, user)
+    assert (who.name, who.source) == expected
+    assert who.signed_in == (expected[1] == "login")
+
+
+def test_keys_script_and_focus_marker_carry_no_untrusted_text():
+    key = '"><script>alert(1)</script>#s0#c0'
+    token = focus_token(key)
+    assert "<script>alert" not in focus_marker_html(key, 1, 2)
+    assert f'data-focus="{token}"' in focus_marker_html(key, 1, 2)
+    script = keys_script(token, 3)
+    assert f'[data-focus="{token}"]' in script and "window.parent.document" in script
+    with pytest.raises(ValueError):
+        keys_script('"];alert(1)//', 0)
