@@ -15,11 +15,9 @@ from ..reports.check_report import (
     answer_record,
     answer_text,
     error_record,
-    summary_record,
-    summary_text,
 )
 from . import store as store_cli
-from .common import EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE, json_line, rate
+from .common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_line, rate
 
 
 def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None:
@@ -56,19 +54,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             json_line(answer_record(item, file, line), out)
         elif not args.quiet or not item.ok:
             out.write("\n".join(answer_text(item, file, line)) + "\n")
-    if as_json:
-        json_line(summary_record(summary), out)
-    else:
-        out.write("\n".join(summary_text(summary)) + "\n")
-    code = 0
-    failure_rate = summary.failure_rate
-    if args.max_failure_rate is not None and failure_rate is not None and failure_rate > args.max_failure_rate:
-        err.write(f"citation failure rate {failure_rate:.4f} is above --max-failure-rate {args.max_failure_rate}\n")
-        code |= EXIT_GATE
-    if summary.unreadable_lines:
-        err.write(f"{summary.unreadable_lines} unreadable line(s); see above\n")
-        code |= EXIT_UNREADABLE
-    return code
+    return finish_check(summary, args, as_json, out, err)
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

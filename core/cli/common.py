@@ -54,3 +54,23 @@ def load_checked(paths: list[str], corpus: str | None, err: TextIO):
     for e in data.errors:
         err.write(f"unreadable: {e}\n")
     return data
+
+
+def finish_check(summary, args: argparse.Namespace, as_json: bool, out: TextIO, err: TextIO) -> int:
+    """The summary, the ``--max-failure-rate`` gate and the exit code: the same with or without a store."""
+    from ..reports.check_report import summary_record, summary_text
+
+    if as_json:
+        json_line(summary_record(summary), out)
+    else:
+        out.write("\n".join(summary_text(summary)) + "\n")
+    code = 0
+    failure_rate = summary.failure_rate
+    if args.max_failure_rate is not None and failure_rate is not None and failure_rate > args.max_failure_rate:
+        err.write(f"citation failure rate {failure_rate:.4f} is above --max-failure-rate {args.max_failure_rate}\n")
+        code |= EXIT_GATE
+    if summary.unreadable_lines:
+        err.write(f"{summary.unreadable_lines} unreadable line(s); see above\n")
+        code |= EXIT_UNREADABLE
+    return code
+

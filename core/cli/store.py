@@ -7,7 +7,8 @@ import argparse
 import json
 from typing import TextIO
 
-from .common import EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE, json_line
+from ..reports.check_report import error_record
+from .common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_line
 
 
 def add_check_options(check: argparse.ArgumentParser) -> None:
@@ -37,7 +38,6 @@ def _open(path: str, err: TextIO, create: bool = False):
 
 
 def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO) -> int:
-    from ..reports.check_report import summary_record, summary_text
     from ..store.query import StoreQuery
     from ..store.store import source_id
 
@@ -61,23 +61,11 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
     query = StoreQuery(store, [source_id(p) for p in args.logs])
     for e in query.unreadable():
         if as_json:
-            json_line({"record": "error", "report_version": 1, **e.to_dict()}, out)
+            json_line(error_record(e), out)
         err.write(f"unreadable: {e}\n")
     summary = query.summary()
     query.close()
-    if as_json:
-        json_line(summary_record(summary), out)
-    else:
-        out.write("\n".join(summary_text(summary)) + "\n")
-    code = 0
-    rate = summary.failure_rate
-    if args.max_failure_rate is not None and rate is not None and rate > args.max_failure_rate:
-        err.write(f"citation failure rate {rate:.4f} is above --max-failure-rate {args.max_failure_rate}\n")
-        code |= EXIT_GATE
-    if summary.unreadable_lines:
-        err.write(f"{summary.unreadable_lines} unreadable line(s); see above\n")
-        code |= EXIT_UNREADABLE
-    return code
+    return finish_check(summary, args, as_json, out, err)
 
 
 def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
