@@ -40,8 +40,13 @@ def pg_cluster():
 
 @pytest.fixture
 def pg_url(pg_cluster):
-    """The URL (with its password) of a new, empty database on the session's cluster."""
-    return pg_cluster.create_database()
+    """The URL (with its password) of a new, empty database on the session's cluster. Each database
+    gets its own pool of connections in this process: it is closed after the test, or a session of
+    tests would exhaust the server's connection slots."""
+    yield pg_cluster.create_database()
+    from citecheck.contract import postgres
+
+    postgres.close_all()
 
 
 @pytest.fixture(params=["file", "postgresql"])

@@ -188,11 +188,16 @@ def test_any_note_survives_file_database_file(pg_cluster, tmp_path_factory, note
     url = pg_cluster.create_database()
     folder = tmp_path_factory.mktemp("roundtrip")
     made = [L.Label(1, "a-1#s0#c0", "a-1", 0, 0, "c", "f", "supported", note, "ana", L.now(), "t") for note in notes]
-    for label in made:
-        L.append(folder / "a.jsonl", label)
-    S.copy(folder / "a.jsonl", url, L.STREAM)
-    S.copy(url, folder / "b.jsonl", L.STREAM)
-    assert L.read(url)[0] == made and L.read(folder / "b.jsonl")[0] == made
+    try:
+        for label in made:
+            L.append(folder / "a.jsonl", label)
+        S.copy(folder / "a.jsonl", url, L.STREAM)
+        S.copy(url, folder / "b.jsonl", L.STREAM)
+        assert L.read(url)[0] == made and L.read(folder / "b.jsonl")[0] == made
+    finally:
+        # the pool's worker threads draw from the global random module (connection lifetime jitter):
+        # left running, they would touch it while Hypothesis draws the next example
+        postgres.close_all()
 
 
 # --- the schema ----------------------------------------------------------------------------------------
