@@ -27,6 +27,8 @@ DEFAULT_REFUSAL = "I cannot answer from the sources."
 _new = tuple.__new__
 
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+# A marker of 19 digits or more cites no retrieved chunk: it is checked as this number (out of range).
+_HUGE_MARKER = 10 ** 18
 _ANY_MARKER = re.compile(MARKER)
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
 # (Checking the letter in Python is faster than a lookbehind, which the regex engine would try at
@@ -164,7 +166,7 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
         group = m.group(1)
         start, end = m.span()
         for part in (group.split(",") if "," in group else (group,)):
-            n = int(part)
+            n = int(part) if len(part) < 19 else _HUGE_MARKER  # (no slow or refused conversion of 5,000 digits)
             candidates = by_marker.get(n)
             entry = _match_entry(entries, candidates, used, start, end) if candidates else None
             if entry is None:
@@ -343,7 +345,8 @@ def number_in(text: str, number: str) -> bool:
     thousands commas.  A plain substring search: no regex scan of the whole text."""
     forms = [number]
     if number.isdigit() and len(number) > 3:
-        forms.append(f"{int(number):,}")
+        head = len(number) % 3 or 3  # thousands commas, by string slicing (no integer conversion)
+        forms.append(",".join([number[:head]] + [number[i:i + 3] for i in range(head, len(number), 3)]))
     for form in forms:
         start = text.find(form)
         while start >= 0:

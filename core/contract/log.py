@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,14 @@ from .errors import FieldError, RecordError
 
 LOG_VERSION = 1
 CHECKSUM_PREFIX = "sha256:"
+
+# Limits on one line (docs/log-format.md, "Limits"): a longer or deeper line is one unreadable
+# line, reported with its number, and the lines after it are read.  They bound the time and
+# memory one line can take, and keep every value writable by the JSON writers.
+MAX_LINE_BYTES = 16_000_000
+MAX_DEPTH = 100  # levels of nested lists and objects, the line's own object being level 1
+MAX_INT_DIGITS = 4300  # Python's limit on converting digits to an integer
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def checksum(text: str) -> str:
@@ -95,6 +104,16 @@ _ANSWER_FIELD_SET = frozenset(ANSWER_FIELDS)
 # --- parsing ---------------------------------------------------------------------------------
 
 
+def _show(value: Any) -> str:
+    """A wrong value for an error message: short, and never a walk of a deeply nested one."""
+    if type(value) in (list, dict):
+        return f"a{'n object' if type(value) is dict else ' list'} of {len(value)} item(s)"
+    if type(value) is int and value.bit_length() > 64:
+        return f"an integer of {len(str(value)) if value.bit_length() < 14_000 else 'thousands of'} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _opt_str(obj: dict, key: str, where: str) -> str | None:
     value = obj.get(key)
     if value is None or type(value) is str:
@@ -117,14 +136,14 @@ def _opt_int(obj: dict, key: str, where: str) -> int | None:
         return None
     if type(value) is int and value >= 0:
         return value
-    raise FieldError(f"{where}{key}", f"expected a non-negative integer (a code-point offset), got {value!r}")
+    raise FieldError(f"{where}{key}", f"expected a non-negative integer (a code-point offset), got {_show(value)}")
 
 
 def _opt_num(obj: dict, key: str, where: str) -> float | None:
     value = obj.get(key)
     if value is None or (type(value) in (int, float)):
         return value
-    raise FieldError(f"{where}{key}", f"expected a number or null, got {value!r}")
+    raise FieldError(f"{where}{key}", f"expected a number or null, got {_show(value)}")
 
 
 def _pair(obj: dict, start_key: str, end_key: str, where: str) -> tuple[int | None, int | None]:
@@ -235,7 +254,7 @@ def _parse_citation_checked(obj: Any, where: str) -> Citation:
             document_id=document_id, quote=quote, quote_start=quote_start, quote_end=quote_end,
             label=label, locator=locator,
         )
-    raise FieldError(f"{where}kind", f"expected 'marker' or 'span', got {kind!r}")
+    raise FieldError(f"{where}kind", f"expected 'marker' or 'span', got {_show(kind)}")
 
 
 def parse_answer(obj: Any) -> Answer:
@@ -248,7 +267,7 @@ def parse_answer(obj: Any) -> Answer:
             raise FieldError("log_version", f'is required: add "log_version": {LOG_VERSION}')
         raise FieldError(
             "log_version",
-            f"this line is format version {version!r}; this citecheck reads version {LOG_VERSION}. "
+            f"this line is format version {_show(version)}; this citecheck reads version {LOG_VERSION}. "
             "Upgrade citecheck or re-export the log.",
         )
     chunks_obj = obj.get("chunks")
@@ -262,10 +281,16 @@ def parse_answer(obj: Any) -> Answer:
                        for i, c in enumerate(citations_obj)])
     refused = obj.get("refused", False)
     if type(refused) is not bool:
-        raise FieldError("refused", f"expected true or false, got {refused!r}")
+        raise FieldError("refused", f"expected true or false, got {_show(refused)}")
     # Fields the format does not name are kept (``extra``): found by a set difference, so a line with
     # few known fields loses none of its own.
     extra = {k: v for k, v in obj.items() if k not in _ANSWER_FIELD_SET} if obj.keys() - _ANSWER_FIELD_SET else {}
+    for key, value in extra.items():
+        if type(value) in (list, dict):
+            _check_depth(value, 2, key)
+    for i, c in enumerate(citations):
+        if c.locator:
+            _check_depth(c.locator, 4, f"citations[{i}].locator")
     return Answer(
         answer_id=_req_str(obj, "answer_id", ""),
         question=_req_str(obj, "question", ""),
@@ -281,16 +306,53 @@ def parse_answer(obj: Any) -> Answer:
     )
 
 
+def _check_depth(value: Any, depth: int, where: str) -> None:
+    """Raise :class:`FieldError` when ``value`` (at nesting level ``depth``) nests past MAX_DEPTH.
+
+    Iterative, so no input can exhaust the stack."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if level > MAX_DEPTH:
+            raise FieldError(where, f"nested more than {MAX_DEPTH} levels deep; citecheck reads at most "
+                             f"{MAX_DEPTH} levels of lists and objects in a line")
+        children = item.values() if type(item) is dict else item
+        stack.extend((c, level + 1) for c in children if type(c) in (list, dict))
+
+
+def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
+    """(field, the string) of the first string or key in ``obj`` holding a lone surrogate."""
+    stack = [(obj, where)]
+    while stack:
+        item, path = stack.pop()
+        if type(item) is str:
+            if _SURROGATE.search(item):
+                return path or "(line)", item
+        elif type(item) is dict:
+            for k, v in reversed(item.items()):
+                if _SURROGATE.search(k):
+                    return (f"{path}.{k}" if path else k), k
+                stack.append((v, f"{path}.{k}" if path else k))
+        elif type(item) is list:
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
+
+
 def parse_line(text: str | bytes) -> Answer:
     """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON,
-    ``(encoding)`` for bytes that are not UTF-8).
+    ``(encoding)`` for bytes that are not UTF-8, the field's path for a lone surrogate).
 
     orjson decodes (several times faster); a line it refuses is decoded again by the standard
-    library, so what is accepted and the error message are the standard library's.
+    library, so what is accepted and the error message are the standard library's, except for
+    what no writer or page could handle: nesting past :data:`MAX_DEPTH`, integers of more than
+    :data:`MAX_INT_DIGITS` digits and lone surrogate escapes (``"\\ud800"``: not Unicode text).
     """
     try:
         obj = orjson.loads(text)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc):
+            raise FieldError("(json)", f"nested more than {MAX_DEPTH} levels deep (at column {exc.colno}); "
+                             f"citecheck reads at most {MAX_DEPTH} levels of lists and objects in a line") from None
         if isinstance(text, bytes):
             try:
                 text = text.decode("utf-8")
@@ -300,6 +362,18 @@ def parse_line(text: str | bytes) -> Answer:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise FieldError("(json)", f"a number has more than {MAX_INT_DIGITS:,} digits; citecheck reads "
+                             f"integers of at most {MAX_INT_DIGITS:,} digits ({str(exc).split(':')[-1].strip()})") from None
+        except RecursionError:
+            raise FieldError("(json)", f"nested more than {MAX_DEPTH} levels deep; citecheck reads at most "
+                             f"{MAX_DEPTH} levels of lists and objects in a line") from None
+        found = _surrogate_path(obj)
+        if found is not None:
+            path, value = found
+            at = _SURROGATE.search(value).start()
+            raise FieldError(path, f"holds a lone surrogate (\\u{ord(value[at]):04x} at character {at}), which is "
+                             "not Unicode text: fix the writer that escaped half of a character pair")
     return parse_answer(obj)
 
 
@@ -354,6 +428,10 @@ def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[t
         try:
             for line in iterator:
                 line_no += 1
+                if type(line) is _LongLine or len(line) > MAX_LINE_BYTES + 1:  # (+1: the newline)
+                    yield line_no, RecordError(name, line_no, "(line)",
+                                               _too_long(int(line) if type(line) is _LongLine else len(line)))
+                    continue
                 if not line or line.isspace():
                     continue
                 try:
@@ -374,4 +452,34 @@ def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
     A torn last line (no newline, not valid JSON) is reported like any other bad line.
     """
     with open(path, "rb") as handle:
-        yield from parse_lines(str(path), handle)
+        yield from parse_lines(str(path), _bounded_lines(handle))
+
+
+class _LongLine(int):
+    """Stands for a line longer than MAX_LINE_BYTES (its length), which is never held in memory."""
+
+
+def _too_long(size: int) -> str:
+    return (f"line is {size:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes a line may have; "
+            "the line was skipped (split the answer's chunks, or drop the fields citecheck does not read)")
+
+
+def _bounded_lines(handle, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _LongLine]:
+    """The lines of a binary file; one longer than ``limit`` is skipped in blocks and given as its length."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            if b"\r" in line and b"\r" in line.rstrip(b"\r\n"):  # CR-only line ends (JSON strings hold no raw CR)
+                yield from line.rstrip(b"\n").split(b"\r")
+            else:
+                yield line
+            continue
+        size = len(line)
+        while True:
+            block = handle.readline(1 << 20)
+            size += len(block)
+            if not block or block.endswith(b"\n"):
+                break
+        yield _LongLine(size)
