@@ -8,6 +8,7 @@ last line (a crash mid-write) is skipped with a warning; the next record starts 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -60,6 +61,15 @@ def append(path: str | Path, label: Label) -> None:
     append_records(path, [asdict(label)])
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# The type each field must have (``type(x) in ...``, so a bool is not taken for an integer).
+_FIELD_TYPES = {
+    "item": (str,), "answer_id": (str,), "sentence": (int,), "citation": (int, type(None)),
+    "chunk_id": (str, type(None)), "fingerprint": (str,), "label": (str,), "note": (str,), "reviewer": (str,),
+    "at": (str,), "citecheck": (str,),
+}
+
+
 def _parse(obj: object) -> Label:
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
@@ -69,6 +79,14 @@ def _parse(obj: object) -> Label:
         label = Label(**{name: obj[name] for name in Label.__dataclass_fields__})
     except KeyError as exc:
         raise ValueError(f"missing field {exc.args[0]}") from None
+    for name, types in _FIELD_TYPES.items():
+        value = getattr(label, name)
+        if type(value) not in types:
+            want = " or ".join("null" if t is type(None) else {"str": "a string", "int": "an integer"}[t.__name__]
+                               for t in types)
+            raise ValueError(f"field {name}: expected {want}, got {type(value).__name__}")
+        if type(value) is str and _SURROGATE.search(value):
+            raise ValueError(f"field {name}: holds a lone surrogate, which is not Unicode text")
     if label.label not in ALL_LABELS:
         raise ValueError(f"unknown label {label.label!r}")
     return label
