@@ -17,7 +17,7 @@ from citecheck.review.highlight import escape as e
 from citecheck.review.html import citation_html
 from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
 
-from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 
 enter("calibration")
 
@@ -42,6 +42,7 @@ if which == "expertqa":
     verdicts_path = cfg.verdicts.with_name("expertqa-verdicts.jsonl")
 else:
     data = current_dataset()
+    show_notice(data)
     records, label_warnings = read_labels()
     verdicts_path = cfg.verdicts
 for w in label_warnings:

@@ -12,12 +12,13 @@ from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
 from citecheck.review import labels as L
 
-from pages._common import current_dataset, enter, read_labels, settings
+from pages._common import current_dataset, enter, read_labels, settings, show_notice
 
 enter("failures")
 
 cfg = settings()
 data = current_dataset()
+show_notice(data)
 st.header("Failed answers")
 if not len(data):
     st.info("No answers loaded, so there is nothing to report. Check the Data page: the configured logs "
@@ -65,7 +66,9 @@ def show_figures(figs: list[F.Figure], per_row: int = 4) -> None:
 st.caption(f"{len(table):,} answers from {len(cfg.logs)} log(s)" + (" (uploaded log)" if st.session_state.get(
     "use_upload") and st.session_state.get("uploaded") is not None else ""))
 show_figures(report.headline)
-if not table["failing"].any():
+if not table["failing"].any() and data.errors:
+    st.warning("No answer that could be read fails a check, but some of the log could not be read (see above).")
+elif not table["failing"].any():
     st.success("No answer fails a check: every citation verified, every sentence cited, every number and quote "
                "found in its sources.")
 

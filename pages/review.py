@@ -17,12 +17,13 @@ from citecheck.review.html import (
 from citecheck.review.items import LABEL_TEXT
 from citecheck.review.queue import FILTERS, answer_ids, first_unlabelled
 
-from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 
 enter("review")
 
 style()
 data = current_dataset()
+show_notice(data)
 if not len(data):
     st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
     st.stop()

@@ -444,6 +444,30 @@ def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[t
             return
 
 
+EMPTY_LOG = "is empty: it holds no answers (a log has one JSON object per line)"
+
+
+def log_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read as a log at all (a folder, missing, unreadable, empty), or None.
+
+    A file of blank lines only is empty too; the message says what to do in each case."""
+    path = Path(path)
+    if path.is_dir():
+        return "is a folder, not a log file: give the .jsonl log file inside it"
+    if not path.exists():
+        return "no such file: check the path (--log, CITECHECK_LOGS or the command's LOG argument)"
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+            while head and head.isspace():
+                head = handle.read(1 << 16)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not head:
+        return EMPTY_LOG
+    return None
+
+
 def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
     """Stream :func:`parse_lines` over a log file; memory stays flat however long it is.
 

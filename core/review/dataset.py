@@ -19,7 +19,7 @@ from pathlib import Path
 from ..checking.checker import AnswerResult, CheckOptions, check_answer
 from ..contract.corpus import Corpus
 from ..contract.errors import RecordError
-from ..contract.log import Answer, parse_lines, read_log
+from ..contract.log import Answer, log_problem, parse_lines, read_log
 from .items import Item, items_of
 
 
@@ -125,8 +125,9 @@ def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
     errors: list[RecordError] = []
     with _long_lived():
         for path in paths:
-            if not path.is_file():
-                errors.append(RecordError(str(path), 0, "(file)", "no such log file; check --log or CITECHECK_LOGS"))
+            problem = log_problem(path)
+            if problem is not None:  # (line 0, field "(file)": the whole file, not one of its lines)
+                errors.append(RecordError(str(path), 0, "(file)", problem))
                 continue
             for _, item in read_log(path):
                 if isinstance(item, RecordError):
