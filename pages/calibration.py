@@ -15,6 +15,7 @@ from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.highlight import escape as e
 from citecheck.review.html import citation_html
+from citecheck.review.text import md_literal as m
 from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
@@ -46,15 +47,15 @@ else:
     records, label_warnings = read_labels()
     verdicts_path = cfg.verdicts
 for w in label_warnings:
-    st.warning(w)
+    st.warning(m(w))
 verdict_records, verdict_warnings = read_verdicts(verdicts_path)
 for w in verdict_warnings:
-    st.warning(w)
+    st.warning(m(w))
 
 labelled_keys = {r.item for r in records if r.citation is not None}
 items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
 st.caption(f"{len(labelled_keys):,} labelled citation item(s); {len(items):,} found in the loaded answers. "
-           f"Verdicts file: {verdicts_path}")
+           f"Verdicts file: {m(verdicts_path)}")
 
 # --- running a judge ----------------------------------------------------------------------------------
 with st.expander("Run a judge over the labelled items", expanded=not verdict_records):
@@ -152,7 +153,7 @@ with right:
     if a.shared_items:
         st.metric("Reviewer agreement (Krippendorff's alpha)", "n/a" if a.alpha is None else f"{a.alpha:.2f}",
                   border=True)
-        st.caption(f"{a.shared_items} items labelled by two or more of {', '.join(a.reviewers)}"
+        st.caption(f"{a.shared_items} items labelled by two or more of {', '.join(m(r) for r in a.reviewers)}"
                    + ("" if a.kappa is None else f"; Cohen's kappa {a.kappa:.2f}")
                    + ". A judge cannot be expected to agree with people better than they agree with each other.")
     else:
@@ -182,5 +183,5 @@ if result is not None:
               f"{e(row['judge'].replace('_', ' '))} \u2014 {e(row['rationale'])}</p>")
     right.html(citation_html(result, c, whole=True))
     if which == "configured":
-        st.page_link("pages/review.py", label=f"Open {answer_id} on the review page",
+        st.page_link("pages/review.py", label=f"Open {m(answer_id)} on the review page",
                      query_params={"answer": answer_id})

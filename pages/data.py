@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 from citecheck.review import dataset
+from citecheck.review.text import md_literal as m
 
 from pages._common import current_dataset, enter, read_labels, settings, show_notice
 
@@ -36,4 +37,4 @@ if data.errors:
 else:
     st.success("Every line of the loaded logs was readable.")
 for w in warnings:
-    st.warning(w)
+    st.warning(m(w))

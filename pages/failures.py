@@ -11,6 +11,8 @@ from citecheck.reports import figures as F
 from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
 from citecheck.review import labels as L
+from citecheck.review.text import md_literal as m
+from citecheck.review.text import review_link
 
 from pages._common import current_dataset, enter, read_labels, settings, show_notice
 
@@ -32,8 +34,8 @@ golden = None
 if cfg.golden is not None and cfg.golden.is_file():
     golden, golden_errors = read_golden(cfg.golden)
     if golden_errors:
-        st.warning(f"{len(golden_errors)} unreadable line(s) in the golden set {cfg.golden.name}; "
-                   f"first: {golden_errors[0]}")
+        st.warning(f"{len(golden_errors)} unreadable line(s) in the golden set {m(cfg.golden.name)}; "
+                   f"first: {m(golden_errors[0])}")
 runs = [F.retrieval_run(r) for r in data.results] if golden is not None else []
 k = 5
 report = build(table, golden, runs, k)
@@ -174,7 +176,7 @@ with table_tab:
     shown = F.failing(table, filters)
     st.caption(f"{len(shown):,} answer(s), worst first. Select a row to open it on the review page.")
     view = shown[[c for c in F.TABLE_COLUMNS if c not in ("file", "line")]].copy()
-    view.insert(1, "open", "review?answer=" + view["answer_id"])
+    view.insert(1, "open", view["answer_id"].map(review_link))
     picked = st.dataframe(
         view, hide_index=True, key="failing_table", on_select="rerun", selection_mode="single-row",
         column_config={"open": st.column_config.LinkColumn("open", display_text="review \u2192")},
@@ -184,7 +186,7 @@ with table_tab:
     rows = picked.selection.rows if picked is not None else []
     if rows:
         answer_id = view.iloc[rows[0]]["answer_id"]
-        if st.button(f"Open {answer_id} on the review page", key="open_selected", type="primary"):
+        if st.button(f"Open {m(answer_id)} on the review page", key="open_selected", type="primary"):
             st.session_state.answer_id = answer_id
             st.session_state.focus = 0
             st.switch_page("pages/review.py", query_params={"answer": answer_id})
@@ -197,9 +199,9 @@ with golden_tab:
         refusal_figs = report.refusals.figures()
         show_figures(refusal_figs, per_row=2)
         if report.refusals.over_refused_ids:
-            st.write("Over-refused: " + ", ".join(report.refusals.over_refused_ids))
+            st.write("Over-refused: " + ", ".join(m(x) for x in report.refusals.over_refused_ids))
         if report.refusals.under_refused_ids:
-            st.write("Under-refused: " + ", ".join(report.refusals.under_refused_ids))
+            st.write("Under-refused: " + ", ".join(m(x) for x in report.refusals.under_refused_ids))
         r = report.retrieval
         c1, c2, c3 = st.columns(3)
         c1.metric(f"hit rate@{r.k}", pct(r.hit_rate), border=True)

@@ -16,6 +16,7 @@ from citecheck.review.html import (
 )
 from citecheck.review.items import LABEL_TEXT
 from citecheck.review.queue import FILTERS, answer_ids, first_unlabelled
+from citecheck.review.text import md_literal as m
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 
@@ -44,7 +45,7 @@ with st.sidebar:
         wanted = st.text_input("Jump to answer id")
         if st.form_submit_button("Open") and wanted.strip():
             if data.get(wanted.strip()) is None:
-                st.error(f"No answer with id {wanted.strip()!r} in the loaded logs.")
+                st.error(f"No answer with id {m(repr(wanted.strip()))} in the loaded logs.")
             else:
                 state.answer_id = wanted.strip()
                 state.focus = 0
@@ -112,27 +113,27 @@ def save(index: int, label: str) -> None:
 
 flash = state.pop("flash", None)
 if flash:
-    getattr(st, flash[0])(flash[1])
+    getattr(st, flash[0])(m(flash[1]))
 for warning in label_warnings:
-    st.warning(warning)
+    st.warning(m(warning))
 
 # --- header and navigation -----------------------------------------------------------------
 pos = ids.index(state.answer_id) + 1 if state.answer_id in ids else None
 overall = L.progress(data.all_items, current, reviewer) if reviewer else None
 here = L.progress(items, current, reviewer)
 nav = st.columns([3, 1, 1, 1])
-nav[0].subheader(f"Answer {result.answer.answer_id}" + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)"))
+nav[0].subheader(f"Answer {m(result.answer.answer_id)}" + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)"))
 nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_container_width=True)
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 if reviewer:
-    st.caption(f"{reviewer}: labelled {overall.labelled} of {overall.total} items overall, "
+    st.caption(f"{m(reviewer)}: labelled {overall.labelled} of {overall.total} items overall, "
                f"{here.labelled} of {here.total} in this answer" + (f" ({here.stale} stale)" if here.stale else ""))
 else:
     st.warning("Enter your name in the sidebar before labelling.")
 
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
-st.caption(" \u00b7 ".join(m for m in meta if m))
+st.caption(" \u00b7 ".join(m(x) for x in meta if x))
 st.html(f"<p><b>Question:</b> {e(result.answer.question)}</p>")
 st.html(reader_html(result))
 if result.refused:
@@ -146,7 +147,7 @@ if items:
     focused = items[state.focus]
     with st.container(border=True):
         st.markdown(f"**Focused item {state.focus + 1} of {len(items)}**: sentence {focused.sentence + 1}"
-                    + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))
+                    + ("" if focused.citation is None else f", citation of {m(focused.chunk_id)}"))
         row = st.columns(len(focused.labels) + 2)
         for k, label in enumerate(focused.labels):
             row[k].button(LABEL_TEXT[label], key=f"key-{label}", on_click=save, args=(state.focus, label),
@@ -180,7 +181,7 @@ for s in result.sentences:
         if mine is not None:
             stale = mine.fingerprint != item.fingerprint
             box.caption(("STALE (the answer or chunk changed since): " if stale else "Your label: ")
-                        + LABEL_TEXT[mine.label] + (f" \u2014 {mine.note}" if mine.note else ""))
+                        + LABEL_TEXT[mine.label] + (f" \u2014 {m(mine.note)}" if mine.note else ""))
         verdicts_here = judged.get(item.key, {})
         if verdicts_here:
             if blind and (mine is None or mine.fingerprint != item.fingerprint):
@@ -191,7 +192,7 @@ for s in result.sentences:
                              f"<b>{e(v.verdict.replace('_', ' '))}</b> \u2014 {e(v.rationale)}</div>")
         others = [lab for (key, who), lab in current.items() if key == item.key and who != reviewer]
         if others:
-            box.caption("Others: " + "; ".join(f"{lab.reviewer}: {LABEL_TEXT[lab.label]}" for lab in others))
+            box.caption("Others: " + "; ".join(f"{m(lab.reviewer)}: {LABEL_TEXT[lab.label]}" for lab in others))
         cols = box.columns(len(item.labels) + 1)
         for k, label in enumerate(item.labels):
             cols[k].button(LABEL_TEXT[label], key=f"b-{item.key}-{label}", on_click=save, args=(n, label),

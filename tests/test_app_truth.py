@@ -2,6 +2,7 @@
 uploaded log), and re-reads a log that changed on disk."""
 
 import io
+import json
 import os
 from pathlib import Path
 
@@ -129,3 +130,20 @@ def test_the_data_page_shows_an_uploaded_log_in_use(tmp_path, monkeypatch):
     at.run()
     assert "Showing the uploaded log <code>mine.jsonl</code>" in banner(at)
     assert at.metric[0].value == "1"
+
+
+def test_the_failures_table_links_encode_the_answer_id(tmp_path, monkeypatch):
+    from urllib.parse import parse_qs, urlsplit
+
+    from citecheck.checking.checker import check_answer
+    from citecheck.contract.log import parse_line
+
+    failing = next(line for line in LINES if not check_answer(parse_line(line)).ok)
+    ids = ["q&a=1", "a#b", "why?x", "a/b", "100%", "two words", "é中"]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps({**json.loads(failing), "answer_id": i}) + "\n" for i in ids))
+    use_log(monkeypatch, log)
+    at = page("pages/failures.py")
+    table = next(d for d in at.dataframe if "open" in d.value.columns).value
+    got = {row["answer_id"]: parse_qs(urlsplit(row["open"]).query)["answer"] for _, row in table.iterrows()}
+    assert got == {i: [i] for i in ids}
