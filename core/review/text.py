@@ -15,7 +15,9 @@ from urllib.parse import quote
 
 # CommonMark lets a backslash escape any ASCII punctuation; these are the ones Streamlit's Markdown
 # (with LaTeX ``$``, emoji ``:name:`` and HTML) could read as formatting.
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&=\"'])")
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#!|~<>$:&])")
+# ... and these only where a line starts, where they would begin a list ("- x", "+ x", "1. x", "1) x").
+_LIST_START = re.compile(r"^([-+]|\d+[.)])")
 _NEWLINES = re.compile(r"[\r\n]+")
 _RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u202b\u202e\u2067]")
 FSI, PDI = "\u2068", "\u2069"  # first-strong isolate ... pop directional isolate
@@ -25,6 +27,7 @@ def md_literal(text: object) -> str:
     """``text`` as literal characters in a Markdown widget (on one line)."""
     value = _NEWLINES.sub(" ", str(text))
     value = _MARKDOWN.sub(r"\\\1", value)
+    value = _LIST_START.sub(lambda m: m.group()[:-1] + "\\" + m.group()[-1], value)
     if _RTL.search(value):
         value = FSI + value + PDI
     return value
