@@ -147,3 +147,21 @@ def test_the_failures_table_links_encode_the_answer_id(tmp_path, monkeypatch):
     table = next(d for d in at.dataframe if "open" in d.value.columns).value
     got = {row["answer_id"]: parse_qs(urlsplit(row["open"]).query)["answer"] for _, row in table.iterrows()}
     assert got == {i: [i] for i in ids}
+
+
+def test_an_upload_may_be_a_json_array_or_one_pretty_printed_answer():
+    from citecheck.review import dataset
+
+    array = dataset.load_bytes("a.json", ("[" + ",\n".join(LINES[:3]) + "]").encode())
+    assert [a.answer_id for a in array.answers] == [json.loads(line)["answer_id"] for line in LINES[:3]]
+    assert not array.errors
+    pretty = dataset.load_bytes("a.json", json.dumps(json.loads(LINES[0]), indent=2).encode())
+    assert [a.answer_id for a in pretty.answers] == [json.loads(LINES[0])["answer_id"]] and not pretty.errors
+    mixed = dataset.load_bytes("a.json", ("[" + LINES[0] + ', {"x": 1}, "\\ud800"]').encode())
+    assert len(mixed.answers) == 0 and mixed.errors[0].field == "[2]"  # a lone surrogate: the whole document
+    bad_item = dataset.load_bytes("a.json", ("[" + LINES[0] + ', {"x": 1}]').encode())
+    assert len(bad_item.answers) == 1
+    (error,) = bad_item.errors
+    assert error.field == "[1].log_version" and "JSON Lines" in error.message
+    lines = dataset.load_bytes("a.jsonl", ("\n".join(LINES[:3]) + "\n").encode())
+    assert len(lines.answers) == 3 and not lines.errors

@@ -339,7 +339,12 @@ def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
 
 
 def parse_line(text: str | bytes) -> Answer:
-    """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON,
+    """Decode and parse one log line (see :func:`decode`); raises :class:`FieldError`."""
+    return parse_answer(decode(text))
+
+
+def decode(text: str | bytes) -> Any:
+    """The JSON value of ``text``; raises :class:`FieldError` (field ``(json)`` for bad JSON,
     ``(encoding)`` for bytes that are not UTF-8, the field's path for a lone surrogate).
 
     orjson decodes (several times faster); a line it refuses is decoded again by the standard
@@ -374,7 +379,7 @@ def parse_line(text: str | bytes) -> Answer:
             at = _SURROGATE.search(value).start()
             raise FieldError(path, f"holds a lone surrogate (\\u{ord(value[at]):04x} at character {at}), which is "
                              "not Unicode text: fix the writer that escaped half of a character pair")
-    return parse_answer(obj)
+    return obj
 
 
 # --- writing ---------------------------------------------------------------------------------

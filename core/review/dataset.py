@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ..checking.checker import AnswerResult, CheckOptions, check_answer
 from ..contract.corpus import Corpus
-from ..contract.errors import RecordError
-from ..contract.log import Answer, log_problem, parse_lines, read_log
+from ..contract.errors import FieldError, RecordError
+from ..contract.log import Answer, decode, log_problem, parse_answer, parse_lines, read_log
 from .items import Item, items_of
 
 
@@ -145,9 +145,43 @@ def load_bytes(name: str, data: bytes) -> Dataset:
         return build([], [RecordError(name, 0, "(encoding)", f"not UTF-8 text ({exc.reason})")])
     answers: list[Answer] = []
     errors: list[RecordError] = []
+    whole = _whole_document(name, text)
+    if whole is not None:
+        for item in whole:
+            (errors if isinstance(item, RecordError) else answers).append(item)
+        return build(answers, errors)
     for _, item in parse_lines(name, io.StringIO(text, newline="")):
         if isinstance(item, RecordError):
             errors.append(item)
         else:
             answers.append(item)
     return build(answers, errors)
+
+
+def _whole_document(name: str, text: str) -> list[Answer | RecordError] | None:
+    """An upload that is one JSON document rather than JSON Lines: a JSON array of answers, or one
+    answer pretty-printed over several lines.  Each answer is read as a log line would be (an
+    error names the array item); None when ``text`` is not such a document (read it as lines)."""
+    head = text.lstrip("\ufeff \t\r\n")[:1]
+    if head not in ("[", "{") or (head == "{" and len(text.strip().splitlines()) < 2):
+        return None
+    try:
+        value = decode(text)
+    except FieldError:
+        return None  # not one document: the lines are read (and each bad one named) as usual
+    hint = "the upload is a JSON array, read item by item; a log is JSON Lines (one answer per line)"
+    if type(value) is dict:
+        items, hint = [value], "the upload is one JSON object over several lines; a log is JSON Lines"
+    elif type(value) is list:
+        items = value
+    else:
+        return None
+    out: list[Answer | RecordError] = []
+    for i, obj in enumerate(items):
+        try:
+            out.append(parse_answer(obj))
+        except FieldError as exc:
+            where = f"[{i}]" if type(value) is list else ""
+            out.append(RecordError(name, i + 1, f"{where}.{exc.field}" if where else exc.field,
+                                   f"{exc.message} ({hint})"))
+    return out
