@@ -10,6 +10,7 @@ from citecheck.review.html import (
     agent_trace_html,
     citation_html,
     claims_html,
+    flags_html,
     reader_html,
     reason_words,
     withheld_html,
@@ -163,8 +164,7 @@ for n, item in enumerate(items):
 for s in result.sentences:
     left, right = st.columns([2, 3])
     flags = sentence_flags(s)
-    left.html(f"<p><b>{s.index + 1}.</b> {e(s.text)}</p>"
-              + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags)
+    left.html(f'<p class="cc-sentence"><b>{s.index + 1}.</b> {e(s.text)}</p>' + flags_html(flags, s.refusal)
               + claims_html(result.answer.extra, s.index))
     for c in (result.citations[i] for i in s.citations):
         if c.chunk_index is None:

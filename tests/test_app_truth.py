@@ -165,3 +165,19 @@ def test_an_upload_may_be_a_json_array_or_one_pretty_printed_answer():
     assert error.field == "[1].log_version" and "JSON Lines" in error.message
     lines = dataset.load_bytes("a.jsonl", ("\n".join(LINES[:3]) + "\n").encode())
     assert len(lines.answers) == 3 and not lines.errors
+
+
+def test_the_refusal_sentence_is_not_flagged_as_an_error(monkeypatch):
+    from citecheck.review.html import flags_html
+
+    assert flags_html(["refusal sentence"], refusal=True) == '<div class="cc-meta">refusal sentence</div>'
+    assert flags_html(["refusal sentence", "uncited"], refusal=True).endswith('<div class="cc-fail">uncited</div>')
+    assert flags_html(["uncited"], refusal=False) == '<div class="cc-fail">uncited</div>'
+    use_log(monkeypatch, DEFAULT_LOG)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["answer"] = "a-046"  # a refusal in the sample log
+    at.run()
+    assert not at.exception
+    html = "\n".join(str(h.proto.body) for h in at.get("html"))
+    assert '<div class="cc-meta">refusal sentence</div>' in html
+    assert '<div class="cc-fail">refusal sentence</div>' not in html

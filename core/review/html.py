@@ -18,7 +18,18 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-judge{background:#f2f4f7;border-left:3px solid #475467;padding:4px 8px;margin:4px 0;font-size:0.9em}
 .cc-ok{color:#067647;font-weight:600}
 .cc-closest-note{color:#b42318;font-size:.8rem;font-style:italic}
+.cc-answer,.cc-chunk,.cc-fail,.cc-meta,.cc-judge,.cc-sentence{overflow-wrap:anywhere;unicode-bidi:plaintext}
 </style>"""
+
+
+def flags_html(flags: list[str], refusal: bool) -> str:
+    """A sentence's flags (``sentence_flags``) as lines: problems in red; the note that a sentence
+    is the refusal sentence (which is no error) in grey."""
+    out = []
+    for n, flag in enumerate(flags):
+        css = "cc-meta" if refusal and n == 0 else "cc-fail"
+        out.append(f'<div class="{css}">{escape(flag)}</div>')
+    return "".join(out)
 
 
 CLOSEST_MIN_SCORE = 60  # below this the "closest passage" is noise, and is not shown
