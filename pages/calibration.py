@@ -6,9 +6,9 @@ import os
 import threading
 
 import altair as alt
-import pandas as pd
 import streamlit as st
 from citecheck.judging import calibration as C
+from citecheck.judging import captions as CAP
 from citecheck.judging import verdicts as V
 from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
 from citecheck.review import dataset
@@ -54,8 +54,9 @@ for w in verdict_warnings:
 
 labelled_keys = {r.item for r in records if r.citation is not None}
 items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
-st.caption(f"{len(labelled_keys):,} labelled citation item(s); {len(items):,} found in the loaded answers. "
-           f"Verdicts file: {m(verdicts_path)}")
+st.caption(CAP.reconcile_caption(len(labelled_keys), len(items),
+                                 CAP.left_out(records, {i.key: i.fingerprint for i in data.all_items}))
+           + f" Verdicts file: {m(verdicts_path)}")
 
 # --- running a judge ----------------------------------------------------------------------------------
 with st.expander("Run a judge over the labelled items", expanded=not verdict_records):
@@ -74,7 +75,10 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
     if kind == "claude" and not key_present:
         st.info("Set ANTHROPIC_API_KEY in the environment (or in Streamlit secrets) to run the Claude judge. "
                 "The key is never shown or written anywhere.")
-    go = st.button("Run", type="primary", disabled=not items or (kind == "claude" and not key_present))
+    why_not = CAP.run_disabled_reason(len(items), kind, key_present)
+    go = st.button("Run", type="primary", disabled=why_not is not None, help=why_not)
+    if why_not:
+        st.caption(f"Run is disabled: {why_not}")
     if go:
         if kind == "baseline":
             judge = BaselineJudge()
@@ -87,7 +91,8 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
         todo = not_yet_judged(items, verdict_records, judge)
         progress = Progress(total=len(todo))
         bar = st.progress(0.0, text=f"0 of {len(todo)} judged")
-        st.button("Stop", key="cal_stop", help="Stops starting new calls; every verdict so far is kept.")
+        stop_slot = st.empty()  # (emptied when the run ends: no Stop button for a finished run)
+        stop_slot.button("Stop", key="cal_stop", help="Stops starting new calls; every verdict so far is kept.")
 
         def record(v: V.Verdict) -> None:
             V.append(verdicts_path, [v])
@@ -95,6 +100,7 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
                          text=f"{progress.done} of {progress.total} judged \u00b7 ${progress.spent:.4f} spent")
 
         judge.judge(todo, on_verdict=record, stop=threading.Event(), progress=progress)
+        stop_slot.empty()
         st.success(f"{progress.done} item(s) judged for ${progress.spent:.4f}"
                    + (f"; {progress.stopped}" if progress.stopped else "")
                    + f" ({len(items) - len(todo)} were already judged with this prompt).")
@@ -127,18 +133,19 @@ cols = st.columns(4)
 for n, (key, title) in enumerate(names.items()):
     est = report.figures[key]
     value = "n/a" if est.value is None else f"{est.value:.2f}"
-    ci = "" if est.low is None else f"95% CI {est.low:.2f} to {est.high:.2f}, "
     cols[n % 4].metric(title, value, border=True)
-    cols[n % 4].caption(f"{ci}n = {est.n}")
+    (cols[n % 4].warning if CAP.small(est) else cols[n % 4].caption)(CAP.estimate_caption(est))
 
 left, right = st.columns(2)
-matrix = pd.DataFrame([{"human": h, "judge": j, "items": int(report.matrix[a, b])}
-                       for a, h in enumerate(C.CLASSES) for b, j in enumerate(C.CLASSES)])
+matrix = CAP.matrix_frame(report.matrix)
+order = list(CAP.CLASS_NAMES.values())
 heat = alt.Chart(matrix).mark_rect().encode(
-    x=alt.X("judge:N", sort=list(C.CLASSES), title="judge"), y=alt.Y("human:N", sort=list(C.CLASSES), title="human"),
-    color=alt.Color("items:Q", scale=alt.Scale(scheme="blues")), tooltip=["human", "judge", "items"])
+    x=alt.X("judge:N", sort=order, title="judge says", axis=alt.Axis(labelAngle=0, orient="top")),
+    y=alt.Y("human:N", sort=order, title="human says", axis=alt.Axis(labelLimit=200)),
+    color=alt.Color("items:Q", scale=alt.Scale(scheme="blues"), legend=None), tooltip=["human", "judge", "items"])
 labels_layer = alt.Chart(matrix).mark_text(fontSize=16).encode(
-    x=alt.X("judge:N", sort=list(C.CLASSES)), y=alt.Y("human:N", sort=list(C.CLASSES)), text="items:Q")
+    x=alt.X("judge:N", sort=order), y=alt.Y("human:N", sort=order), text="items:Q",
+    color=alt.condition(alt.datum.items > float(matrix["items"].max()) / 2, alt.value("white"), alt.value("black")))
 left.altair_chart(heat + labels_layer, width="stretch")
 with right:
     if report.corrected is not None and report.corrected.value is not None:
@@ -170,7 +177,20 @@ kinds = sorted({(r["human"], r["judge"]) for r in rows})
 kind = st.selectbox("Human / judge", ["all"] + [f"{h} / {j}" for h, j in kinds], key="cal_kind")
 shown = [r for r in rows if kind == "all" or f"{r['human']} / {r['judge']}" == kind]
 st.caption(f"{len(shown)} of {len(rows)} disagreement(s)")
-pick = st.selectbox("Item", [r["item"] for r in shown], key="cal_item")
+keys = [r["item"] for r in shown]
+if st.session_state.get("cal_item") not in keys:
+    st.session_state["cal_item"] = keys[0]
+
+
+def _step(delta: int) -> None:
+    at = keys.index(st.session_state["cal_item"]) if st.session_state.get("cal_item") in keys else 0
+    st.session_state["cal_item"] = keys[(at + delta) % len(keys)]
+
+
+b1, b2, _ = st.columns([1, 1, 4])
+b1.button("Previous", key="cal_prev", on_click=_step, args=(-1,), use_container_width=True)
+b2.button("Next", key="cal_next", on_click=_step, args=(1,), use_container_width=True)
+pick = st.selectbox("Item", keys, key="cal_item")
 row = next(r for r in shown if r["item"] == pick)
 answer_id, sentence_part, citation_part = pick.split("#")
 result = data.get(answer_id)
