@@ -181,3 +181,24 @@ def test_the_refusal_sentence_is_not_flagged_as_an_error(monkeypatch):
     html = "\n".join(str(h.proto.body) for h in at.get("html"))
     assert '<div class="cc-meta">refusal sentence</div>' in html
     assert '<div class="cc-fail">refusal sentence</div>' not in html
+
+
+def test_labels_made_on_an_uploaded_log_go_to_the_labels_file_the_data_page_names(tmp_path, monkeypatch):
+    from citecheck.review import dataset
+    from citecheck.review import labels as L
+
+    use_log(monkeypatch, DEFAULT_LOG)
+    at = page("pages/data.py")
+    shown = dict(zip(at.table[0].value["setting"], at.table[0].value["value"]))
+    mine = json.loads(LINES[0])
+    mine["answer_id"] = "uploaded-1"
+    at.session_state["uploaded"] = dataset.load_bytes("mine.jsonl", (json.dumps(mine) + "\n").encode())
+    at.session_state["uploaded_name"] = "mine.jsonl"
+    at.session_state["use_upload"] = True
+    at.switch_page("pages/review.py").run()
+    assert "Showing the uploaded log <code>mine.jsonl</code>" in banner(at)
+    at.sidebar.text_input[0].input("ana").run()
+    at.button(key="key-supported").click().run()
+    assert not at.exception
+    records, _ = L.read(shown["labels file"])
+    assert [(r.answer_id, r.reviewer) for r in records] == [("uploaded-1", "ana")]
