@@ -201,3 +201,54 @@ def test_a_label_record_with_a_wrong_typed_field_is_skipped_when_read(tmp_path, 
     for fmt in ("csv", "jsonl"):
         code, out, err = run("labels", "export", str(path), "--log", str(DEFAULT_LOG), "--format", fmt)
         assert code == 0 and "skipped" in err
+
+
+# --- matching citations in linear time keeps the rules --------------------------------------------
+
+from citecheck.checking.checker import _marker_citations, _Raw, _sentences_of  # noqa: E402
+from citecheck.contract.log import Citation  # noqa: E402
+from helpers import answer, chunk  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _reference_marker_quotes(text: str, entries: list[Citation]) -> list:
+    """The matching rule, written plainly: for each [n], the first unused entry logged inside the
+    marker, else the first unused entry with no position."""
+    import re
+
+    used: set[int] = set()
+    out = []
+    for m in re.finditer(r"\[(\d+(?:\s*,\s*\d+)*)\]", text):
+        for part in m.group(1).split(","):
+            n = int(part)
+            pick = next((i for i, e in enumerate(entries) if i not in used and e.marker == n and e.at is not None
+                         and m.start() <= e.at < m.end()), None)
+            if pick is None:
+                pick = next((i for i, e in enumerate(entries) if i not in used and e.marker == n and e.at is None),
+                            None)
+            if pick is not None:
+                used.add(pick)
+            out.append((m.start(), n, None if pick is None else entries[pick].quote))
+    return out
+
+
+@given(st.lists(st.sampled_from(["[1]", "[2]", "[1, 2]", " x. ", "[1,1]"]), max_size=12),
+       st.lists(st.tuples(st.sampled_from([1, 2, 3]), st.one_of(st.none(), st.integers(0, 40))), max_size=10))
+def test_marker_entries_are_matched_by_the_rule(parts, specs):
+    text = "".join(parts)
+    entries = [Citation("marker", marker=n, at=at, quote=f"q{i}") for i, (n, at) in enumerate(specs)]
+    raws, _ = _marker_citations(answer(text, [chunk("x")], entries))
+    in_text = [(r.answer_start, r.marker, r.quote) for r in raws if r.answer_end > r.answer_start]
+    assert in_text == _reference_marker_quotes(text, entries)
+    assert len(raws) == len(in_text) + len(entries) - sum(1 for _, _, q in in_text if q is not None)
+
+
+@given(st.lists(st.sampled_from(["A b.", "C d!", "e", "F.\n", "[1]", " "]), max_size=30),
+       st.integers(0, 200), st.integers(0, 200))
+def test_span_citations_cover_the_sentences_they_overlap(parts, a, b):
+    text = " ".join(parts)
+    sentences = split_sentences(text)
+    got = _sentences_of(_Raw("span", a, b), sentences, [s.start for s in sentences])
+    if b > a:
+        assert got == [s.index for s in sentences if a < s.end and b > s.start]
