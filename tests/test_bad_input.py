@@ -252,3 +252,18 @@ def test_span_citations_cover_the_sentences_they_overlap(parts, a, b):
     got = _sentences_of(_Raw("span", a, b), sentences, [s.start for s in sentences])
     if b > a:
         assert got == [s.index for s in sentences if a < s.end and b > s.start]
+
+
+@given(st.text(max_size=40), st.one_of(st.none(), st.text(max_size=10)), st.one_of(st.none(), st.text(max_size=20)))
+def test_item_fingerprints_are_the_documented_digest(text, checksum_, quote):
+    from citecheck.contract.log import checksum
+    from citecheck.review.items import fingerprint, items_of
+
+    c = chunk("Leave is 8 days.")
+    c = c._replace(checksum=checksum_ if checksum_ is not None else checksum(c.text))
+    body = "Leave " + text.replace("[", "(") + " [1]"
+    result = check_answer(answer(body, [c], [Citation("marker", marker=1, quote=quote)]))
+    for item in items_of(result):
+        if item.citation is not None:
+            s = result.sentences[item.sentence]
+            assert item.fingerprint == fingerprint(s.text, c.checksum, quote)
