@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import streamlit as st
+from citecheck.contract.errors import CitecheckError
 from citecheck.review import dataset, labels
-from citecheck.review.html import STYLE
+from citecheck.review.html import STYLE, notice_html
 from citecheck.web import notices
 from citecheck.web.settings import Settings, load_settings
 
@@ -18,8 +20,11 @@ def enter(page: str) -> None:
         st.switch_page("app.py", query_params={**st.query_params.to_dict(), "goto": page})
 
 
+APP_ROOT = Path(__file__).resolve().parent.parent  # the checkout: its sample_data/ is the default data
+
+
 def settings() -> Settings:
-    return load_settings(sys.argv[1:])
+    return load_settings(sys.argv[1:], root=APP_ROOT)
 
 
 def _stamp(paths) -> tuple:
@@ -36,8 +41,8 @@ def _stamp(paths) -> tuple:
 # (``stamp`` is part of the cache key: an argument named with a leading _ would not be, and a
 # changed log would never be re-read.)
 @st.cache_resource(show_spinner="Checking the answer logs ...", max_entries=4)
-def _load(logs: tuple, corpus, stamp: tuple) -> dataset.Dataset:
-    data = dataset.load(logs, corpus)
+def _load(logs: tuple, corpus, casefold: bool, refusals: tuple, stamp: tuple) -> dataset.Dataset:
+    data = dataset.load(logs, settings().check_options())
     for line in notices.plain_lines(notices.load_facts(len(data), data.errors)):
         print(line, file=sys.stderr, flush=True)  # (once per load: the terminal that started the app)
     return data
@@ -61,7 +66,11 @@ def current_dataset() -> dataset.Dataset:
     if using_upload():
         return st.session_state["uploaded"]
     cfg = settings()
-    return _load(cfg.logs, cfg.corpus, _stamp(cfg.logs))
+    try:
+        return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))
+    except CitecheckError as exc:  # a setting names a folder that is not there: say so, on every page
+        st.html(notice_html("error", str(exc)))
+        st.stop()
 
 
 def read_labels():

@@ -5,19 +5,22 @@ from __future__ import annotations
 import streamlit as st
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import labels as L
-from citecheck.review.highlight import escape as e
 from citecheck.review.html import (
     agent_trace_html,
     citation_html,
-    claims_html,
-    flags_html,
+    heading_html,
+    labelled_html,
+    notice_html,
+    others_html,
+    own_label_html,
     reader_html,
-    reason_words,
+    sentence_html,
+    unresolved_html,
+    verdict_html,
     withheld_html,
 )
 from citecheck.review.items import LABEL_TEXT
 from citecheck.review.queue import FILTERS, answer_ids, first_unlabelled
-from citecheck.review.text import md_literal as m
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 
@@ -46,7 +49,7 @@ with st.sidebar:
         wanted = st.text_input("Jump to answer id")
         if st.form_submit_button("Open") and wanted.strip():
             if data.get(wanted.strip()) is None:
-                st.error(f"No answer with id {m(repr(wanted.strip()))} in the loaded logs.")
+                st.html(notice_html("error", f"No answer with id {wanted.strip()!r} in the loaded logs."))
             else:
                 state.answer_id = wanted.strip()
                 state.focus = 0
@@ -114,28 +117,30 @@ def save(index: int, label: str) -> None:
 
 flash = state.pop("flash", None)
 if flash:
-    getattr(st, flash[0])(m(flash[1]))
+    st.html(notice_html(*flash))
 for warning in label_warnings:
-    st.warning(m(warning))
+    st.html(notice_html("warning", f"labels file: skipped {warning}"))
 
 # --- header and navigation -----------------------------------------------------------------
 pos = ids.index(state.answer_id) + 1 if state.answer_id in ids else None
 overall = L.progress(data.all_items, current, reviewer) if reviewer else None
 here = L.progress(items, current, reviewer)
 nav = st.columns([3, 1, 1, 1])
-nav[0].subheader(f"Answer {m(result.answer.answer_id)}" + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)"))
+nav[0].html(heading_html(f"Answer {result.answer.answer_id}"
+                         + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)")))
 nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_container_width=True)
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 if reviewer:
-    st.caption(f"{m(reviewer)}: labelled {overall.labelled} of {overall.total} items overall, "
-               f"{here.labelled} of {here.total} in this answer" + (f" ({here.stale} stale)" if here.stale else ""))
+    st.html(notice_html("info", f"{reviewer}: labelled {overall.labelled} of {overall.total} items overall, "
+                        f"{here.labelled} of {here.total} in this answer"
+                        + (f" ({here.stale} stale)" if here.stale else "")))
 else:
     st.warning("Enter your name in the sidebar before labelling.")
 
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
-st.caption(" \u00b7 ".join(m(x) for x in meta if x))
-st.html(f"<p><b>Question:</b> {e(result.answer.question)}</p>")
+st.html(notice_html("info", " \u00b7 ".join(m for m in meta if m)))
+st.html(labelled_html([("Question", result.answer.question)]))
 st.html(reader_html(result))
 if result.refused:
     st.info("This answer is a refusal.")
@@ -147,8 +152,9 @@ for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.a
 if items:
     focused = items[state.focus]
     with st.container(border=True):
-        st.markdown(f"**Focused item {state.focus + 1} of {len(items)}**: sentence {focused.sentence + 1}"
-                    + ("" if focused.citation is None else f", citation of {m(focused.chunk_id)}"))
+        st.html(labelled_html([(f"Focused item {state.focus + 1} of {len(items)}",
+                                f"sentence {focused.sentence + 1}"
+                                + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))]))
         row = st.columns(len(focused.labels) + 2)
         for k, label in enumerate(focused.labels):
             row[k].button(LABEL_TEXT[label], key=f"key-{label}", on_click=save, args=(state.focus, label),
@@ -163,12 +169,10 @@ for n, item in enumerate(items):
 
 for s in result.sentences:
     left, right = st.columns([2, 3])
-    flags = sentence_flags(s)
-    left.html(f'<p class="cc-sentence"><b>{s.index + 1}.</b> {e(s.text)}</p>' + flags_html(flags, s.refusal)
-              + claims_html(result.answer.extra, s.index))
+    left.html(sentence_html(result, s.index, sentence_flags(s)))
     for c in (result.citations[i] for i in s.citations):
         if c.chunk_index is None:
-            right.html(f'<div class="cc-fail">{e(c.chunk_id or f"[{c.marker}]")}: {e(reason_words(c))}</div>')
+            right.html(unresolved_html(c))
     for n in by_sentence.get(s.index, []):
         item = items[n]
         box = right.container(border=True)
@@ -180,19 +184,17 @@ for s in result.sentences:
         mine = current.get((item.key, reviewer)) if reviewer else None
         if mine is not None:
             stale = mine.fingerprint != item.fingerprint
-            box.caption(("STALE (the answer or chunk changed since): " if stale else "Your label: ")
-                        + LABEL_TEXT[mine.label] + (f" \u2014 {m(mine.note)}" if mine.note else ""))
+            box.html(own_label_html(LABEL_TEXT[mine.label], mine.note, stale))
         verdicts_here = judged.get(item.key, {})
         if verdicts_here:
             if blind and (mine is None or mine.fingerprint != item.fingerprint):
                 box.caption(f"{len(verdicts_here)} judge verdict(s) hidden until you label this item (blind mode).")
             else:
                 for v in verdicts_here.values():
-                    box.html(f'<div class="cc-judge"><b>Judge</b> {e(v.judge)} ({e(v.prompt_version)}): '
-                             f"<b>{e(v.verdict.replace('_', ' '))}</b> \u2014 {e(v.rationale)}</div>")
+                    box.html(verdict_html(v.judge, v.prompt_version, v.verdict, v.rationale))
         others = [lab for (key, who), lab in current.items() if key == item.key and who != reviewer]
         if others:
-            box.caption("Others: " + "; ".join(f"{m(lab.reviewer)}: {LABEL_TEXT[lab.label]}" for lab in others))
+            box.html(others_html([(lab.reviewer, LABEL_TEXT[lab.label]) for lab in others]))
         cols = box.columns(len(item.labels) + 1)
         for k, label in enumerate(item.labels):
             cols[k].button(LABEL_TEXT[label], key=f"b-{item.key}-{label}", on_click=save, args=(n, label),

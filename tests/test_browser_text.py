@@ -67,7 +67,7 @@ def test_log_values_show_as_literal_text_and_id_links_round_trip(server):
         heading = page.locator("h3", has_text="Answer ")
         expect(heading.first).to_be_visible(timeout=60_000)
         assert heading.first.inner_text().startswith(f"Answer {ODD_ID}")
-        caption = page.get_by_test_id("stCaptionContainer").filter(has_text="model ").first
+        caption = page.locator(".cc-meta", has_text="model ").first
         expect(caption).to_be_visible()
         assert caption.inner_text().replace("\u2068", "").replace("\u2069", "") == \
             f"model {MARKUP} \u00b7 pv {MARKUP} \u00b7 2026-01-01T00:00:00Z"

@@ -1,8 +1,8 @@
 import json
 import multiprocessing
-import os
 
 import pytest
+from citecheck.checking.options import check_options
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.items import items_of
@@ -12,7 +12,7 @@ from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
 @pytest.fixture(scope="module")
 def data():
-    return dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    return dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
 
 
 def test_items_cover_citations_and_uncited_sentences(data):
@@ -56,11 +56,12 @@ def test_torn_last_line_is_skipped_and_next_record_starts_fresh(tmp_path, data):
     with open(path, "ab") as f:
         f.write(whole[: len(whole) // 2])  # a crash half-way through a write
     records, warnings = L.read(path)
-    assert len(records) == 1 and len(warnings) == 1 and "torn last line" in warnings[0]
+    assert len(records) == 1 and [(w.file, w.line, w.field) for w in warnings] == [(str(path), 2, "(json)")]
+    assert "probably a crash while writing" in warnings[0].message
     L.append(path, L.make_label(items[1], "partial", "ana"))
     records, warnings = L.read(path)
     assert [r.label for r in records] == ["supported", "partial"]
-    assert len(warnings) == 1 and ":2:" in warnings[0] and "torn last line" not in warnings[0]
+    assert [w.line for w in warnings] == [2] and "crash" not in warnings[0].message
 
 
 def test_bad_line_in_the_middle_is_skipped(tmp_path, data):
@@ -72,7 +73,7 @@ def test_bad_line_in_the_middle_is_skipped(tmp_path, data):
     L.append(path, L.make_label(items[1], "partial", "ana"))
     records, warnings = L.read(path)
     assert [r.label for r in records] == ["supported", "partial"]
-    assert [w.split(": skipped")[0].rsplit(":", 1)[1] for w in warnings] == ["2", "3"]
+    assert [(w.line, w.field) for w in warnings] == [(2, "labels_version"), (3, "(json)")]
 
 
 def _writer(path, worker, count, item):
@@ -119,7 +120,9 @@ def test_filters_and_resume(tmp_path, data):
     assert first_unlabelled(data, current, "ana") == ("a-003", 0)
     assert first_unlabelled(data, current, "ben") == ("a-001", 0)
     assert "a-001" not in answer_ids(data, "Not yet labelled by me", current, "ana")
-    assert os.path.getsize(path) > 0
+    written, errors = L.read(path)
+    assert errors == [] and [r.answer_id for r in written].count("a-002") == 1
+    assert {r.answer_id for r in written} == {"a-001", "a-002"} and {r.reviewer for r in written} == {"ana"}
 
 
 def test_labels_export_jsonl_and_csv(tmp_path, data):

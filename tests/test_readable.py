@@ -5,12 +5,12 @@ import pytest
 from citecheck.reports import figures as F
 from citecheck.reports import readable as RD
 from citecheck.review import dataset
-from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
+from citecheck.web.settings import DEFAULT_LOG
 
 
 @pytest.fixture(scope="module")
 def table():
-    return F.dataset_table(dataset.load([DEFAULT_LOG], DEFAULT_CORPUS))
+    return F.dataset_table(dataset.load([DEFAULT_LOG]))
 
 
 def test_share_gives_the_percentage_with_its_counts():

@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import TextIO
 
-from ..checking.checker import DEFAULT_REFUSAL, CheckOptions, check_files
-from ..contract.corpus import Corpus
+from ..checking.checker import DEFAULT_REFUSAL, CheckOptions
+from ..checking.options import check_files, check_options
 from ..contract.errors import RecordError
 from ..contract.log import EMPTY_LOG, log_problem
 from ..reports.check_report import (
@@ -30,8 +30,7 @@ def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None
             err.write(f"citecheck {args.command}: {path}: {problem}\n")
             if problem != EMPTY_LOG:  # (an empty log is said, and checked: it has no answers)
                 return None
-    corpus = Corpus(args.corpus) if args.corpus else None
-    return CheckOptions(casefold=args.casefold, refusals=tuple(args.refusal or [DEFAULT_REFUSAL]), corpus=corpus)
+    return check_options(args.corpus, args.casefold, args.refusal or ())
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

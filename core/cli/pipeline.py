@@ -24,7 +24,8 @@ def _pipeline_config(args: argparse.Namespace):
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..pipeline.answering import answer_question, make_client, plan
+    from ..llm.client import make_client
+    from ..pipeline.answering import answer_question, plan
     from ..pipeline.retrieval import load_index
 
     config = _pipeline_config(args)
@@ -43,19 +44,21 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..contract.log import read_log
+    from ..llm.client import make_client
     from ..pipeline.answering import (
         Budget,
         BudgetExhausted,
         PipelineError,
         answer_question,
-        make_client,
         read_questions,
     )
     from ..pipeline.retrieval import load_index
 
     config = _pipeline_config(args)
     index = load_index(args.corpus)
-    questions = read_questions(args.questions)
+    questions, unreadable = read_questions(args.questions)
+    for e in unreadable:
+        err.write(f"questions: skipped {e}\n")
     done = set()
     if Path(args.log).is_file():  # resumable: ids already in the log are not asked (or paid for) again
         done = {a.answer_id for _, a in read_log(args.log) if not isinstance(a, RecordError)}
@@ -79,7 +82,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   + f", {gated} refused by the gate")
     err.write(f"\n{len(done)} already in {args.log}, {len(todo)} to ask; {budget.calls} API call(s), "
               f"${budget.spent:.4f}; {failed} failed\n")
-    return EXIT_UNREADABLE if failed else 0
+    return EXIT_UNREADABLE if failed or unreadable else 0
 
 
 def cmd_eval_retrieval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -117,7 +120,10 @@ def cmd_floor(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for e in errors:
         err.write(f"golden set: skipped {e}\n")
     answerable = [q.question for q in golden if q.answerable]
-    off = [q for _, q in read_questions(args.off_corpus)]
+    off_questions, unreadable = read_questions(args.off_corpus)
+    for e in unreadable:
+        err.write(f"off-corpus questions: skipped {e}\n")
+    off = [q for _, q in off_questions]
     off += [q.question for q in golden if not q.answerable] if args.include_unanswerable else []
     report = measure_floor(load_index(args.corpus), answerable, off)
     out.write(f"top BM25 score, golden answerable: {FloorReport.describe(report.golden_scores)}\n")

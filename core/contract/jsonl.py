@@ -1,11 +1,35 @@
-"""Append-only JSON-lines files that survive crashes: the labels file and the verdicts file."""
+"""JSON lines, read and written one way for every file citecheck reads: answer logs, labels,
+verdicts, golden sets, question files and importer inputs.
+
+Reading never stops at a bad line.  Every line that cannot be used becomes a
+:class:`~citecheck.contract.errors.RecordError` naming the file, the line, the field and what
+is wrong, and the lines after it are still read.  A record type declares its version field
+(``labels_version``, ``verdicts_version``...); a record of a version this citecheck does not
+read is reported on that field, never guessed at.
+
+Writing is append-only and crash-safe (:func:`append_records`): labels and verdicts files are
+shared by several reviewers and judge runs at once.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .errors import FieldError, RecordError
+
+
+def now() -> str:
+    """The timestamp every record citecheck writes carries: UTC, milliseconds, ``Z``."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def append_records(path: str | Path, records: list[dict]) -> None:
@@ -32,38 +56,196 @@ def append_records(path: str | Path, records: list[dict]) -> None:
         os.close(fd)
 
 
-def read_records(path: str | Path) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]]:
-    """``(line, object)`` for every readable line, and ``(line, warning)`` for each skipped one."""
-    path = Path(path)
-    if not path.exists():
-        return [], []
-    out: list[tuple[int, dict]] = []
-    warnings: list[tuple[int, str]] = []
-    with open(path, "rb") as handle:
-        raw_lines = handle.read().split(b"\n")
-    last = len(raw_lines)
-    for n, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
+# Limits on one line (docs/log-format.md, "Limits and unreadable lines"): a longer or deeper line
+# is one unreadable line, reported with its number, and the lines after it are read.  They bound
+# the time and memory one line can take and keep every value writable by the JSON writers.
+MAX_LINE_BYTES = 16_000_000
+MAX_DEPTH = 100  # levels of nested lists and objects, the line's own object being level 1
+MAX_INT_DIGITS = 4300  # Python's limit on converting digits to an integer
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_DEEP = (f"nested more than {MAX_DEPTH} levels deep; citecheck reads at most {MAX_DEPTH} levels of lists "
+         "and objects in a line")
+
+
+def decode(raw: str | bytes) -> Any:
+    """One JSON value from one line; :class:`FieldError` on field ``(json)`` or ``(encoding)``, or
+    on the field holding a lone surrogate.
+
+    orjson decodes (several times faster); a line it refuses is decoded again by the standard
+    library, so what is accepted and the error message are the standard library's, except for what
+    no writer or page could handle: nesting past :data:`MAX_DEPTH`, integers of more than
+    :data:`MAX_INT_DIGITS` digits and lone surrogate escapes (``"\\ud800"``: not Unicode text).
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc):
+            raise FieldError("(json)", _DEEP.replace("deep;", f"deep (at column {exc.colno});")) from None
+    raw = raw.rstrip(b"\r\n" if isinstance(raw, bytes) else "\r\n")
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FieldError("(encoding)", f"not UTF-8 text ({exc.reason})") from None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise FieldError("(json)", f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise FieldError("(json)", f"a number has more than {MAX_INT_DIGITS:,} digits; citecheck reads integers "
+                         f"of at most {MAX_INT_DIGITS:,} digits ({str(exc).split(':')[-1].strip()})") from None
+    except RecursionError:
+        raise FieldError("(json)", _DEEP) from None
+    found = _surrogate_path(value)
+    if found is not None:
+        path, text = found
+        at = _SURROGATE.search(text).start()
+        raise FieldError(path, f"holds a lone surrogate (\\u{ord(text[at]):04x} at character {at}), which is "
+                         "not Unicode text: fix the writer that escaped half of a character pair")
+    return value
+
+
+def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
+    """(field, the string) of the first string or key in ``obj`` holding a lone surrogate."""
+    stack = [(obj, where)]
+    while stack:
+        item, path = stack.pop()
+        if type(item) is str:
+            if _SURROGATE.search(item):
+                return path or "(line)", item
+        elif type(item) is dict:
+            for k, v in reversed(item.items()):
+                if _SURROGATE.search(k):
+                    return (f"{path}.{k}" if path else k), k
+                stack.append((v, f"{path}.{k}" if path else k))
+        elif type(item) is list:
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
+
+
+def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
+    """``(line, parse(value))`` or ``(line, RecordError)`` for every non-blank line, in order.
+
+    ``parse`` raises :class:`FieldError` (or ``ValueError``, reported on field ``(record)``) for a
+    value it refuses.  A bad last line without its newline is marked as torn: most often a crash
+    while the file was being written.
+    """
+    previous: tuple[int, bytes] | None = None
+    for n, raw in enumerate(lines, start=1):
+        if previous is not None:
+            yield previous[0], parse_record(name, *previous, parse)
+            previous = None
+        if type(raw) is _LongLine or len(raw) > MAX_LINE_BYTES + 1:  # (+1: the newline)
+            yield n, RecordError(name, n, "(line)", _too_long(int(raw) if type(raw) is _LongLine else len(raw)))
             continue
-        try:
-            obj = json.loads(raw.decode("utf-8"))
-            if not isinstance(obj, dict):
-                raise ValueError("expected a JSON object")
-            out.append((n, obj))
-        except (ValueError, UnicodeDecodeError) as exc:
-            torn = " (torn last line, probably a crash while writing)" if n == last else ""
-            warnings.append((n, f"{path}:{n}: skipped{torn}: {exc}"))
-    return out, warnings
+        previous = None if (not raw or raw.isspace()) else (n, raw)
+    if previous is not None:
+        yield previous[0], parse_record(name, *previous, parse, torn=not _ends_line(previous[1]))
 
 
-def read_parsed(path: str | Path, parse) -> tuple[list, list[str]]:
-    """``parse(obj)`` of every readable record in file order, and one warning per skipped line
-    (not JSON, torn, or refused by ``parse`` with a ValueError), in line order."""
-    records, warnings = read_records(path)
-    out = []
-    for n, obj in records:
-        try:
-            out.append(parse(obj))
-        except ValueError as exc:
-            warnings.append((n, f"{path}:{n}: skipped: {exc}"))
-    return out, [message for _, message in sorted(warnings)]
+def _ends_line(raw: str | bytes) -> bool:
+    return raw.endswith(b"\n" if isinstance(raw, bytes) else "\n")
+
+
+def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], Any] = lambda v: v,
+                 torn: bool = False) -> Any:
+    """``parse(decode(raw))``, or the :class:`RecordError` saying why line ``line`` of ``name`` is unusable."""
+    try:
+        return parse(decode(raw))
+    except FieldError as exc:
+        field, message = exc.field, exc.message
+    except ValueError as exc:
+        field, message = "(record)", str(exc)
+    if torn and field in ("(json)", "(encoding)"):
+        message += "; the last line has no newline: probably a crash while writing, the lines before it are intact"
+    return RecordError(name, line, field, message)
+
+
+def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
+    """Stream :func:`parse_lines` over a file; memory stays flat however long it is."""
+    with open(path, "rb") as handle:
+        yield from parse_lines(str(path), bounded_lines(handle), parse)
+
+
+class _LongLine(int):
+    """Stands for a line longer than MAX_LINE_BYTES (its length), which is never held in memory."""
+
+
+def _too_long(size: int) -> str:
+    return (f"line is {size:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes a line may have; "
+            "the line was skipped (split the answer's chunks, or drop the fields citecheck does not read)")
+
+
+def bounded_lines(handle, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of a binary file, split at LF, CRLF or a lone CR (JSON strings hold no raw CR); a
+    line longer than ``limit`` is skipped in blocks, never held whole, and given as its length."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            if b"\r" in line and b"\r" in line.rstrip(b"\r\n"):
+                *pieces, last = line.split(b"\r")
+                yield from (p + b"\n" for p in pieces)
+                if last.strip():
+                    yield last
+            else:
+                yield line
+            continue
+        size = len(line)
+        while True:
+            block = handle.readline(1 << 20)
+            size += len(block)
+            if not block or block.endswith(b"\n"):
+                break
+        yield _LongLine(size)
+
+
+def read_all(path: str | Path, parse: Callable[[Any], Any]) -> tuple[list, list[RecordError]]:
+    """Every record ``parse`` accepts, in file order, and one error per line it could not use.
+    A file that does not exist yet has no records (labels and verdicts files start empty)."""
+    if not Path(path).exists():
+        return [], []
+    records: list = []
+    errors: list[RecordError] = []
+    for _, value in read_jsonl(path, parse):
+        (errors if isinstance(value, RecordError) else records).append(value)
+    return records, errors
+
+
+# --- typed records -----------------------------------------------------------------------------
+
+
+def expect_object(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise FieldError("(record)", f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def expect_version(obj: dict, field: str, reads: int) -> None:
+    """Refuse a record without the version field or of a version this citecheck does not read."""
+    version = obj.get(field)
+    if version is None:
+        raise FieldError(field, f"is required: add \"{field}\": {reads}")
+    if type(version) is not int or version != reads:
+        raise FieldError(field, f"{version!r} is not a version this citecheck reads ({reads}); "
+                                "upgrade citecheck to read newer files")
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+
+
+def expect(obj: dict, field: str, kind: type | tuple[type, ...], *, optional: bool = False,
+           default: Any = None) -> Any:
+    """``obj[field]`` if it has type ``kind`` (bool is never an int, an int is a float); else FieldError."""
+    if field not in obj or obj[field] is None:
+        if optional:
+            return default
+        raise FieldError(field, "is required")
+    value = obj[field]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    ok = any((type(value) is k) or (k is float and type(value) is int) for k in kinds)
+    if not ok:
+        wanted = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+        raise FieldError(field, f"must be {wanted}, got {type(value).__name__}")
+    return value

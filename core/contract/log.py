@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import orjson
-
+from . import jsonl
 from .errors import FieldError, RecordError
+from .jsonl import MAX_DEPTH, MAX_INT_DIGITS, MAX_LINE_BYTES, decode  # noqa: F401 (re-exported)
 
 LOG_VERSION = 1
 CHECKSUM_PREFIX = "sha256:"
@@ -24,10 +23,7 @@ CHECKSUM_PREFIX = "sha256:"
 # Limits on one line (docs/log-format.md, "Limits"): a longer or deeper line is one unreadable
 # line, reported with its number, and the lines after it are read.  They bound the time and
 # memory one line can take, and keep every value writable by the JSON writers.
-MAX_LINE_BYTES = 16_000_000
-MAX_DEPTH = 100  # levels of nested lists and objects, the line's own object being level 1
-MAX_INT_DIGITS = 4300  # Python's limit on converting digits to an integer
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# (the limits are the shared reader's, citecheck.contract.jsonl, so they hold for every file)
 
 
 def checksum(text: str) -> str:
@@ -189,7 +185,8 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
         raise FieldError(where.rstrip("."), "expected an object")
     text = obj.get("text")
     if type(text) is not str:
-        raise FieldError(f"{where}text", "is required (the chunk text as given to the model)")
+        got = "is required" if text is None else f"expected a string, got {type(text).__name__}"
+        raise FieldError(f"{where}text", f"{got} (the chunk text as given to the model)")
     start, end = _pair(obj, "start", "end", where)
     return Chunk(
         _opt_str(obj, "chunk_id", where),
@@ -320,66 +317,10 @@ def _check_depth(value: Any, depth: int, where: str) -> None:
         stack.extend((c, level + 1) for c in children if type(c) in (list, dict))
 
 
-def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
-    """(field, the string) of the first string or key in ``obj`` holding a lone surrogate."""
-    stack = [(obj, where)]
-    while stack:
-        item, path = stack.pop()
-        if type(item) is str:
-            if _SURROGATE.search(item):
-                return path or "(line)", item
-        elif type(item) is dict:
-            for k, v in reversed(item.items()):
-                if _SURROGATE.search(k):
-                    return (f"{path}.{k}" if path else k), k
-                stack.append((v, f"{path}.{k}" if path else k))
-        elif type(item) is list:
-            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(item))))
-    return None
-
-
 def parse_line(text: str | bytes) -> Answer:
-    """Decode and parse one log line (see :func:`decode`); raises :class:`FieldError`."""
+    """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON,
+    ``(encoding)`` for bytes that are not UTF-8)."""
     return parse_answer(decode(text))
-
-
-def decode(text: str | bytes) -> Any:
-    """The JSON value of ``text``; raises :class:`FieldError` (field ``(json)`` for bad JSON,
-    ``(encoding)`` for bytes that are not UTF-8, the field's path for a lone surrogate).
-
-    orjson decodes (several times faster); a line it refuses is decoded again by the standard
-    library, so what is accepted and the error message are the standard library's, except for
-    what no writer or page could handle: nesting past :data:`MAX_DEPTH`, integers of more than
-    :data:`MAX_INT_DIGITS` digits and lone surrogate escapes (``"\\ud800"``: not Unicode text).
-    """
-    try:
-        obj = orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
-        if "depth limit" in str(exc):
-            raise FieldError("(json)", f"nested more than {MAX_DEPTH} levels deep (at column {exc.colno}); "
-                             f"citecheck reads at most {MAX_DEPTH} levels of lists and objects in a line") from None
-        if isinstance(text, bytes):
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise FieldError("(encoding)", f"not UTF-8 text ({exc.reason})") from None
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-        except ValueError as exc:  # an integer of more digits than Python converts
-            raise FieldError("(json)", f"a number has more than {MAX_INT_DIGITS:,} digits; citecheck reads "
-                             f"integers of at most {MAX_INT_DIGITS:,} digits ({str(exc).split(':')[-1].strip()})") from None
-        except RecursionError:
-            raise FieldError("(json)", f"nested more than {MAX_DEPTH} levels deep; citecheck reads at most "
-                             f"{MAX_DEPTH} levels of lists and objects in a line") from None
-        found = _surrogate_path(obj)
-        if found is not None:
-            path, value = found
-            at = _SURROGATE.search(value).start()
-            raise FieldError(path, f"holds a lone surrogate (\\u{ord(value[at]):04x} at character {at}), which is "
-                             "not Unicode text: fix the writer that escaped half of a character pair")
-    return obj
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -421,32 +362,9 @@ def dumps(answer: Answer) -> str:
 
 
 def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, Answer | RecordError]]:
-    """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line.
-
-    One bad line never stops the others.  Text lines that cannot be decoded raise
-    UnicodeDecodeError from ``lines``: that is reported as an ``(encoding)`` error on the line it
-    happened and ends the stream (bytes lines are decoded per line, so they never do).
-    """
-    line_no = 0
-    iterator = iter(lines)
-    while True:
-        try:
-            for line in iterator:
-                line_no += 1
-                if type(line) is _LongLine or len(line) > MAX_LINE_BYTES + 1:  # (+1: the newline)
-                    yield line_no, RecordError(name, line_no, "(line)",
-                                               _too_long(int(line) if type(line) is _LongLine else len(line)))
-                    continue
-                if not line or line.isspace():
-                    continue
-                try:
-                    yield line_no, parse_line(line)
-                except FieldError as exc:
-                    yield line_no, RecordError(name, line_no, exc.field, exc.message)
-            return
-        except UnicodeDecodeError as exc:
-            yield line_no + 1, RecordError(name, line_no + 1, "(encoding)", f"not UTF-8 text ({exc.reason})")
-            return
+    """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line; one
+    bad line never stops the others (the shared reader, :mod:`citecheck.contract.jsonl`)."""
+    return jsonl.parse_lines(name, lines, parse_answer)
 
 
 EMPTY_LOG = "is empty: it holds no answers (a log has one JSON object per line)"
@@ -460,7 +378,7 @@ def log_problem(path: str | Path) -> str | None:
     if path.is_dir():
         return "is a folder, not a log file: give the .jsonl log file inside it"
     if not path.exists():
-        return "no such file: check the path (--log, CITECHECK_LOGS or the command's LOG argument)"
+        return "no such file (no such log file; check --log or CITECHECK_LOGS, or the command's LOG argument)"
     try:
         with open(path, "rb") as handle:
             head = handle.read(1 << 16)
@@ -480,35 +398,4 @@ def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
     is not UTF-8 is reported as an ``(encoding)`` error and the lines after it are still read.
     A torn last line (no newline, not valid JSON) is reported like any other bad line.
     """
-    with open(path, "rb") as handle:
-        yield from parse_lines(str(path), _bounded_lines(handle))
-
-
-class _LongLine(int):
-    """Stands for a line longer than MAX_LINE_BYTES (its length), which is never held in memory."""
-
-
-def _too_long(size: int) -> str:
-    return (f"line is {size:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes a line may have; "
-            "the line was skipped (split the answer's chunks, or drop the fields citecheck does not read)")
-
-
-def _bounded_lines(handle, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _LongLine]:
-    """The lines of a binary file; one longer than ``limit`` is skipped in blocks and given as its length."""
-    while True:
-        line = handle.readline(limit + 1)
-        if not line:
-            return
-        if len(line) <= limit or line.endswith(b"\n"):
-            if b"\r" in line and b"\r" in line.rstrip(b"\r\n"):  # CR-only line ends (JSON strings hold no raw CR)
-                yield from line.rstrip(b"\n").split(b"\r")
-            else:
-                yield line
-            continue
-        size = len(line)
-        while True:
-            block = handle.readline(1 << 20)
-            size += len(block)
-            if not block or block.endswith(b"\n"):
-                break
-        yield _LongLine(size)
+    return jsonl.read_jsonl(path, parse_answer)

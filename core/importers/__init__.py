@@ -7,12 +7,12 @@ a :class:`core.errors.RecordError` naming its position, then goes on with the re
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..contract.errors import FieldError, RecordError
+from ..contract.jsonl import decode, parse_lines
 from ..contract.log import Answer, Chunk, _opt_int, _opt_num, _opt_str, checksum  # noqa: F401  (shared field readers)
 
 
@@ -20,15 +20,16 @@ def read_records(path: str | Path) -> Iterator[tuple[int, Any | RecordError]]:
     """Records of a JSON file (one object, or a list of them) or a JSON-lines file.
 
     Yields ``(position, record)``: position is the line number for JSON lines and the 1-based
-    item number for a JSON list.  A line that is not JSON yields a :class:`RecordError`.
+    item number for a JSON list.  A line that cannot be decoded yields a :class:`RecordError`
+    (the shared JSON-lines reader, :mod:`citecheck.contract.jsonl`) and the others still come.
     """
     name = str(path)
-    text = Path(path).read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("[") or (stripped.startswith("{") and "\n" in stripped.rstrip()):
+    data = Path(path).read_bytes()
+    stripped = data.lstrip()
+    if stripped.startswith(b"[") or (stripped.startswith(b"{") and b"\n" in stripped.rstrip()):
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError:
+            whole = decode(data)
+        except FieldError:
             whole = None
         if isinstance(whole, list):
             yield from ((i, item) for i, item in enumerate(whole, start=1))
@@ -36,13 +37,7 @@ def read_records(path: str | Path) -> Iterator[tuple[int, Any | RecordError]]:
         if isinstance(whole, dict):
             yield 1, whole
             return
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield line_no, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield line_no, RecordError(name, line_no, "(json)", f"not valid JSON ({exc.msg} at column {exc.colno})")
+    yield from parse_lines(name, data.splitlines(keepends=True), lambda value: value)
 
 
 def chunk_from_source(obj: Any, where: str, default_id: str) -> Chunk:
@@ -94,11 +89,11 @@ def records_to_answers(path: str | Path, convert) -> Iterator[Answer | RecordErr
 
 
 def add_import_parsers(sub: argparse._SubParsersAction) -> None:
-    from . import anthropic, claims, expertqa, markers
+    from . import anthropic, claims, cohere, expertqa, gemini, markers, openai
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--out", help="write the log here instead of standard output")
-    for module in (anthropic, claims, markers, expertqa):
+    for module in (anthropic, openai, gemini, cohere, claims, markers, expertqa):
         module.add_parser(sub, common)
 
 

@@ -224,7 +224,11 @@ def parse_verdict(content: Sequence[dict], chunk: str, *request_texts: str) -> t
             if " ".join(match.casefold().split()) in folded_chunk:
                 return V.UNSCORED, "the only verdict in the reply is copied from the source passage"
             return verdict, str(data.get("rationale", ""))[:500]
-    m = _VERDICT_WORD.search(text)
+    # The judge's last word counts, as on the JSON path: "Verdict: supported ... on reflection,
+    # Verdict: not supported." is not supported.
+    m = None
+    for m in _VERDICT_WORD.finditer(text):
+        pass
     if m:
         if " ".join(m.group(0).casefold().split()) in folded_chunk:
             return V.UNSCORED, "the only verdict in the reply is copied from the source passage"

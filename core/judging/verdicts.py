@@ -9,18 +9,15 @@ are never mixed; the latest record per (item, judge, prompt version) counts.
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
-from ..contract.errors import RecordError
-from ..contract.jsonl import append_records, read_parsed
+from ..contract.errors import FieldError, RecordError
+from ..contract.items import UNSCORED, VERDICTS, parse_item_key
+from ..contract.jsonl import append_records, expect, expect_object, expect_version, now, read_all, read_jsonl
 
 VERDICTS_VERSION = 1
-VERDICTS = ("supported", "partial", "not_supported")
-UNSCORED = "unscored"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +43,6 @@ class Verdict:
         return self.judge, self.prompt_version
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def make(item: str, verdict: str, rationale: str, judge: str, prompt_version: str, prompt_sha256: str,
          fingerprint: str = "", cost_usd: float = 0.0) -> Verdict:
     if verdict not in VERDICTS and verdict != UNSCORED:
@@ -62,21 +55,34 @@ def append(path: str | Path, verdicts: Iterable[Verdict]) -> None:
     append_records(path, [asdict(v) for v in verdicts])
 
 
-def _parse(obj: dict) -> Verdict:
-    if obj.get("verdicts_version") != VERDICTS_VERSION:
-        raise ValueError(f"verdicts_version {obj.get('verdicts_version')!r}; this citecheck reads {VERDICTS_VERSION}")
+def parse_verdict_record(value: object) -> Verdict:
+    """One verdicts-file record, validated field by field (:class:`FieldError` names the field)."""
+    obj = expect_object(value)
+    expect_version(obj, "verdicts_version", VERDICTS_VERSION)
+    item = expect(obj, "item", str)
     try:
-        v = Verdict(**{name: obj[name] for name in Verdict.__dataclass_fields__ if name in obj})
-    except TypeError as exc:
-        raise ValueError(f"missing field: {exc}") from None
-    if v.verdict not in VERDICTS and v.verdict != UNSCORED:
-        raise ValueError(f"unknown verdict {v.verdict!r}")
-    return v
+        parse_item_key(item)
+    except ValueError as exc:
+        if "#claim" not in item:  # the pipeline's claim items (docs/pipeline.md) are not citation items
+            raise FieldError("item", str(exc)) from None
+    verdict = expect(obj, "verdict", str)
+    if verdict not in VERDICTS and verdict != UNSCORED:
+        raise FieldError("verdict", f"{verdict!r} is not one of {', '.join(VERDICTS)} or {UNSCORED}")
+    return Verdict(
+        VERDICTS_VERSION, item, verdict,
+        rationale=expect(obj, "rationale", str, optional=True, default=""),
+        judge=expect(obj, "judge", str),
+        prompt_version=expect(obj, "prompt_version", str),
+        prompt_sha256=expect(obj, "prompt_sha256", str, optional=True, default=""),
+        fingerprint=expect(obj, "fingerprint", str, optional=True, default=""),
+        cost_usd=float(expect(obj, "cost_usd", float, optional=True, default=0.0)),
+        at=expect(obj, "at", str, optional=True, default=""),
+    )
 
 
-def read(path: str | Path) -> tuple[list[Verdict], list[str]]:
-    """Every readable record in file order, and a warning for each line that was skipped."""
-    return read_parsed(path, _parse)
+def read(path: str | Path) -> tuple[list[Verdict], list[RecordError]]:
+    """Every readable record in file order, and one error (file, line, field) per skipped line."""
+    return read_all(path, parse_verdict_record)
 
 
 def runs(verdicts: Iterable[Verdict]) -> list[tuple[str, str]]:
@@ -113,23 +119,15 @@ def import_external(path: str | Path, judge: str, prompt_version: str = "externa
             for n, row in enumerate(csv.DictReader(f), start=2):
                 rows.append((n, row))
     else:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    errors.append(RecordError(name, n, "(json)", f"not valid JSON ({exc.msg})"))
-                    continue
-                if not isinstance(obj, dict):
-                    errors.append(RecordError(name, n, "(record)", "expected a JSON object"))
-                    continue
-                rows.append((n, obj))
+        for n, value in read_jsonl(path, expect_object):
+            (errors if isinstance(value, RecordError) else rows).append(value if isinstance(value, RecordError)
+                                                                         else (n, value))
     out: list[Verdict] = []
     for n, row in rows:
         item = row.get("item") or row.get("item_key")
-        if not isinstance(item, str) or "#s" not in item:
+        try:
+            parse_item_key(item)
+        except ValueError:
             errors.append(RecordError(name, n, "item", "missing or not an item key such as a-001#s0#c0"))
             continue
         verdict = normalise_verdict(row.get("verdict", ""))

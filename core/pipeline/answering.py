@@ -13,15 +13,16 @@ table in citecheck.llm.pricing; a run stops before a call that could take it ove
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
-from ..contract.errors import CitecheckError
+from ..contract import jsonl
+from ..contract.errors import CitecheckError, FieldError, RecordError
+from ..contract.jsonl import expect, expect_object, parse_record
 from ..contract.log import Answer, Citation
 from ..importers.anthropic import convert
+from ..llm.client import make_client  # noqa: F401  (re-exported for callers of the pipeline)
 from ..llm.pricing import DEFAULT_MODEL, Price, estimate_tokens, price_for
 from . import assembly
 from .faithfulness import DEFAULT_THRESHOLD
@@ -115,10 +116,6 @@ def plan(index: Index, question: str, config: PipelineConfig) -> Plan:
     return Plan(question, retrieved, packed, gate, prompt, request)
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 def _fit_max_tokens(request: dict, price: Price, cap: float) -> tuple[int, float]:
     """(max_tokens lowered so the worst case stays within ``cap``, that worst case)."""
     input_tokens = estimate_tokens(repr(request["system"]) + repr(request["messages"]))
@@ -144,7 +141,7 @@ def answer_question(
     answer_id: str,
     config: PipelineConfig = PipelineConfig(),
     budget: Budget | None = None,
-    now: Callable[[], str] = _now,
+    now: Callable[[], str] = jsonl.now,
 ) -> Answer:
     """Answer one question and return its log line.  Raises PipelineError (this question failed;
     the run may go on) or BudgetExhausted (stop the run)."""
@@ -249,41 +246,37 @@ def _api_error(exc: Exception) -> str:
     return f"Claude API call failed ({kind}{f', HTTP {status}' if status else ''}): {message}"
 
 
-def make_client(http_client: Any = None, max_retries: int = 4) -> Any:
-    """An ``anthropic.Anthropic`` client; the key comes from ANTHROPIC_API_KEY and is never
-    printed or stored."""
-    import anthropic
-
-    if not os.environ.get("ANTHROPIC_API_KEY") and http_client is None:
-        raise CitecheckError("set ANTHROPIC_API_KEY in the environment to call Claude (or use --dry-run)")
-    kwargs: dict = {"max_retries": max_retries}
-    if http_client is not None:
-        kwargs["http_client"] = http_client
-        kwargs["api_key"] = os.environ.get("ANTHROPIC_API_KEY") or "not-a-real-key"
-    return anthropic.Anthropic(**kwargs)
+def _question(value: object) -> tuple[str | None, str]:
+    obj = expect_object(value)
+    question = expect(obj, "question", str)
+    if not question.strip():
+        raise FieldError("question", "is empty")
+    qid = obj.get("id") if obj.get("id") is not None else obj.get("answer_id")
+    if qid is not None and not isinstance(qid, (str, int)):
+        raise FieldError("id", f"must be a string, got {type(qid).__name__}")
+    return (None if qid is None else str(qid)), question.strip()
 
 
-def read_questions(path) -> list[tuple[str, str]]:
+def read_questions(path) -> tuple[list[tuple[str, str]], list[RecordError]]:
     """``(id, question)`` from a JSONL file (``question`` and optional ``id`` or ``answer_id``) or
-    a plain text file (one question per line); ids default to ``q-<line>``."""
-    import json
-
+    a plain text file (one question per line); ids default to ``q-<line>``.  A JSON line that is
+    not a question is reported (file, line, field) and the others are still read."""
     out: list[tuple[str, str]] = []
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            text = line.strip()
+    errors: list[RecordError] = []
+    with open(path, "rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            text = raw.strip()
             if not text:
                 continue
-            if text.startswith("{"):
+            if not text.startswith(b"{"):
                 try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise CitecheckError(f"{path}:{line_no}: not valid JSON ({exc.msg})") from None
-                question = obj.get("question") if isinstance(obj, dict) else None
-                if not isinstance(question, str) or not question.strip():
-                    raise CitecheckError(f"{path}:{line_no}: question: missing or not a string")
-                qid = obj.get("id") or obj.get("answer_id") or f"q-{line_no}"
-                out.append((str(qid), question.strip()))
+                    out.append((f"q-{line_no}", text.decode("utf-8")))
+                except UnicodeDecodeError as exc:
+                    errors.append(RecordError(str(path), line_no, "(encoding)", f"not UTF-8 text ({exc.reason})"))
+                continue
+            parsed = parse_record(str(path), line_no, raw, _question)
+            if isinstance(parsed, RecordError):
+                errors.append(parsed)
             else:
-                out.append((f"q-{line_no}", text))
-    return out
+                out.append((parsed[0] or f"q-{line_no}", parsed[1]))
+    return out, errors

@@ -10,13 +10,14 @@ counted apart and never enter either figure.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..contract.errors import RecordError
+from ..contract.errors import FieldError, RecordError
+from ..contract.jsonl import read_jsonl
 from ..text.normalise import normalise
+from .rates import json_rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,39 +40,29 @@ def question_key(question: str) -> str:
 
 def _parse(obj: object) -> GoldenQuestion:
     if not isinstance(obj, dict):
-        raise ValueError("(record)", "expected a JSON object")
+        raise FieldError("(record)", "expected a JSON object")
     question = obj.get("question")
     if not isinstance(question, str) or not question.strip():
-        raise ValueError("question", "missing or not a non-empty string")
+        raise FieldError("question", "missing or not a non-empty string")
     ids = obj.get("chunk_ids", [])
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise ValueError("chunk_ids", "must be a list of chunk id strings")
+        raise FieldError("chunk_ids", "must be a list of chunk id strings")
     answerable = obj.get("answerable", bool(ids))
     if not isinstance(answerable, bool):
-        raise ValueError("answerable", "must be true or false")
+        raise FieldError("answerable", "must be true or false")
     if answerable and not ids:
-        raise ValueError("chunk_ids", "an answerable question needs at least one chunk id")
+        raise FieldError("chunk_ids", "an answerable question needs at least one chunk id")
     return GoldenQuestion(question, answerable, tuple(ids))
 
 
 def read_golden(path: str | Path) -> tuple[list[GoldenQuestion], list[RecordError]]:
     """Every readable question of a golden JSONL file, plus one error per unreadable line."""
-    name = str(path)
     questions: list[GoldenQuestion] = []
     errors: list[RecordError] = []
-    with open(path, encoding="utf-8") as f:
-        for line_no, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                q = _parse(json.loads(line))
-            except json.JSONDecodeError as exc:
-                errors.append(RecordError(name, line_no, "(json)", f"not valid JSON: {exc.msg}"))
-                continue
-            except ValueError as exc:
-                field, message = exc.args
-                errors.append(RecordError(name, line_no, field, message))
-                continue
+    for line_no, q in read_jsonl(path, _parse):
+        if isinstance(q, RecordError):
+            errors.append(q)
+        else:
             questions.append(GoldenQuestion(q.question, q.answerable, q.chunk_ids, line_no))
     return questions, errors
 
@@ -133,8 +124,8 @@ class RetrievalEval:
             "k": self.k,
             "answerable": self.answerable,
             "hits": self.hits,
-            "hit_rate": None if self.hit_rate is None else round(self.hit_rate, 4),
-            "mrr": None if self.mrr is None else round(self.mrr, 4),
+            "hit_rate": json_rate(self.hit_rate),
+            "mrr": json_rate(self.mrr),
             "unanswerable": self.unanswerable,
             "not_in_golden": self.not_in_golden,
             "misses": [

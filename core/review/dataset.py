@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import io
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,7 +16,6 @@ from functools import cached_property
 from pathlib import Path
 
 from ..checking.checker import AnswerResult, CheckOptions, check_answer
-from ..contract.corpus import Corpus
 from ..contract.errors import FieldError, RecordError
 from ..contract.log import Answer, decode, log_problem, parse_answer, parse_lines, read_log
 from .items import Item, items_of
@@ -118,9 +116,9 @@ def build(answers: Iterable[Answer | AnswerResult], errors: Iterable[RecordError
     return data
 
 
-def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
-    """Read every answer of the logs (checked on demand); unreadable lines are kept as errors."""
-    options = CheckOptions(corpus=Corpus(corpus) if corpus and corpus.is_dir() else None)
+def load(paths: Iterable[Path], options: CheckOptions = CheckOptions()) -> Dataset:
+    """Read every answer of the logs (checked on demand with ``options``, built by
+    :func:`citecheck.checking.options.check_options`); unreadable lines are kept as errors."""
     answers: list[Answer] = []
     errors: list[RecordError] = []
     with _long_lived():
@@ -137,36 +135,33 @@ def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
         return build(answers, errors, options)
 
 
-def load_bytes(name: str, data: bytes) -> Dataset:
-    """An uploaded log held in memory (never written to disk, no corpus)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return build([], [RecordError(name, 0, "(encoding)", f"not UTF-8 text ({exc.reason})")])
+def load_bytes(name: str, data: bytes, options: CheckOptions = CheckOptions()) -> Dataset:
+    """An uploaded log held in memory (never written to disk).  Lines are decoded one by one, so
+    a line that is not UTF-8 is one error and the other lines are still read."""
     answers: list[Answer] = []
     errors: list[RecordError] = []
-    whole = _whole_document(name, text)
+    whole = _whole_document(name, data)
     if whole is not None:
         for item in whole:
             (errors if isinstance(item, RecordError) else answers).append(item)
-        return build(answers, errors)
-    for _, item in parse_lines(name, io.StringIO(text, newline="")):
+        return build(answers, errors, options)
+    for _, item in parse_lines(name, data.splitlines(keepends=True)):
         if isinstance(item, RecordError):
             errors.append(item)
         else:
             answers.append(item)
-    return build(answers, errors)
+    return build(answers, errors, options)
 
 
-def _whole_document(name: str, text: str) -> list[Answer | RecordError] | None:
+def _whole_document(name: str, data: bytes) -> list[Answer | RecordError] | None:
     """An upload that is one JSON document rather than JSON Lines: a JSON array of answers, or one
     answer pretty-printed over several lines.  Each answer is read as a log line would be (an
-    error names the array item); None when ``text`` is not such a document (read it as lines)."""
-    head = text.lstrip("\ufeff \t\r\n")[:1]
-    if head not in ("[", "{") or (head == "{" and len(text.strip().splitlines()) < 2):
+    error names the array item); None when ``data`` is not such a document (read it as lines)."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head not in (b"[", b"{") or (head == b"{" and len(data.strip().splitlines()) < 2):
         return None
     try:
-        value = decode(text)
+        value = decode(data)
     except FieldError:
         return None  # not one document: the lines are read (and each bad one named) as usual
     hint = "the upload is a JSON array, read item by item; a log is JSON Lines (one answer per line)"

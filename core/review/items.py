@@ -11,18 +11,10 @@ import hashlib
 from typing import NamedTuple
 
 from ..checking.checker import AnswerResult
+from ..contract.items import CITATION_LABELS, LABEL_TEXT, UNCITED_LABELS, item_key, parse_item_key
 
-CITATION_LABELS = ("supported", "partial", "not_supported", "cant_tell")
-UNCITED_LABELS = ("needs_citation", "no_claim")
-LABEL_TEXT = {
-    "supported": "Supported",
-    "partial": "Partially supported",
-    "not_supported": "Not supported",
-    "cant_tell": "Can't tell",
-    "needs_citation": "Needs a citation",
-    "no_claim": "No claim to cite",
-}
-
+__all__ = ["CITATION_LABELS", "LABEL_TEXT", "UNCITED_LABELS", "Item", "fingerprint", "item_key", "items_of",
+           "parse_item_key"]
 
 class Item(NamedTuple):
     answer_id: str
@@ -38,10 +30,6 @@ class Item(NamedTuple):
     @property
     def labels(self) -> tuple[str, ...]:
         return UNCITED_LABELS if self.citation is None else CITATION_LABELS
-
-
-def item_key(answer_id: str, sentence: int, citation: int | None) -> str:
-    return f"{answer_id}#s{sentence}#" + ("uncited" if citation is None else f"c{citation}")
 
 
 def fingerprint(sentence: str, chunk_checksum: str | None, quote: str | None) -> str:

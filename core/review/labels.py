@@ -8,18 +8,17 @@ last line (a crash mid-write) is skipped with a warning; the next record starts 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
-from ..contract.jsonl import append_records, read_parsed
-from .items import CITATION_LABELS, UNCITED_LABELS, Item
+from ..contract.errors import FieldError, RecordError
+from ..contract.items import CITATION_LABELS, UNCITED_LABELS, parse_item_key
+from ..contract.jsonl import append_records, expect, expect_object, expect_version, now, read_all
+from .items import Item
 
 LABELS_VERSION = 1
-ALL_LABELS = CITATION_LABELS + UNCITED_LABELS
 
 
 class LabelError(ValueError):
@@ -42,10 +41,6 @@ class Label:
     citecheck: str
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None) -> Label:
     reviewer = reviewer.strip()
     if not reviewer:
@@ -61,40 +56,41 @@ def append(path: str | Path, label: Label) -> None:
     append_records(path, [asdict(label)])
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# The type each field must have (``type(x) in ...``, so a bool is not taken for an integer).
-_FIELD_TYPES = {
-    "item": (str,), "answer_id": (str,), "sentence": (int,), "citation": (int, type(None)),
-    "chunk_id": (str, type(None)), "fingerprint": (str,), "label": (str,), "note": (str,), "reviewer": (str,),
-    "at": (str,), "citecheck": (str,),
-}
-
-
-def _parse(obj: object) -> Label:
-    if not isinstance(obj, dict):
-        raise ValueError("expected a JSON object")
-    if obj.get("labels_version") != LABELS_VERSION:
-        raise ValueError(f"labels_version {obj.get('labels_version')!r}; this citecheck reads {LABELS_VERSION}")
+def parse_label(value: object) -> Label:
+    """One labels-file record, validated field by field (:class:`FieldError` names the field)."""
+    obj = expect_object(value)
+    expect_version(obj, "labels_version", LABELS_VERSION)
+    item = expect(obj, "item", str)
     try:
-        label = Label(**{name: obj[name] for name in Label.__dataclass_fields__})
-    except KeyError as exc:
-        raise ValueError(f"missing field {exc.args[0]}") from None
-    for name, types in _FIELD_TYPES.items():
-        value = getattr(label, name)
-        if type(value) not in types:
-            want = " or ".join("null" if t is type(None) else {"str": "a string", "int": "an integer"}[t.__name__]
-                               for t in types)
-            raise ValueError(f"field {name}: expected {want}, got {type(value).__name__}")
-        if type(value) is str and _SURROGATE.search(value):
-            raise ValueError(f"field {name}: holds a lone surrogate, which is not Unicode text")
-    if label.label not in ALL_LABELS:
-        raise ValueError(f"unknown label {label.label!r}")
+        key = parse_item_key(item)
+    except ValueError as exc:
+        raise FieldError("item", str(exc)) from None
+    label = Label(
+        LABELS_VERSION, item,
+        answer_id=expect(obj, "answer_id", str),
+        sentence=expect(obj, "sentence", int),
+        citation=expect(obj, "citation", int, optional=True),
+        chunk_id=expect(obj, "chunk_id", str, optional=True),
+        fingerprint=expect(obj, "fingerprint", str),
+        label=expect(obj, "label", str),
+        note=expect(obj, "note", str, optional=True, default=""),
+        reviewer=expect(obj, "reviewer", str),
+        at=expect(obj, "at", str),
+        citecheck=expect(obj, "citecheck", str, optional=True, default=""),
+    )
+    if (label.answer_id, label.sentence, label.citation) != (key.answer_id, key.sentence, key.citation):
+        raise FieldError("item", f"{item!r} names another item than answer_id, sentence and citation")
+    allowed = UNCITED_LABELS if label.citation is None else CITATION_LABELS
+    if label.label not in allowed:
+        raise FieldError("label", f"{label.label!r} is not one of {', '.join(allowed)}")
+    if not label.reviewer.strip():
+        raise FieldError("reviewer", "is empty")
     return label
 
 
-def read(path: str | Path) -> tuple[list[Label], list[str]]:
-    """Every readable record in file order, and a warning for each line that was skipped."""
-    return read_parsed(path, _parse)
+def read(path: str | Path) -> tuple[list[Label], list[RecordError]]:
+    """Every readable record in file order, and one error (file, line, field) per skipped line."""
+    return read_all(path, parse_label)
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
