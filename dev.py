@@ -52,6 +52,12 @@ def main(argv: list[str]) -> int:
                                cwd=ROOT, env=env)
     args = [str(PY), "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
             "--browser.gatherUsageStats", "false", *rest]
+    if os.name == "posix":
+        # Become the server (same process id), so that a kill of ``python3 dev.py run`` stops it
+        # and frees its port, instead of leaving an orphaned server behind.
+        os.chdir(ROOT)
+        sys.stdout.flush()
+        os.execve(args[0], args, env)
     return subprocess.call(args, cwd=ROOT, env=env)
 
 

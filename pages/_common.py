@@ -10,6 +10,7 @@ from citecheck.contract.errors import CitecheckError
 from citecheck.contract.postgres import StoreError
 from citecheck.review import dataset, labels
 from citecheck.review.html import STYLE, notice_html
+from citecheck.web import notices
 from citecheck.web.settings import Settings, load_settings
 
 
@@ -38,16 +39,33 @@ def _stamp(paths) -> tuple:
     return tuple(out)
 
 
+# (``stamp`` is part of the cache key: an argument named with a leading _ would not be, and a
+# changed log would never be re-read.)
 @st.cache_resource(show_spinner="Checking the answer logs ...", max_entries=4)
-def _load(logs: tuple, corpus, casefold: bool, refusals: tuple, _stamp_key: tuple) -> dataset.Dataset:
-    return dataset.load(logs, settings().check_options())
+def _load(logs: tuple, corpus, casefold: bool, refusals: tuple, stamp: tuple) -> dataset.Dataset:
+    data = dataset.load(logs, settings().check_options())
+    for line in notices.plain_lines(notices.load_facts(len(data), data.errors)):
+        print(line, file=sys.stderr, flush=True)  # (once per load: the terminal that started the app)
+    return data
+
+
+def using_upload() -> bool:
+    return st.session_state.get("uploaded") is not None and bool(st.session_state.get("use_upload"))
+
+
+def show_notice(data: dataset.Dataset, data_page: str | None = "./data") -> None:
+    """Say, above the page, which logs could not be opened, how many lines could not be read, and
+    whether an uploaded log is in use (built in citecheck.web.notices)."""
+    uploaded = st.session_state.get("uploaded_name", "uploaded log") if using_upload() else None
+    banner = notices.notice_html(notices.load_facts(len(data), data.errors), uploaded, data_page)
+    if banner:
+        st.html(banner)
 
 
 def current_dataset() -> dataset.Dataset:
     """The uploaded log if the reviewer chose one, else the configured logs (reloaded when they change)."""
-    uploaded = st.session_state.get("uploaded")
-    if uploaded is not None and st.session_state.get("use_upload"):
-        return uploaded
+    if using_upload():
+        return st.session_state["uploaded"]
     cfg = settings()
     try:
         return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))

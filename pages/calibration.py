@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import altair as alt
-import pandas as pd
 import streamlit as st
 from citecheck.contract.items import parse_item_key
 from citecheck.judging import calibration as C
+from citecheck.judging import captions as CAP
 from citecheck.judging import verdicts as V
 from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
 from citecheck.llm.client import have_key, make_client
@@ -14,8 +14,9 @@ from citecheck.reports.rates import percent
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.html import citation_html, disagreement_html, notice_html
+from citecheck.review.text import md_literal as m
 
-from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 from pages._estimate import show as show_estimates
 
 enter("calibration")
@@ -41,6 +42,7 @@ if which == "expertqa":
     verdicts_path = cfg.expertqa_verdicts
 else:
     data = current_dataset()
+    show_notice(data)
     records, label_warnings = read_labels()
     verdicts_path = cfg.verdicts
 for w in label_warnings:
@@ -51,8 +53,9 @@ for w in verdict_warnings:
 
 labelled_keys = {r.item for r in records if r.citation is not None}
 items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
-st.caption(f"{len(labelled_keys):,} labelled citation item(s); {len(items):,} found in the loaded answers. "
-           f"Verdicts: {cfg.shown(verdicts_path)}")
+st.caption(CAP.reconcile_caption(len(labelled_keys), len(items),
+                                 CAP.left_out(records, {i.key: i.fingerprint for i in data.all_items}))
+           + f" Verdicts: {m(cfg.shown(verdicts_path))}")
 
 # --- running a judge ----------------------------------------------------------------------------------
 with st.expander("Run a judge over the labelled items", expanded=not verdict_records):
@@ -70,7 +73,10 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
     if kind == "claude" and not key_present:
         st.info("Set ANTHROPIC_API_KEY in the environment (or in Streamlit secrets) to run the Claude judge. "
                 "The key is never shown or written anywhere.")
-    go = st.button("Run", type="primary", disabled=not items or (kind == "claude" and not key_present))
+    why_not = CAP.run_disabled_reason(len(items), kind, key_present)
+    go = st.button("Run", type="primary", disabled=why_not is not None, help=why_not)
+    if why_not:
+        st.caption(f"Run is disabled: {why_not}")
     if go:
         if kind == "baseline":
             judge = BaselineJudge()
@@ -119,18 +125,19 @@ cols = st.columns(4)
 for n, (key, title) in enumerate(names.items()):
     est = report.figures[key]
     value = "n/a" if est.value is None else f"{est.value:.2f}"
-    ci = "" if est.low is None else f"95% CI {est.low:.2f} to {est.high:.2f}, "
     cols[n % 4].metric(title, value, border=True)
-    cols[n % 4].caption(f"{ci}n = {est.n}")
+    (cols[n % 4].warning if CAP.small(est) else cols[n % 4].caption)(CAP.estimate_caption(est))
 
 left, right = st.columns(2)
-matrix = pd.DataFrame([{"human": h, "judge": j, "items": int(report.matrix[a, b])}
-                       for a, h in enumerate(C.CLASSES) for b, j in enumerate(C.CLASSES)])
+matrix = CAP.matrix_frame(report.matrix)
+order = list(CAP.CLASS_NAMES.values())
 heat = alt.Chart(matrix).mark_rect().encode(
-    x=alt.X("judge:N", sort=list(C.CLASSES), title="judge"), y=alt.Y("human:N", sort=list(C.CLASSES), title="human"),
-    color=alt.Color("items:Q", scale=alt.Scale(scheme="blues")), tooltip=["human", "judge", "items"])
+    x=alt.X("judge:N", sort=order, title="judge says", axis=alt.Axis(labelAngle=0, orient="top")),
+    y=alt.Y("human:N", sort=order, title="human says", axis=alt.Axis(labelLimit=200)),
+    color=alt.Color("items:Q", scale=alt.Scale(scheme="blues"), legend=None), tooltip=["human", "judge", "items"])
 labels_layer = alt.Chart(matrix).mark_text(fontSize=16).encode(
-    x=alt.X("judge:N", sort=list(C.CLASSES)), y=alt.Y("human:N", sort=list(C.CLASSES)), text="items:Q")
+    x=alt.X("judge:N", sort=order), y=alt.Y("human:N", sort=order), text="items:Q",
+    color=alt.condition(alt.datum.items > float(matrix["items"].max()) / 2, alt.value("white"), alt.value("black")))
 left.altair_chart(heat + labels_layer, width="stretch")
 with right:
     if report.corrected is not None and report.corrected.value is not None:
@@ -166,7 +173,20 @@ kinds = sorted({(r["human"], r["judge"]) for r in rows})
 kind = st.selectbox("Human / judge", ["all"] + [f"{h} / {j}" for h, j in kinds], key="cal_kind")
 shown = [r for r in rows if kind == "all" or f"{r['human']} / {r['judge']}" == kind]
 st.caption(f"{len(shown)} of {len(rows)} disagreement(s)")
-pick = st.selectbox("Item", [r["item"] for r in shown], key="cal_item")
+keys = [r["item"] for r in shown]
+if st.session_state.get("cal_item") not in keys:
+    st.session_state["cal_item"] = keys[0]
+
+
+def _step(delta: int) -> None:
+    at = keys.index(st.session_state["cal_item"]) if st.session_state.get("cal_item") in keys else 0
+    st.session_state["cal_item"] = keys[(at + delta) % len(keys)]
+
+
+b1, b2, _ = st.columns([1, 1, 4])
+b1.button("Previous", key="cal_prev", on_click=_step, args=(-1,), use_container_width=True)
+b2.button("Next", key="cal_next", on_click=_step, args=(1,), use_container_width=True)
+pick = st.selectbox("Item", keys, key="cal_item")
 row = next(r for r in shown if r["item"] == pick)
 key = parse_item_key(pick)
 result = data.get(key.answer_id)

@@ -6,7 +6,7 @@ import streamlit as st
 from citecheck.review import dataset
 from citecheck.review.html import notice_html
 
-from pages._common import current_dataset, enter, read_labels, settings
+from pages._common import current_dataset, enter, read_labels, settings, show_notice
 
 enter("data")
 
@@ -21,11 +21,13 @@ st.table({"setting": ["logs", "corpus", "labels file"],
 upload = st.file_uploader("Review an uploaded log instead (JSON lines, format version 1)", type=["jsonl", "json"])
 if upload is not None:
     st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue(), settings().check_options())
+    st.session_state.uploaded_name = upload.name
     st.session_state.use_upload = True
 if st.session_state.get("uploaded") is not None:
     st.session_state.use_upload = st.toggle("Use the uploaded log", value=st.session_state.get("use_upload", True))
 
 data = current_dataset()
+show_notice(data, data_page=None)
 records, warnings = read_labels()
 st.metric("Answers loaded", len(data))
 st.metric("Label records", len(records))

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 from citecheck.contract import reasons as R
 from citecheck.reports import figures as F
+from citecheck.reports import readable as RD
 from citecheck.reports import views as V
 from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
@@ -17,7 +18,7 @@ from citecheck.review.html import notice_html
 from citecheck.store.sources import StoreSource, TableSource
 from citecheck.store.store import StoreError
 
-from pages._common import current_dataset, enter, read_labels, settings
+from pages._common import current_dataset, enter, read_labels, settings, show_notice
 
 enter("failures")
 
@@ -42,6 +43,7 @@ if cfg.store is not None:  # a checked store: every figure is SQL over its Parqu
     loaded = f"{src.answers:,} answers from the checked store {cfg.store.name}"
 else:
     data = current_dataset()
+    show_notice(data)
     if not len(data):
         st.info("No answers loaded, so there is nothing to report. Check the Data page: the configured logs "
                 "may be empty, missing or unreadable.")
@@ -85,7 +87,9 @@ def show_figures(figs: list[F.Figure], per_row: int = 4) -> None:
 
 st.caption(loaded)
 show_figures(report.headline)
-if not src.any_failing():
+if not src.any_failing() and cfg.store is None and data.errors:
+    st.warning("No answer that could be read fails a check, but some of the log could not be read (see above).")
+elif not src.any_failing():
     st.success("No answer fails a check: every citation verified, every sentence cited, every number and quote "
                "found in its sources.")
 
@@ -104,8 +108,8 @@ with reasons_tab:
         st.info("No failure reason occurs in the loaded answers.")
     else:
         chart = alt.Chart(shown).mark_bar().encode(
-            x=alt.X("count:Q", title="occurrences"),
-            y=alt.Y("reason:N", sort="-x", title=None),
+            x=alt.X("count:Q", title="occurrences", axis=alt.Axis(format="d", tickMinStep=1)),
+            y=alt.Y("reason:N", sort="-x", title=None, axis=alt.Axis(labelLimit=400)),
             tooltip=["reason", "description", "count", "total", alt.Tooltip("rate:Q", format=".1%"), "answers"],
         )
         st.altair_chart(chart, width="stretch")
@@ -119,15 +123,16 @@ def group_tab(frame: pd.DataFrame, column: str, present: bool, what: str) -> Non
         st.info(f"The loaded logs have no {what} field, so there is nothing to break down by {what}. "
                 f"Log `{column}` on every answer to see this.")
         return
-    chart = alt.Chart(V.group_long(frame, column)).mark_bar().encode(
-        x=alt.X("rate:Q", axis=alt.Axis(format="%"), title="rate"),
-        y=alt.Y(f"{column}:N", title=None),
-        color=alt.Color(f"{column}:N", legend=None),
-        row=alt.Row("figure:N", title=None),
-        tooltip=[column, "figure", "count", "total", alt.Tooltip("rate:Q", format=".1%")],
-    )
+    long = RD.group_chart_data(frame, column)
+    chart = alt.Chart(long).mark_bar().encode(
+        x=alt.X("rate:Q", axis=alt.Axis(format="%"), title=None, scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("group:N", title=None, axis=alt.Axis(labelLimit=320)),
+        color=alt.Color("group:N", legend=None),
+        row=alt.Row("figure:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelLimit=200)),
+        tooltip=[alt.Tooltip("group:N", title=what), "figure", alt.Tooltip("share:N", title="rate")],
+    ).properties(height=alt.Step(24))
     st.altair_chart(chart)
-    st.dataframe(frame, hide_index=True)
+    st.dataframe(RD.group_view(frame, column, what.capitalize()), hide_index=True)
 
 
 with model_tab:
@@ -142,14 +147,14 @@ with time_tab:
     if series.empty:
         st.info("No answer has a readable timestamp, so there is no trend to show.")
     else:
-        long = series.melt(id_vars=["period", "answers"], value_vars=["failing_rate", "citation_failure_rate",
-                                                                       "refusal_rate"],
-                           var_name="figure", value_name="rate")
-        chart = alt.Chart(long).mark_line(point=True).encode(
-            x=alt.X("period:T", title=freq), y=alt.Y("rate:Q", axis=alt.Axis(format="%")),
-            color="figure:N", tooltip=["period:T", "figure", alt.Tooltip("rate:Q", format=".1%"), "answers"])
+        chart = alt.Chart(RD.period_chart_data(series)).mark_line(point=True).encode(
+            x=alt.X("period:T", title=RD.period_label(freq[0].upper()).lower(),
+                    axis=alt.Axis(format=RD.DATE_FORMAT, labelAngle=-30)),
+            y=alt.Y("rate:Q", axis=alt.Axis(format="%"), title=None),
+            color=alt.Color("figure:N", legend=alt.Legend(title=None, orient="bottom", labelLimit=300)),
+            tooltip=[alt.Tooltip("period:T", format=RD.DATE_FORMAT), "figure", alt.Tooltip("share:N", title="rate")])
         st.altair_chart(chart, width="stretch")
-        st.dataframe(series, hide_index=True)
+        st.dataframe(RD.period_view(series, "D" if freq == "day" else "W"), hide_index=True)
     if undated:
         st.caption(f"{undated} answer(s) without a readable timestamp are not in this chart.")
 

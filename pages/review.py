@@ -39,12 +39,13 @@ from citecheck.review.queue import (
     team_progress,
 )
 
-from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
+from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 
 enter("review")
 
 style()
 data = current_dataset()
+show_notice(data)
 if not len(data):
     st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
     st.stop()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
+from collections import deque
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,6 +28,8 @@ DEFAULT_REFUSAL = "I cannot answer from the sources."
 _new = tuple.__new__
 
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+# A marker of 19 digits or more cites no retrieved chunk: it is checked as this number (out of range).
+_HUGE_MARKER = 10 ** 18
 _ANY_MARKER = re.compile(MARKER)
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
 # (Checking the letter in Python is faster than a lookbehind, which the regex engine would try at
@@ -187,25 +190,40 @@ def span_mismatch(answer: str, c: Citation) -> bool:
 
 def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
     """One citation per ``[n]`` in the answer, with the quote of a matching ``kind: marker`` entry;
-    and whether the list is in text order (it is unless entries with no marker were added)."""
+    and whether the list is in text order (it is unless entries with no marker were added).
+
+    The entry for a marker at ``start:end`` is the first unused one logged at that marker (``at``
+    inside the marker), else the first unused one with no position.  Found through queues, so
+    that thousands of entries for the same marker stay linear."""
     entries = [c for c in answer.citations if c.kind == "marker"]
-    by_marker: dict[int | None, list[int]] = {}
+    by_at: dict[int, list[int]] = {}
+    free: dict[int | None, deque[int]] = {}
     for i, entry in enumerate(entries):
-        by_marker.setdefault(entry.marker, []).append(i)
+        if entry.at is None:
+            free.setdefault(entry.marker, deque()).append(i)
+        else:
+            by_at.setdefault(entry.at, []).append(i)
     used: set[int] = set()
     out: list[_Raw] = []
     for m in _MARKER.finditer(answer.answer):
         group = m.group(1)
         start, end = m.span()
+        here: dict[int | None, deque[int]] = {}
+        if by_at:  # (each offset of the text is looked at once: markers do not overlap)
+            inside = sorted(i for at in range(start, end) for i in by_at.get(at, ()))
+            for i in inside:
+                here.setdefault(entries[i].marker, deque()).append(i)
         for part in (group.split(",") if "," in group else (group,)):
-            n = int(part)
-            candidates = by_marker.get(n)
-            entry = _match_entry(entries, candidates, used, start, end) if candidates else None
-            if entry is None:
-                out.append(_Raw("marker", start, end, n))
-            else:
+            n = int(part) if len(part) < 19 else _HUGE_MARKER  # (no slow or refused conversion of 5,000 digits)
+            queue = here.get(n) or free.get(n)
+            if queue:
+                i = queue.popleft()
+                used.add(i)
+                entry = entries[i]
                 out.append(_new(_Raw, ("marker", start, end, n, None, None, entry.quote, entry.quote_start,
                                        entry.quote_end, entry.label, False, False)))
+            else:
+                out.append(_Raw("marker", start, end, n))
     if len(used) == len(entries):
         return out, True
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
@@ -214,25 +232,6 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
             out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
                             quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
     return out, False
-
-
-def _match_entry(entries: list[Citation], candidates: list[int], used: set[int], start: int, end: int) -> Citation | None:
-    """The entry for the marker at ``start:end``: the first unused one logged at that marker, else
-    the first unused one with no position."""
-    fallback = None
-    for i in candidates:
-        if i in used:
-            continue
-        at = entries[i].at
-        if at is not None and start <= at < end:
-            used.add(i)
-            return entries[i]
-        if at is None and fallback is None:
-            fallback = i
-    if fallback is not None:
-        used.add(fallback)
-        return entries[fallback]
-    return None
 
 
 def _position(raw: _Raw) -> tuple[int, int]:
@@ -384,7 +383,8 @@ def number_in(text: str, number: str) -> bool:
     thousands commas.  A plain substring search: no regex scan of the whole text."""
     forms = [number]
     if number.isdigit() and len(number) > 3:
-        forms.append(f"{int(number):,}")
+        head = len(number) % 3 or 3  # thousands commas, by string slicing (no integer conversion)
+        forms.append(",".join([number[:head]] + [number[i:i + 3] for i in range(head, len(number), 3)]))
     for form in forms:
         start = text.find(form)
         while start >= 0:
@@ -494,7 +494,20 @@ def _sentences_of(raw: _Raw, sentences: list[Sentence], starts: list[int]) -> li
         if i is None and sentences and raw.answer_start >= sentences[-1].end:
             i = len(sentences) - 1
         return [] if i is None else [i]
-    return [s.index for s in sentences if raw.answer_start < s.end and raw.answer_end > s.start]
+    # The sentences that overlap the span: from the first that ends after its start (sentences are
+    # in order and do not overlap), so many span citations do not each walk every sentence.
+    lo, hi = 0, len(sentences)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sentences[mid].end <= raw.answer_start:
+            lo = mid + 1
+        else:
+            hi = mid
+    out = []
+    while lo < len(sentences) and sentences[lo].start < raw.answer_end:
+        out.append(sentences[lo].index)
+        lo += 1
+    return out
 
 
 @functools.lru_cache(maxsize=32)

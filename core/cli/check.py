@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import TextIO
 
 from ..checking.checker import DEFAULT_REFUSAL, CheckOptions
 from ..checking.options import check_files, check_options
 from ..contract.errors import RecordError
+from ..contract.log import EMPTY_LOG, log_problem
 from ..reports.check_report import (
     Summary,
     answer_record,
@@ -21,13 +21,16 @@ from .common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_line, rate
 
 
 def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None:
-    """The checker's options from ``check``/``report`` arguments; None (said on ``err``) when a log is missing."""
+    """The checker's options from ``check``/``report`` arguments; None (said on ``err``) when a log
+    is missing or a folder (an empty log is said on ``err`` too)."""
     for path in args.logs:
         if "://" in path and getattr(args, "store", None):
             continue  # a URL for fsspec (Dask's filesystem layer): read by the store's engines
-        if not Path(path).is_file():
-            err.write(f"citecheck {args.command}: {path}: no such file\n")
-            return None
+        problem = log_problem(path)
+        if problem is not None:
+            err.write(f"citecheck {args.command}: {path}: {problem}\n")
+            if problem != EMPTY_LOG:  # (an empty log is said, and checked: it has no answers)
+                return None
     return check_options(args.corpus, args.casefold, args.refusal or ())
 
 

@@ -8,6 +8,7 @@ Exit codes are in :mod:`.common`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TextIO
 
@@ -31,12 +32,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The exit status of a process ended by SIGPIPE, as ``head`` leaves other Unix tools.
+EXIT_CLOSED_PIPE = 128 + 13
+
+
+def _closed_pipe(out: TextIO) -> int:
+    """The reader of our output went away (``citecheck check LOG | head``): stop quietly, as other
+    Unix tools do.  Standard output is pointed at /dev/null so that Python's final flush of what
+    is still buffered does not fail again with a message at exit."""
+    if out is sys.stdout:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    return EXIT_CLOSED_PIPE
+
+
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args, out, err)
+        code = args.func(args, out, err)
+        out.flush()  # (here, so that a reader gone away is met below, not in Python's flush at exit)
+        return code
+    except BrokenPipeError:
+        return _closed_pipe(out)
     except (CitecheckError, OSError) as exc:
         err.write(f"citecheck {args.command}: {exc}\n")
         return EXIT_USAGE

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,16 +56,31 @@ def append_records(path: str | Path, records: list[dict]) -> None:
         os.close(fd)
 
 
+# Limits on one line (docs/log-format.md, "Limits and unreadable lines"): a longer or deeper line
+# is one unreadable line, reported with its number, and the lines after it are read.  They bound
+# the time and memory one line can take and keep every value writable by the JSON writers.
+MAX_LINE_BYTES = 16_000_000
+MAX_DEPTH = 100  # levels of nested lists and objects, the line's own object being level 1
+MAX_INT_DIGITS = 4300  # Python's limit on converting digits to an integer
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_DEEP = (f"nested more than {MAX_DEPTH} levels deep; citecheck reads at most {MAX_DEPTH} levels of lists "
+         "and objects in a line")
+
+
 def decode(raw: str | bytes) -> Any:
-    """One JSON value from one line; :class:`FieldError` on field ``(json)`` or ``(encoding)``.
+    """One JSON value from one line; :class:`FieldError` on field ``(json)`` or ``(encoding)``, or
+    on the field holding a lone surrogate.
 
     orjson decodes (several times faster); a line it refuses is decoded again by the standard
-    library, so what is accepted and the error message are the standard library's.
+    library, so what is accepted and the error message are the standard library's, except for what
+    no writer or page could handle: nesting past :data:`MAX_DEPTH`, integers of more than
+    :data:`MAX_INT_DIGITS` digits and lone surrogate escapes (``"\\ud800"``: not Unicode text).
     """
     try:
         return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
+    except orjson.JSONDecodeError as exc:
+        if "depth limit" in str(exc):
+            raise FieldError("(json)", _DEEP.replace("deep;", f"deep (at column {exc.colno});")) from None
     raw = raw.rstrip(b"\r\n" if isinstance(raw, bytes) else "\r\n")
     if isinstance(raw, bytes):
         try:
@@ -72,9 +88,39 @@ def decode(raw: str | bytes) -> Any:
         except UnicodeDecodeError as exc:
             raise FieldError("(encoding)", f"not UTF-8 text ({exc.reason})") from None
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise FieldError("(json)", f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise FieldError("(json)", f"a number has more than {MAX_INT_DIGITS:,} digits; citecheck reads integers "
+                         f"of at most {MAX_INT_DIGITS:,} digits ({str(exc).split(':')[-1].strip()})") from None
+    except RecursionError:
+        raise FieldError("(json)", _DEEP) from None
+    found = _surrogate_path(value)
+    if found is not None:
+        path, text = found
+        at = _SURROGATE.search(text).start()
+        raise FieldError(path, f"holds a lone surrogate (\\u{ord(text[at]):04x} at character {at}), which is "
+                         "not Unicode text: fix the writer that escaped half of a character pair")
+    return value
+
+
+def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
+    """(field, the string) of the first string or key in ``obj`` holding a lone surrogate."""
+    stack = [(obj, where)]
+    while stack:
+        item, path = stack.pop()
+        if type(item) is str:
+            if _SURROGATE.search(item):
+                return path or "(line)", item
+        elif type(item) is dict:
+            for k, v in reversed(item.items()):
+                if _SURROGATE.search(k):
+                    return (f"{path}.{k}" if path else k), k
+                stack.append((v, f"{path}.{k}" if path else k))
+        elif type(item) is list:
+            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
@@ -88,6 +134,10 @@ def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callab
     for n, raw in enumerate(lines, start=1):
         if previous is not None:
             yield previous[0], parse_record(name, *previous, parse)
+            previous = None
+        if type(raw) is _LongLine or len(raw) > MAX_LINE_BYTES + 1:  # (+1: the newline)
+            yield n, RecordError(name, n, "(line)", _too_long(int(raw) if type(raw) is _LongLine else len(raw)))
+            continue
         previous = None if (not raw or raw.isspace()) else (n, raw)
     if previous is not None:
         yield previous[0], parse_record(name, *previous, parse, torn=not _ends_line(previous[1]))
@@ -114,7 +164,41 @@ def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], 
 def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
     """Stream :func:`parse_lines` over a file; memory stays flat however long it is."""
     with open(path, "rb") as handle:
-        yield from parse_lines(str(path), handle, parse)
+        yield from parse_lines(str(path), bounded_lines(handle), parse)
+
+
+class _LongLine(int):
+    """Stands for a line longer than MAX_LINE_BYTES (its length), which is never held in memory."""
+
+
+def _too_long(size: int) -> str:
+    return (f"line is {size:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes a line may have; "
+            "the line was skipped (split the answer's chunks, or drop the fields citecheck does not read)")
+
+
+def bounded_lines(handle, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of a binary file, split at LF, CRLF or a lone CR (JSON strings hold no raw CR); a
+    line longer than ``limit`` is skipped in blocks, never held whole, and given as its length."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            if b"\r" in line and b"\r" in line.rstrip(b"\r\n"):
+                *pieces, last = line.split(b"\r")
+                yield from (p + b"\n" for p in pieces)
+                if last.strip():
+                    yield last
+            else:
+                yield line
+            continue
+        size = len(line)
+        while True:
+            block = handle.readline(1 << 20)
+            size += len(block)
+            if not block or block.endswith(b"\n"):
+                break
+        yield _LongLine(size)
 
 
 def read_all(path: str | Path, parse: Callable[[Any], Any]) -> tuple[list, list[RecordError]]:

@@ -15,10 +15,15 @@ from typing import Any, NamedTuple
 
 from . import jsonl
 from .errors import FieldError, RecordError
-from .jsonl import decode
+from .jsonl import MAX_DEPTH, MAX_INT_DIGITS, MAX_LINE_BYTES, decode  # noqa: F401 (re-exported)
 
 LOG_VERSION = 1
 CHECKSUM_PREFIX = "sha256:"
+
+# Limits on one line (docs/log-format.md, "Limits"): a longer or deeper line is one unreadable
+# line, reported with its number, and the lines after it are read.  They bound the time and
+# memory one line can take, and keep every value writable by the JSON writers.
+# (the limits are the shared reader's, citecheck.contract.jsonl, so they hold for every file)
 
 
 def checksum(text: str) -> str:
@@ -95,6 +100,16 @@ _ANSWER_FIELD_SET = frozenset(ANSWER_FIELDS)
 # --- parsing ---------------------------------------------------------------------------------
 
 
+def _show(value: Any) -> str:
+    """A wrong value for an error message: short, and never a walk of a deeply nested one."""
+    if type(value) in (list, dict):
+        return f"a{'n object' if type(value) is dict else ' list'} of {len(value)} item(s)"
+    if type(value) is int and value.bit_length() > 64:
+        return f"an integer of {len(str(value)) if value.bit_length() < 14_000 else 'thousands of'} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _opt_str(obj: dict, key: str, where: str) -> str | None:
     value = obj.get(key)
     if value is None or type(value) is str:
@@ -117,14 +132,14 @@ def _opt_int(obj: dict, key: str, where: str) -> int | None:
         return None
     if type(value) is int and value >= 0:
         return value
-    raise FieldError(f"{where}{key}", f"expected a non-negative integer (a code-point offset), got {value!r}")
+    raise FieldError(f"{where}{key}", f"expected a non-negative integer (a code-point offset), got {_show(value)}")
 
 
 def _opt_num(obj: dict, key: str, where: str) -> float | None:
     value = obj.get(key)
     if value is None or (type(value) in (int, float)):
         return value
-    raise FieldError(f"{where}{key}", f"expected a number or null, got {value!r}")
+    raise FieldError(f"{where}{key}", f"expected a number or null, got {_show(value)}")
 
 
 def _pair(obj: dict, start_key: str, end_key: str, where: str) -> tuple[int | None, int | None]:
@@ -236,7 +251,7 @@ def _parse_citation_checked(obj: Any, where: str) -> Citation:
             document_id=document_id, quote=quote, quote_start=quote_start, quote_end=quote_end,
             label=label, locator=locator,
         )
-    raise FieldError(f"{where}kind", f"expected 'marker' or 'span', got {kind!r}")
+    raise FieldError(f"{where}kind", f"expected 'marker' or 'span', got {_show(kind)}")
 
 
 def parse_answer(obj: Any) -> Answer:
@@ -249,7 +264,7 @@ def parse_answer(obj: Any) -> Answer:
             raise FieldError("log_version", f'is required: add "log_version": {LOG_VERSION}')
         raise FieldError(
             "log_version",
-            f"this line is format version {version!r}; this citecheck reads version {LOG_VERSION}. "
+            f"this line is format version {_show(version)}; this citecheck reads version {LOG_VERSION}. "
             "Upgrade citecheck or re-export the log.",
         )
     chunks_obj = obj.get("chunks")
@@ -263,10 +278,16 @@ def parse_answer(obj: Any) -> Answer:
                        for i, c in enumerate(citations_obj)])
     refused = obj.get("refused", False)
     if type(refused) is not bool:
-        raise FieldError("refused", f"expected true or false, got {refused!r}")
+        raise FieldError("refused", f"expected true or false, got {_show(refused)}")
     # Fields the format does not name are kept (``extra``): found by a set difference, so a line with
     # few known fields loses none of its own.
     extra = {k: v for k, v in obj.items() if k not in _ANSWER_FIELD_SET} if obj.keys() - _ANSWER_FIELD_SET else {}
+    for key, value in extra.items():
+        if type(value) in (list, dict):
+            _check_depth(value, 2, key)
+    for i, c in enumerate(citations):
+        if c.locator:
+            _check_depth(c.locator, 4, f"citations[{i}].locator")
     return Answer(
         answer_id=_req_str(obj, "answer_id", ""),
         question=_req_str(obj, "question", ""),
@@ -280,6 +301,20 @@ def parse_answer(obj: Any) -> Answer:
         refused=refused,
         extra=extra,
     )
+
+
+def _check_depth(value: Any, depth: int, where: str) -> None:
+    """Raise :class:`FieldError` when ``value`` (at nesting level ``depth``) nests past MAX_DEPTH.
+
+    Iterative, so no input can exhaust the stack."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if level > MAX_DEPTH:
+            raise FieldError(where, f"nested more than {MAX_DEPTH} levels deep; citecheck reads at most "
+                             f"{MAX_DEPTH} levels of lists and objects in a line")
+        children = item.values() if type(item) is dict else item
+        stack.extend((c, level + 1) for c in children if type(c) in (list, dict))
 
 
 def parse_line(text: str | bytes) -> Answer:
@@ -330,6 +365,30 @@ def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[t
     """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line; one
     bad line never stops the others (the shared reader, :mod:`citecheck.contract.jsonl`)."""
     return jsonl.parse_lines(name, lines, parse_answer)
+
+
+EMPTY_LOG = "is empty: it holds no answers (a log has one JSON object per line)"
+
+
+def log_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read as a log at all (a folder, missing, unreadable, empty), or None.
+
+    A file of blank lines only is empty too; the message says what to do in each case."""
+    path = Path(path)
+    if path.is_dir():
+        return "is a folder, not a log file: give the .jsonl log file inside it"
+    if not path.exists():
+        return "no such file (no such log file; check --log or CITECHECK_LOGS, or the command's LOG argument)"
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+            while head and head.isspace():
+                head = handle.read(1 << 16)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not head:
+        return EMPTY_LOG
+    return None
 
 
 def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:

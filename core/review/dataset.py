@@ -16,8 +16,8 @@ from functools import cached_property
 from pathlib import Path
 
 from ..checking.checker import AnswerResult, CheckOptions, check_answer
-from ..contract.errors import RecordError
-from ..contract.log import Answer, parse_lines, read_log
+from ..contract.errors import FieldError, RecordError
+from ..contract.log import Answer, decode, log_problem, parse_answer, parse_lines, read_log
 from .items import Item, items_of
 
 
@@ -123,8 +123,9 @@ def load(paths: Iterable[Path], options: CheckOptions = CheckOptions()) -> Datas
     errors: list[RecordError] = []
     with _long_lived():
         for path in paths:
-            if not path.is_file():
-                errors.append(RecordError(str(path), 0, "(file)", "no such log file; check --log or CITECHECK_LOGS"))
+            problem = log_problem(path)
+            if problem is not None:  # (line 0, field "(file)": the whole file, not one of its lines)
+                errors.append(RecordError(str(path), 0, "(file)", problem))
                 continue
             for _, item in read_log(path):
                 if isinstance(item, RecordError):
@@ -139,9 +140,43 @@ def load_bytes(name: str, data: bytes, options: CheckOptions = CheckOptions()) -
     a line that is not UTF-8 is one error and the other lines are still read."""
     answers: list[Answer] = []
     errors: list[RecordError] = []
+    whole = _whole_document(name, data)
+    if whole is not None:
+        for item in whole:
+            (errors if isinstance(item, RecordError) else answers).append(item)
+        return build(answers, errors, options)
     for _, item in parse_lines(name, data.splitlines(keepends=True)):
         if isinstance(item, RecordError):
             errors.append(item)
         else:
             answers.append(item)
     return build(answers, errors, options)
+
+
+def _whole_document(name: str, data: bytes) -> list[Answer | RecordError] | None:
+    """An upload that is one JSON document rather than JSON Lines: a JSON array of answers, or one
+    answer pretty-printed over several lines.  Each answer is read as a log line would be (an
+    error names the array item); None when ``data`` is not such a document (read it as lines)."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head not in (b"[", b"{") or (head == b"{" and len(data.strip().splitlines()) < 2):
+        return None
+    try:
+        value = decode(data)
+    except FieldError:
+        return None  # not one document: the lines are read (and each bad one named) as usual
+    hint = "the upload is a JSON array, read item by item; a log is JSON Lines (one answer per line)"
+    if type(value) is dict:
+        items, hint = [value], "the upload is one JSON object over several lines; a log is JSON Lines"
+    elif type(value) is list:
+        items = value
+    else:
+        return None
+    out: list[Answer | RecordError] = []
+    for i, obj in enumerate(items):
+        try:
+            out.append(parse_answer(obj))
+        except FieldError as exc:
+            where = f"[{i}]" if type(value) is list else ""
+            out.append(RecordError(name, i + 1, f"{where}.{exc.field}" if where else exc.field,
+                                   f"{exc.message} ({hint})"))
+    return out

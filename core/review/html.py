@@ -21,7 +21,18 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-focus{color:#1a5fb4;font-weight:600;font-size:.85rem}
 .cc-nv{color:#9a6700;font-weight:600}
 .cc-answer sup.cc-nv{color:#9a6700}
+.cc-answer,.cc-chunk,.cc-fail,.cc-meta,.cc-judge,.cc-sentence{overflow-wrap:anywhere;unicode-bidi:plaintext}
 </style>"""
+
+
+def flags_html(flags: list[str], refusal: bool) -> str:
+    """A sentence's flags (``sentence_flags``) as lines: problems in red; the note that a sentence
+    is the refusal sentence (which is no error) in grey."""
+    out = []
+    for n, flag in enumerate(flags):
+        css = "cc-meta" if refusal and n == 0 else "cc-fail"
+        out.append(f'<div class="{css}">{escape(flag)}</div>')
+    return "".join(out)
 
 
 CLOSEST_MIN_SCORE = 60  # below this the "closest passage" is noise, and is not shown
@@ -227,8 +238,8 @@ def labelled_html(pairs: list[tuple[str, str]]) -> str:
 def sentence_html(result: AnswerResult, index: int, flags: list[str]) -> str:
     """One answer sentence with its numbered position, its flags and, for withheld answers, its claims."""
     s = result.sentences[index]
-    return (f"<p><b>{s.index + 1}.</b> {escape(s.text)}</p>"
-            + "".join(f'<div class="cc-fail">{escape(f)}</div>' for f in flags)
+    return (f'<p class="cc-sentence"><b>{s.index + 1}.</b> {escape(s.text)}</p>'
+            + flags_html(flags, s.refusal)
             + claims_html(result.answer.extra, s.index))
 
 

@@ -48,8 +48,12 @@ def items_of(result: AnswerResult) -> list[Item]:
         if not cited:
             out.append(Item(a.answer_id, s.index, None, None, fingerprint(s.text, None, None)))
             continue
+        # (the sentence is hashed once, not once per citation: a sentence of thousands of markers
+        # stays linear; the digest is fingerprint()'s)
+        head = hashlib.sha256((s.text + "\x1f").encode("utf-8"))
         for c in cited:
             chunk = a.chunks[c.chunk_index]  # type: ignore[index]
-            out.append(Item(a.answer_id, s.index, c.index, chunk.chunk_id,
-                            fingerprint(s.text, chunk.checksum, c.quote)))
+            h = head.copy()
+            h.update("\x1f".join((chunk.checksum or "", c.quote or "")).encode("utf-8"))
+            out.append(Item(a.answer_id, s.index, c.index, chunk.chunk_id, "sha256:" + h.hexdigest()[:32]))
     return out

@@ -42,10 +42,21 @@ class Sentence(NamedTuple):  # a NamedTuple: built six times per answer, and che
     text: str
 
 
+# No abbreviation or acronym is longer than this: the word before a full stop is looked for only
+# this far back, so that a text with no space in it (``"x.\nx.\n..."``) is split in linear time.
+_LONGEST_WORD = 32
+
+
 def _word_before(text: str, pos: int) -> str:
-    """The whitespace-delimited word that ends at ``pos``, without opening brackets or quotes."""
-    words = text[text.rfind(" ", 0, pos) + 1:pos].split()  # split: other whitespace, rarely there
-    return words[-1].lstrip("([{\"'\u201c\u2018").lower() if words and not text[pos - 1].isspace() else ""
+    """The whitespace-delimited word that ends at ``pos``, without opening brackets or quotes
+    ("" when it is longer than any abbreviation)."""
+    lo = max(0, pos - _LONGEST_WORD)
+    words = text[lo:pos].split()
+    if not words or text[pos - 1].isspace():
+        return ""
+    if len(words) == 1 and lo > 0 and not text[lo - 1].isspace() and not text[lo].isspace():
+        return ""  # the word goes on before the window: longer than any abbreviation
+    return words[-1].lstrip("([{\"'\u201c\u2018").lower()
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
@@ -100,6 +111,7 @@ def split_sentences(text: str) -> list[Sentence]:
     """The sentences of ``text`` with code-point offsets; surrounding whitespace is not included."""
     out: list[Sentence] = []
     start = 0
+    merged = False
     for end in [*_ends(text), len(text)]:
         if end < start:
             continue
@@ -111,10 +123,14 @@ def split_sentences(text: str) -> list[Sentence]:
         if not piece:
             continue
         if out and piece[0] == "[" and MARKER_ONLY.match(piece):
-            prev = out[-1]
-            out[-1] = Sentence(prev.index, prev.start, e, text[prev.start:e])
+            prev = out[-1]  # (its text is cut once, below: a run of marker-only lines stays linear)
+            out[-1] = tuple.__new__(Sentence, (prev.index, prev.start, e, None))
+            merged = True
             continue
         out.append(tuple.__new__(Sentence, (len(out), s, e, piece)))  # (as Sentence(...), without a call)
+    if merged:
+        out = [tuple.__new__(Sentence, (x.index, x.start, x.end, text[x.start:x.end])) if x.text is None else x
+               for x in out]
     return out
 
 

@@ -1,0 +1,204 @@
+"""Issue #11: every page says what it loaded (unreadable lines, a folder, a missing or empty log, an
+uploaded log), and re-reads a log that changed on disk."""
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from citecheck.cli.main import main
+from citecheck.contract.errors import RecordError
+from citecheck.web import notices
+from citecheck.web.settings import DEFAULT_LOG
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGES = ["pages/review.py", "pages/failures.py", "pages/calibration.py", "pages/data.py"]
+LINES = DEFAULT_LOG.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.fixture(autouse=True)
+def env(tmp_path, monkeypatch):
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    monkeypatch.setenv("CITECHECK_CORPUS", "")
+    monkeypatch.setenv("CITECHECK_GOLDEN", "")
+    monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "labels.jsonl"))
+    monkeypatch.setenv("CITECHECK_VERDICTS", str(tmp_path / "verdicts.jsonl"))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+def use_log(monkeypatch, path) -> None:
+    monkeypatch.setenv("CITECHECK_LOGS", str(path))
+
+
+def page(name: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    if name != PAGES[0]:
+        at.switch_page(name).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def banner(at) -> str:
+    return "\n".join(str(h.proto.body) for h in at.get("html") if "cc-notice" in str(h.proto.body))
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_says_how_many_lines_it_could_not_read(tmp_path, monkeypatch, name):
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join([LINES[0], "not json", "{", "[1]", '{"log_version": 2}', LINES[1]]) + "\n")
+    use_log(monkeypatch, log)
+    at = page(name)
+    text = banner(at)
+    assert "4 of 6 line(s) could not be read" in text
+    if name != "pages/data.py":
+        assert 'href="./data"' in text
+    if name == "pages/failures.py":
+        assert not any("No answer fails a check" in s.value for s in at.success)
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("kind, words", [("dir", "is a folder"), ("missing", "no such file"), ("empty", "is empty"),
+                                         ("blank", "is empty")])
+def test_a_folder_a_missing_and_an_empty_log_each_get_their_own_message(tmp_path, monkeypatch, name, kind, words):
+    log = tmp_path / "log.jsonl"
+    if kind == "dir":
+        log.mkdir()
+    elif kind == "empty":
+        log.write_bytes(b"")
+    elif kind == "blank":
+        log.write_bytes(b"\n  \n\n")
+    use_log(monkeypatch, log)
+    text = banner(page(name))
+    assert f"The log <code>{log}</code> {words}" in text
+    assert "line(s) could not be read" not in text
+
+
+@pytest.mark.parametrize("kind, words, code", [("dir", "is a folder", 2), ("missing", "no such file", 2),
+                                               ("empty", "is empty", 0)])
+def test_the_commands_say_the_same(tmp_path, kind, words, code):
+    log = tmp_path / "log.jsonl"
+    if kind == "dir":
+        log.mkdir()
+    elif kind == "empty":
+        log.write_bytes(b"")
+    for command in ("check", "report"):
+        out, err = io.StringIO(), io.StringIO()
+        assert main([command, str(log)], out, err) == code
+        assert f"{log}: {words}" in err.getvalue()
+
+
+def test_the_app_re_reads_a_log_that_changed_on_disk(tmp_path, monkeypatch):
+    log = tmp_path / "log.jsonl"
+    log.write_text(LINES[0] + "\n" + LINES[1] + "\n")
+    use_log(monkeypatch, log)
+    at = page("pages/data.py")
+    assert at.metric[0].value == "2"
+    with open(log, "a") as handle:
+        handle.write(LINES[2] + "\n")
+    os.utime(log, ns=(os.stat(log).st_atime_ns, os.stat(log).st_mtime_ns + 10**9))
+    at.run()
+    assert at.metric[0].value == "3"
+
+
+def test_notice_facts_and_terminal_lines():
+    errors = [RecordError("a.jsonl", 0, "(file)", "is a folder, not a log file"),
+              RecordError("b.jsonl", 3, "(json)", "not valid JSON"), RecordError("b.jsonl", 5, "answer_id", "x")]
+    facts = notices.load_facts(10, errors)
+    assert facts == notices.LoadFacts((("a.jsonl", "is a folder, not a log file"),), 2, 10)
+    assert notices.plain_lines(facts) == ["citecheck: log a.jsonl is a folder, not a log file",
+                                          "citecheck: 2 of 12 lines could not be read (listed on the Data page)"]
+    assert notices.notice_html(notices.load_facts(3, [])) == ""
+    html = notices.notice_html(notices.load_facts(0, [RecordError("<b>x</b>.jsonl", 0, "(file)", "is empty")]),
+                               uploaded="**up**<i>.jsonl")
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;.jsonl" in html
+    assert "<code>**up**&lt;i&gt;.jsonl</code>" in html
+
+
+def test_the_data_page_shows_an_uploaded_log_in_use(tmp_path, monkeypatch):
+    use_log(monkeypatch, DEFAULT_LOG)
+    at = page("pages/data.py")
+    from citecheck.review import dataset
+
+    at.session_state["uploaded"] = dataset.load_bytes("mine.jsonl", (LINES[0] + "\n").encode())
+    at.session_state["uploaded_name"] = "mine.jsonl"
+    at.session_state["use_upload"] = True
+    at.run()
+    assert "Showing the uploaded log <code>mine.jsonl</code>" in banner(at)
+    assert at.metric[0].value == "1"
+
+
+def test_the_failures_table_links_encode_the_answer_id(tmp_path, monkeypatch):
+    from urllib.parse import parse_qs, urlsplit
+
+    from citecheck.checking.checker import check_answer
+    from citecheck.contract.log import parse_line
+
+    failing = next(line for line in LINES if not check_answer(parse_line(line)).ok)
+    ids = ["q&a=1", "a#b", "why?x", "a/b", "100%", "two words", "é中"]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps({**json.loads(failing), "answer_id": i}) + "\n" for i in ids))
+    use_log(monkeypatch, log)
+    at = page("pages/failures.py")
+    table = next(d for d in at.dataframe if "open" in d.value.columns).value
+    got = {row["answer_id"]: parse_qs(urlsplit(row["open"]).query)["answer"] for _, row in table.iterrows()}
+    assert got == {i: [i] for i in ids}
+
+
+def test_an_upload_may_be_a_json_array_or_one_pretty_printed_answer():
+    from citecheck.review import dataset
+
+    array = dataset.load_bytes("a.json", ("[" + ",\n".join(LINES[:3]) + "]").encode())
+    assert [a.answer_id for a in array.answers] == [json.loads(line)["answer_id"] for line in LINES[:3]]
+    assert not array.errors
+    pretty = dataset.load_bytes("a.json", json.dumps(json.loads(LINES[0]), indent=2).encode())
+    assert [a.answer_id for a in pretty.answers] == [json.loads(LINES[0])["answer_id"]] and not pretty.errors
+    mixed = dataset.load_bytes("a.json", ("[" + LINES[0] + ', {"x": 1}, "\\ud800"]').encode())
+    assert len(mixed.answers) == 0 and mixed.errors[0].field == "[2]"  # a lone surrogate: the whole document
+    bad_item = dataset.load_bytes("a.json", ("[" + LINES[0] + ', {"x": 1}]').encode())
+    assert len(bad_item.answers) == 1
+    (error,) = bad_item.errors
+    assert error.field == "[1].log_version" and "JSON Lines" in error.message
+    lines = dataset.load_bytes("a.jsonl", ("\n".join(LINES[:3]) + "\n").encode())
+    assert len(lines.answers) == 3 and not lines.errors
+
+
+def test_the_refusal_sentence_is_not_flagged_as_an_error(monkeypatch):
+    from citecheck.review.html import flags_html
+
+    assert flags_html(["refusal sentence"], refusal=True) == '<div class="cc-meta">refusal sentence</div>'
+    assert flags_html(["refusal sentence", "uncited"], refusal=True).endswith('<div class="cc-fail">uncited</div>')
+    assert flags_html(["uncited"], refusal=False) == '<div class="cc-fail">uncited</div>'
+    use_log(monkeypatch, DEFAULT_LOG)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["answer"] = "a-046"  # a refusal in the sample log
+    at.run()
+    assert not at.exception
+    html = "\n".join(str(h.proto.body) for h in at.get("html"))
+    assert '<div class="cc-meta">refusal sentence</div>' in html
+    assert '<div class="cc-fail">refusal sentence</div>' not in html
+
+
+def test_labels_made_on_an_uploaded_log_go_to_the_labels_file_the_data_page_names(tmp_path, monkeypatch):
+    from citecheck.review import dataset
+    from citecheck.review import labels as L
+
+    use_log(monkeypatch, DEFAULT_LOG)
+    at = page("pages/data.py")
+    shown = dict(zip(at.table[0].value["setting"], at.table[0].value["value"]))
+    mine = json.loads(LINES[0])
+    mine["answer_id"] = "uploaded-1"
+    at.session_state["uploaded"] = dataset.load_bytes("mine.jsonl", (json.dumps(mine) + "\n").encode())
+    at.session_state["uploaded_name"] = "mine.jsonl"
+    at.session_state["use_upload"] = True
+    at.switch_page("pages/review.py").run()
+    assert "Showing the uploaded log <code>mine.jsonl</code>" in banner(at)
+    at.sidebar.text_input[0].input("ana").run()
+    at.button(key="key-supported").click().run()
+    assert not at.exception
+    records, _ = L.read(shown["labels file"])
+    assert [(r.answer_id, r.reviewer) for r in records] == [("uploaded-1", "ana")]

@@ -1,0 +1,55 @@
+"""Issue #11: text from a log, a label or a text box shows as typed in Markdown widgets, and links
+built from ids open that id."""
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from citecheck.review.text import FSI, PDI, md_literal, review_link
+from hypothesis import given
+from hypothesis import strategies as st
+
+IDS = ["q&a=1", "a#b", "why?x=1", "a/b/../c", "100%", "50%25", "two words", "é-中文-🙂", "+plus+", "a;b", ""]
+
+
+@pytest.mark.parametrize("answer_id", IDS)
+def test_review_links_round_trip_every_id(answer_id):
+    link = review_link(answer_id)
+    parts = urlsplit(link)
+    assert parts.path == "review" and not parts.fragment
+    assert parse_qs(parts.query, keep_blank_values=True) == {"answer": [answer_id]}
+
+
+@given(st.text())
+def test_review_links_round_trip_any_text(answer_id):
+    parts = urlsplit(review_link(answer_id))
+    assert parse_qs(parts.query, keep_blank_values=True).get("answer", [""]) == [answer_id]
+    assert not parts.fragment and parts.path == "review"
+
+
+def _unescape(md: str) -> str:
+    """What a CommonMark renderer shows for text in which every punctuation mark is escaped."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md).removeprefix(FSI).removesuffix(PDI)
+
+
+@pytest.mark.parametrize("text", ["**bold**", "_it_", "`code`", "[link](http://x)", "$x^2$", "<b>b</b>", "# h",
+                                  "1. item", "- item", "> quote", ":smile:", "a\\*b", "| a | b |", "~~s~~",
+                                  "![img](x.png)", "&amp;"])
+def test_markdown_and_latex_are_escaped(text):
+    out = md_literal(text)
+    assert _unescape(out) == text
+    for ch in "*_`[]()$<>#:|~!&":
+        assert not re.search(rf"(?<!\\){re.escape(ch)}", out.replace("\\\\", "")), (ch, out)
+
+
+@given(st.text())
+def test_md_literal_shows_the_text_on_one_line(text):
+    out = md_literal(text)
+    assert "\n" not in out and "\r" not in out
+    assert _unescape(out) == re.sub(r"[\r\n]+", " ", text)
+
+
+def test_right_to_left_text_is_isolated():
+    assert md_literal("\u05e9\u05dc\u05d5\u05dd") == FSI + "\u05e9\u05dc\u05d5\u05dd" + PDI
+    assert md_literal("\u202eevil") == FSI + "\u202eevil" + PDI
+    assert md_literal("plain") == "plain"
