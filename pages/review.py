@@ -102,10 +102,10 @@ def save(index: int, label: str) -> None:
     except L.LabelError as exc:
         state.flash = ("error", f"{exc}. Enter your name in the sidebar.")
         return
-    except OSError as exc:
-        state.flash = ("error", f"Could not write the labels file: {exc}")
+    except OSError as exc:  # the disk is full...: said plainly, and the label is not acknowledged
+        state.flash = ("error", L.not_saved_message(exc, LABEL_TEXT[label], item.sentence))
         return
-    state.flash = ("success", f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1}.")
+    state.flash = ("success", L.saved_message(LABEL_TEXT[label], item.sentence))
     state.focus = min(index + 1, len(items) - 1)
 
 

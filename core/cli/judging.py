@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import TextIO
 
-from .common import EXIT_UNREADABLE, EXIT_USAGE, load_checked, price
+from ..contract.durable import WriteFailed
+from .common import EXIT_FAILED, EXIT_UNREADABLE, EXIT_USAGE, anthropic_errors, load_checked, price
 
 
 def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -42,24 +43,45 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     pending: list = []
     shown = [0.0]
+    saved = [0]
+
+    def flush() -> None:
+        V.append(args.out, pending)  # all of the group on disk, or WriteFailed and none of it
+        saved[0] += len(pending)
+        pending.clear()
 
     def record(v) -> None:  # written in small groups: a crash loses at most the last second's verdicts
         pending.append(v)
         now = time.monotonic()
         if now - shown[0] >= 1.0 or progress.done == progress.total:
-            V.append(args.out, pending)
-            pending.clear()
+            flush()
             shown[0] = now
             err.write(f"\r[{progress.done}/{progress.total}] ${progress.spent:.4f} spent, {progress.unscored} unscored")
 
-    if args.batch and args.judge == "claude":
-        judge.judge_batch(todo, poll_seconds=args.poll_seconds, on_verdict=record, progress=progress)
-    else:
-        judge.judge(todo, on_verdict=record, stop=threading.Event(), progress=progress)
-    V.append(args.out, pending)
-    err.write(f"\n{progress.done} verdict(s) written to {args.out}; ${progress.spent:.4f}"
-              + (f"; {progress.stopped}" if progress.stopped else "") + "\n")
-    return 0
+    try:
+        if args.batch and args.judge == "claude":
+            judge.judge_batch(todo, poll_seconds=args.poll_seconds, on_verdict=record, progress=progress)
+        else:
+            judge.judge(todo, on_verdict=record, stop=threading.Event(), progress=progress)
+        flush()
+    except WriteFailed as exc:
+        err.write(f"\ncitecheck judge: {exc}\n{saved[0]} verdict(s) saved in {args.out} before that; "
+                  f"{progress.done - saved[0]} judged but not saved (run the same command again once there is "
+                  "room: saved verdicts are not judged again)\n")
+        return EXIT_FAILED
+    except anthropic_errors() as exc:  # a failure outside one call (the batch API unreachable...): keep what was judged
+        try:
+            flush()
+        except WriteFailed as write_exc:
+            err.write(f"\ncitecheck judge: {write_exc}\n")
+        err.write(f"\ncitecheck judge: {exc}\n{saved[0]} verdict(s) saved in {args.out}; "
+                  f"{progress.total - saved[0]} not judged (run the same command again to resume)\n")
+        return EXIT_FAILED
+    failed = progress.failed
+    err.write(f"\n{saved[0]} verdict(s) written to {args.out}"
+              + (f" ({progress.unscored} unscored, {failed} of them failed calls)" if progress.unscored else "")
+              + f"; ${progress.spent:.4f}" + (f"; {progress.stopped}" if progress.stopped else "") + "\n")
+    return EXIT_FAILED if failed else 0
 
 
 def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -12,9 +12,10 @@ import sys
 from typing import TextIO
 
 from .. import __version__
+from ..contract.durable import WriteFailed
 from ..contract.errors import CitecheckError
 from . import check, imports, judging, labels, pipeline
-from .common import EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
+from .common import EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
 
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
@@ -37,6 +38,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     args = build_parser().parse_args(argv)
     try:
         return args.func(args, out, err)
+    except WriteFailed as exc:  # the disk filled...: what was not saved is said, nothing half-written
+        err.write(f"citecheck {args.command}: {exc}\n")
+        return EXIT_FAILED
     except (CitecheckError, OSError) as exc:
         err.write(f"citecheck {args.command}: {exc}\n")
         return EXIT_USAGE

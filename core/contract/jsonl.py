@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from .durable import WriteFailed, sync_folder, write_all
 from .errors import FieldError, RecordError
 
 
@@ -31,25 +32,53 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def append_records(path: str | Path, records: list[dict]) -> None:
-    """Append records durably: lock, one write (starting on a fresh line), flush, fsync, unlock.
+def append_records(path: str | Path, records: list[dict], what: str | None = None) -> None:
+    """Append records (dicts) all or nothing: see :func:`append_lines`."""
+    append_lines(path, [json.dumps(r, ensure_ascii=False) for r in records], what)
 
-    A crash mid-write can leave at most a torn last line, which readers skip with a warning;
-    every earlier record is untouched, and the next append starts a new line after it.
+
+def append_lines(path: str | Path, lines: list[str], what: str | None = None) -> None:
+    """Append JSON lines (one record each, without newlines) all or nothing: lock, one write of every record (starting on a fresh line),
+    fsync, unlock.  Returns only when every byte is on disk.
+
+    A short write is completed; a write that cannot complete (the disk is full) is undone by
+    truncating the file back to its size before the append, and :class:`~.durable.WriteFailed`
+    says so: no record of the group is left half-written or acknowledged.  A crash mid-write can
+    leave at most a torn last line, which readers skip with a warning; every earlier record is
+    untouched, and the next append starts a new line after it.  The folder is fsynced when the
+    file is created, so a new file survives a power cut too.
     """
-    if not records:
+    if not lines:
         return
     path = Path(path)
+    what = what or (f"{len(lines)} record(s)" if len(lines) > 1 else "the record")
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
     try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_EXCL, 0o644)
+        created = True
+    except FileExistsError:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        created = False
+    except OSError as exc:
+        raise WriteFailed(path, what, exc) from exc
+    try:
+        if created:
+            sync_folder(path.parent)
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
-        os.write(fd, data)
-        os.fsync(fd)
+        try:
+            write_all(fd, data)
+        except OSError as exc:
+            undone = True
+            try:  # under the lock nobody else has appended since: cut back to where we started
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+            except OSError:
+                undone = False
+            raise WriteFailed(path, what, exc, undone) from exc
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)

@@ -69,6 +69,7 @@ class Progress:
     total: int = 0
     spent: float = 0.0
     unscored: int = 0
+    failed: int = 0  # unscored because the API call failed (not because of the item or the reply)
     stopped: str | None = None
     rounds: int = 0  # batches sent (batch mode)
 
@@ -267,19 +268,20 @@ class ClaudeJudge:
                                  + json.dumps(request["tools"])) + 600
         return self._price.worst_case(tokens, request["max_tokens"])
 
-    def _one(self, item: JudgeItem, request: dict) -> V.Verdict:
+    def _one(self, item: JudgeItem, request: dict) -> tuple[V.Verdict, bool]:
+        """The verdict, and whether it is unscored because the call failed."""
         try:
             response = self.client.messages.create(**request)
         except Exception as exc:  # retried by the SDK already
             status = getattr(exc, "status_code", None)
             return self._verdict(item, V.UNSCORED, f"API call failed ({type(exc).__name__}"
-                                                   f"{f', HTTP {status}' if status else ''})")
+                                                   f"{f', HTTP {status}' if status else ''})"), True
         body = response if isinstance(response, dict) else response.model_dump(mode="json", exclude_none=True)
         cost = self._price.cost(body.get("usage") or {})
         label, why = parse_verdict(body.get("content") or [], item.chunk, item.sentence, item.quote, item.question)
         if label == V.UNSCORED and body.get("stop_reason") == "max_tokens":
             why += " (the reply was cut off at max_tokens)"
-        return self._verdict(item, label, why, cost)
+        return self._verdict(item, label, why, cost), False
 
     def judge(self, items: Sequence[JudgeItem], on_verdict: Callable[[V.Verdict], None] | None = None,
               stop: threading.Event | None = None, progress: Progress | None = None) -> list[V.Verdict]:
@@ -318,7 +320,8 @@ class ClaudeJudge:
                 finished, _ = wait(list(reserved), return_when=FIRST_COMPLETED)
                 for future in finished:
                     reserved.pop(future)
-                    v = future.result()
+                    v, failed = future.result()
+                    progress.failed += failed
                     progress.spent += v.cost_usd
                     self._record(v, out, progress, on_verdict)
         return out
@@ -407,6 +410,7 @@ class ClaudeJudge:
                 v = self._verdict(item, label, why, half.cost(body.get("usage") or {}))
             else:
                 v = self._verdict(item, V.UNSCORED, f"batch request {result.type}")
+                progress.failed += result.type == "errored"
             progress.spent += v.cost_usd
             self._record(v, out, progress, on_verdict)
 

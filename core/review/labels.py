@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .. import __version__
+from ..contract.durable import WriteFailed
 from ..contract.errors import FieldError, RecordError
 from ..contract.items import CITATION_LABELS, UNCITED_LABELS, parse_item_key
 from ..contract.jsonl import append_records, expect, expect_object, expect_version, now, read_all
@@ -52,8 +53,26 @@ def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | 
 
 
 def append(path: str | Path, label: Label) -> None:
-    """Append one record durably (see ``jsonl.append_records``): earlier records are never touched."""
-    append_records(path, [asdict(label)])
+    """Append one record durably (see ``jsonl.append_records``): earlier records are never touched.
+    Returns only once the record is on disk; raises :class:`~citecheck.contract.durable.WriteFailed`
+    (nothing written) when it cannot be, for example on a full disk."""
+    append_records(path, [asdict(label)], what="the label")
+
+
+def saved_message(label_text: str, sentence: int) -> str:
+    """What the review page says once :func:`append` has returned."""
+    return f"Saved \u201c{label_text}\u201d for sentence {sentence + 1}."
+
+
+def not_saved_message(exc: OSError, label_text: str, sentence: int) -> str:
+    """What the review page says when :func:`append` failed: plainly that the label is not saved,
+    and why (a full disk said as such, never a raw ``[Errno 28]``)."""
+    head = f"\u201c{label_text}\u201d for sentence {sentence + 1} was NOT saved"
+    if isinstance(exc, WriteFailed):
+        reason = "the disk is full" if exc.disk_full else f"writing failed ({exc.cause.strerror or exc.cause})"
+        advice = "Free some disk space, then click the label again." if exc.disk_full else "Click the label again."
+        return f"{head}: {reason} ({exc.path}). {advice}"
+    return f"{head}: could not write the labels file ({exc.strerror or exc}). Click the label again."
 
 
 def parse_label(value: object) -> Label:
