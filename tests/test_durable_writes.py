@@ -7,8 +7,11 @@ CI), and with ``os.write`` made to write short / fail with ENOSPC (always)."""
 from __future__ import annotations
 
 import errno
+import fcntl
+import json
 import os
 import stat
+from dataclasses import asdict
 
 import pytest
 from citecheck.contract import durable, jsonl
@@ -18,6 +21,8 @@ from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from disk import FlakyWrite, fill
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @pytest.fixture(scope="module")
@@ -179,3 +184,66 @@ def test_write_failed_for_other_errors_names_the_error(tmp_path):
     assert not exc.disk_full
     assert str(exc) == (f"the label NOT saved: the write failed (Input/output error) ({tmp_path / 'x'}); "
                         "nothing was written; try again.")
+
+
+# --- readers ----------------------------------------------------------------------------------------
+
+
+def _lock_waiters(path) -> int:
+    """How many processes/threads wait for a flock on ``path`` (from /proc/locks: ``->`` lines)."""
+    inode = os.stat(path).st_ino
+    with open("/proc/locks") as f:
+        return sum(1 for line in f if "->" in line and line.split()[-3].endswith(f":{inode}"))
+
+
+def test_a_record_being_written_is_read_whole_not_reported_torn(tmp_path, items):
+    import threading
+
+    path = tmp_path / "labels.jsonl"
+    first = L.make_label(items[0], items[0].labels[0], "ana")
+    L.append(path, first)
+    second = L.make_label(items[1], items[1].labels[0], "ben")
+    line = (json.dumps(asdict(second)) + "\n").encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another writer, half-way through its append
+    os.write(fd, line[:40])
+    result = {}
+    reader = threading.Thread(target=lambda: result.update(read=L.read(path)))
+    reader.start()
+    for _ in range(100_000):  # until the reader saw the torn line and waits for the writer's lock
+        if _lock_waiters(path) or not reader.is_alive():
+            break
+    assert reader.is_alive(), "the reader did not wait for the writer"
+    os.write(fd, line[40:])
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+    reader.join()
+    assert result["read"] == ([first, second], [])
+
+
+def test_a_line_still_torn_on_the_second_look_is_reported(tmp_path, items):
+    path = tmp_path / "labels.jsonl"
+    first = L.make_label(items[0], items[0].labels[0], "ana")
+    L.append(path, first)
+    with open(path, "ab") as f:
+        f.write(b'{"labels_version": 1, "it')
+    records, errors = L.read(path)
+    assert records == [first] and [(e.line, e.field) for e in errors] == [(2, "(json)")]
+    assert "probably a crash while writing" in errors[0].message
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+def test_byte_order_mark_and_any_line_end_are_read(tmp_path, items, end):
+    path = tmp_path / "labels.jsonl"
+    labels = [L.make_label(i, i.labels[0], "ana") for i in items[:3]]
+    path.write_bytes(b"\xef\xbb\xbf" + b"".join(json.dumps(asdict(lb)).encode() + end for lb in labels))
+    assert L.read(path) == (labels, [])
+
+
+@given(st.lists(st.sampled_from([b"a", b"{}", b"\n", b"\r", b"\r\n", b" ", b"\xc3\xa9"]), max_size=40),
+       st.integers(1, 5))
+def test_physical_lines_split_as_universal_newlines_at_any_chunk_size(pieces, chunk_size):
+    import io
+
+    data = b"".join(pieces)
+    assert list(jsonl.physical_lines(io.BytesIO(data), chunk_size)) == data.splitlines(keepends=True)

@@ -105,15 +105,18 @@ def decode(raw: str | bytes) -> Any:
         raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
 
 
-def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
+def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any],
+                first_line: int = 1) -> Iterator[tuple[int, Any]]:
     """``(line, parse(value))`` or ``(line, RecordError)`` for every non-blank line, in order.
 
     ``parse`` raises :class:`FieldError` (or ``ValueError``, reported on field ``(record)``) for a
     value it refuses.  A bad last line without its newline is marked as torn: most often a crash
-    while the file was being written.
+    while the file was being written.  A UTF-8 byte-order mark before the first line is skipped.
     """
     previous: tuple[int, bytes] | None = None
-    for n, raw in enumerate(lines, start=1):
+    for n, raw in enumerate(lines, start=first_line):
+        if n == 1:
+            raw = _without_bom(raw)
         if previous is not None:
             yield previous[0], parse_record(name, *previous, parse)
         previous = None if (not raw or raw.isspace()) else (n, raw)
@@ -121,8 +124,42 @@ def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callab
         yield previous[0], parse_record(name, *previous, parse, torn=not _ends_line(previous[1]))
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _without_bom(raw: str | bytes) -> str | bytes:
+    if isinstance(raw, bytes):
+        return raw[3:] if raw.startswith(_BOM) else raw
+    return raw[1:] if raw.startswith("\ufeff") else raw
+
+
 def _ends_line(raw: str | bytes) -> bool:
-    return raw.endswith(b"\n" if isinstance(raw, bytes) else "\n")
+    return raw.endswith((b"\n", b"\r") if isinstance(raw, bytes) else ("\n", "\r"))
+
+
+def physical_lines(handle, chunk_size: int = 1 << 20) -> Iterator[bytes]:
+    """The lines of a binary stream with their ends: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (files
+    from old Mac tools), as Python's universal newlines.  Linear however long a line is."""
+    pending: list[bytes] = []  # pieces of a line not ended yet
+    for chunk in iter(lambda: handle.read(chunk_size), b""):
+        if pending and pending[-1].endswith(b"\r"):  # a line ended by \r, or by \r\n split between chunks
+            if chunk.startswith(b"\n"):
+                pending.append(b"\n")
+                chunk = chunk[1:]
+            yield b"".join(pending)
+            pending = []
+            if not chunk:
+                continue
+        if b"\n" not in chunk and b"\r" not in chunk:
+            pending.append(chunk)
+            continue
+        lines = (b"".join(pending) + chunk if pending else chunk).splitlines(keepends=True)
+        pending = []
+        if lines[-1].endswith(b"\r") or not _ends_line(lines[-1]):  # may go on (or be \r\n) in the next chunk
+            pending.append(lines.pop())
+        yield from lines
+    if pending:
+        yield b"".join(pending)
 
 
 def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], Any] = lambda v: v,
@@ -140,9 +177,35 @@ def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], 
 
 
 def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
-    """Stream :func:`parse_lines` over a file; memory stays flat however long it is."""
+    """Stream :func:`parse_lines` over a file; memory stays flat however long it is.
+
+    A torn last line gets a second look before it is reported: the reader waits for the writers'
+    lock (a writer holds it for the whole of an append, see :func:`append_lines`) and reads the
+    end of the file again, so a record another process was still writing is read whole instead of
+    being reported as torn."""
+    name = str(path)
     with open(path, "rb") as handle:
-        yield from parse_lines(str(path), handle, parse)
+        previous: tuple[int, bytes, int] | None = None  # (line, raw, offset) of the last non-blank line
+        offset = 0
+        for n, raw in enumerate(physical_lines(handle), start=1):
+            if previous is not None:
+                yield previous[0], parse_record(name, previous[0], previous[1], parse)
+            line = _without_bom(raw) if n == 1 else raw
+            previous = None if (not line or line.isspace()) else (n, line, offset + len(raw) - len(line))
+            offset += len(raw)
+        if previous is None:
+            return
+        value = parse_record(name, previous[0], previous[1], parse, torn=not _ends_line(previous[1]))
+        if _ends_line(previous[1]) or not isinstance(value, RecordError):
+            yield previous[0], value
+            return
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)  # second look, once any append in progress is done
+        try:
+            handle.seek(previous[2])
+            rest = handle.read()
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        yield from parse_lines(name, rest.splitlines(keepends=True), parse, first_line=previous[0])
 
 
 def read_all(path: str | Path, parse: Callable[[Any], Any]) -> tuple[list, list[RecordError]]:
