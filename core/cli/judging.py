@@ -136,7 +136,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     jd.add_argument("--corpus", help="folder of current source documents")
     jd.add_argument("--judge", choices=["claude", "baseline"], default="baseline")
     jd.add_argument("--model", default="claude-haiku-4-5")
-    jd.add_argument("--prompt", default="judge.v1", help="judge prompt version (core/llm/prompts/)")
+    jd.add_argument("--prompt", default="judge.v2", help="judge prompt version (core/llm/prompts/)")
     jd.add_argument("--concurrency", type=int, default=4)
     jd.add_argument("--max-cost-usd", type=float, help="stop before a call that could go over this")
     jd.add_argument("--price", type=price, metavar="IN,OUT")
