@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import labels as L
+from citecheck.review import paging as P
 from citecheck.review.highlight import escape as e
 from citecheck.review.html import (
     agent_trace_html,
@@ -133,7 +134,7 @@ else:
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
 st.caption(" \u00b7 ".join(m for m in meta if m))
 st.html(f"<p><b>Question:</b> {e(result.answer.question)}</p>")
-st.html(reader_html(result))
+st.html(reader_html(result, P.MAX_ANSWER_CHARS))
 if result.refused:
     st.info("This answer is a refusal.")
 for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.answer.extra)):
@@ -154,14 +155,24 @@ if items:
         row[-1].button("Next item", on_click=step_item, args=(1,), shortcut="J", use_container_width=True)
 
 # --- one row per sentence -------------------------------------------------------------------
-by_sentence: dict[int, list[int]] = {}
-for n, item in enumerate(items):
-    by_sentence.setdefault(item.sentence, []).append(n)
 
-for s in result.sentences:
+others_of = L.others_by_item(current, reviewer)
+count = P.pages(len(result.sentences))
+page = 1
+if count > 1:  # a long answer a page at a time: the page's cost stays bounded
+    start_page = P.page_of(items[state.focus].sentence) if items else 1
+    page = st.number_input("Sentences page", 1, count, start_page, key=f"page-{result.answer.answer_id}")
+shown = P.window(len(result.sentences), int(page))
+if shown.note:
+    st.caption(shown.note)
+by_sentence: dict[int, list[int]] = {}
+for n in P.items_in(items, shown):
+    by_sentence.setdefault(items[n].sentence, []).append(n)
+for s in result.sentences[shown.start:shown.end]:
     left, right = st.columns([2, 3])
     flags = sentence_flags(s)
-    left.html(f"<p><b>{s.index + 1}.</b> {e(s.text)}</p>"
+    sentence_text, cut_note = P.clip(s.text, P.MAX_SENTENCE_CHARS)
+    left.html(f"<p><b>{s.index + 1}.</b> {e(sentence_text)}{e(cut_note)}</p>"
               + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags)
               + claims_html(result.answer.extra, s.index))
     for c in (result.citations[i] for i in s.citations):
@@ -188,7 +199,7 @@ for s in result.sentences:
                 for v in verdicts_here.values():
                     box.html(f'<div class="cc-judge"><b>Judge</b> {e(v.judge)} ({e(v.prompt_version)}): '
                              f"<b>{e(v.verdict.replace('_', ' '))}</b> \u2014 {e(v.rationale)}</div>")
-        others = [lab for (key, who), lab in current.items() if key == item.key and who != reviewer]
+        others = others_of.get(item.key, [])
         if others:
             box.caption("Others: " + "; ".join(f"{lab.reviewer}: {LABEL_TEXT[lab.label]}" for lab in others))
         cols = box.columns(len(item.labels) + 1)

@@ -120,6 +120,16 @@ def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
     return out
 
 
+def others_by_item(current: dict[tuple[str, str], Label], reviewer: str) -> dict[str, list[Label]]:
+    """Per item key, the current labels of every reviewer but ``reviewer``: one pass over the
+    labels, so a page with many items does not scan every label for each item."""
+    out: dict[str, list[Label]] = {}
+    for (key, who), label in current.items():
+        if who != reviewer:
+            out.setdefault(key, []).append(label)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Progress:
     labelled: int
