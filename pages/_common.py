@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import streamlit as st
+from citecheck.contract.errors import CitecheckError
 from citecheck.review import dataset, labels
-from citecheck.review.html import STYLE
+from citecheck.review.html import STYLE, notice_html
 from citecheck.web.settings import Settings, load_settings
 
 
@@ -17,8 +19,11 @@ def enter(page: str) -> None:
         st.switch_page("app.py", query_params={**st.query_params.to_dict(), "goto": page})
 
 
+APP_ROOT = Path(__file__).resolve().parent.parent  # the checkout: its sample_data/ is the default data
+
+
 def settings() -> Settings:
-    return load_settings(sys.argv[1:])
+    return load_settings(sys.argv[1:], root=APP_ROOT)
 
 
 def _stamp(paths) -> tuple:
@@ -33,8 +38,8 @@ def _stamp(paths) -> tuple:
 
 
 @st.cache_resource(show_spinner="Checking the answer logs ...", max_entries=4)
-def _load(logs: tuple, corpus, _stamp_key: tuple) -> dataset.Dataset:
-    return dataset.load(logs, corpus)
+def _load(logs: tuple, corpus, casefold: bool, refusals: tuple, _stamp_key: tuple) -> dataset.Dataset:
+    return dataset.load(logs, settings().check_options())
 
 
 def current_dataset() -> dataset.Dataset:
@@ -43,7 +48,11 @@ def current_dataset() -> dataset.Dataset:
     if uploaded is not None and st.session_state.get("use_upload"):
         return uploaded
     cfg = settings()
-    return _load(cfg.logs, cfg.corpus, _stamp(cfg.logs))
+    try:
+        return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))
+    except CitecheckError as exc:  # a setting names a folder that is not there: say so, on every page
+        st.html(notice_html("error", str(exc)))
+        st.stop()
 
 
 def read_labels():

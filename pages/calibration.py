@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import threading
-
 import altair as alt
 import pandas as pd
 import streamlit as st
+from citecheck.contract.items import parse_item_key
 from citecheck.judging import calibration as C
 from citecheck.judging import verdicts as V
 from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
 from citecheck.judging.outcome import run_outcome
+from citecheck.llm.client import have_key, make_client
+from citecheck.reports.rates import percent
 from citecheck.review import dataset
 from citecheck.review import labels as L
-from citecheck.review.highlight import escape as e
-from citecheck.review.html import citation_html
-from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
+from citecheck.review.html import citation_html, disagreement_html, notice_html
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, style
 
@@ -34,22 +32,22 @@ which = st.radio("Labels", list(SETS), format_func=SETS.get, horizontal=True, ke
 
 @st.cache_resource(show_spinner="Reading the ExpertQA sample ...")
 def _expertqa() -> dataset.Dataset:
-    return dataset.load([EXPERTQA_LOG])
+    return dataset.load([settings().expertqa_log])
 
 
 if which == "expertqa":
     data = _expertqa()
-    records, label_warnings = L.read(EXPERTQA_LABELS)
+    records, label_warnings = L.read(cfg.expertqa_labels)
     verdicts_path = cfg.verdicts.with_name("expertqa-verdicts.jsonl")
 else:
     data = current_dataset()
     records, label_warnings = read_labels()
     verdicts_path = cfg.verdicts
 for w in label_warnings:
-    st.warning(w)
+    st.html(notice_html("warning", f"labels file: skipped {w}"))
 verdict_records, verdict_warnings = read_verdicts(verdicts_path)
 for w in verdict_warnings:
-    st.warning(w)
+    st.html(notice_html("warning", f"verdicts file: skipped {w}"))
 
 labelled_keys = {r.item for r in records if r.citation is not None}
 items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
@@ -58,12 +56,11 @@ st.caption(f"{len(labelled_keys):,} labelled citation item(s); {len(items):,} fo
 
 # --- running a judge ----------------------------------------------------------------------------------
 with st.expander("Run a judge over the labelled items", expanded=not verdict_records):
-    key_present = bool(os.environ.get("ANTHROPIC_API_KEY"))
-    if not key_present:
-        try:
-            key_present = bool(st.secrets.get("ANTHROPIC_API_KEY"))
-        except Exception:  # no secrets file: that is fine
-            key_present = False
+    try:
+        secret_key = st.secrets.get("ANTHROPIC_API_KEY")
+    except Exception:  # no secrets file: that is fine
+        secret_key = None
+    key_present = have_key(secret_key)
     kind = st.radio("Judge", ["baseline", "claude"], horizontal=True, key="cal_judge",
                     format_func=lambda k: "Baseline (lexical, no key)" if k == "baseline" else "Claude")
     c1, c2, c3 = st.columns(3)
@@ -78,15 +75,11 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
         if kind == "baseline":
             judge = BaselineJudge()
         else:
-            import anthropic
-
-            api_key = os.environ.get("ANTHROPIC_API_KEY") or st.secrets.get("ANTHROPIC_API_KEY")
-            judge = ClaudeJudge(anthropic.Anthropic(api_key=api_key, max_retries=4), model=model,
-                                concurrency=int(concurrency), max_cost_usd=float(budget))
+            judge = ClaudeJudge(make_client(secret_key), model=model, concurrency=int(concurrency),
+                                max_cost_usd=float(budget))
         todo = not_yet_judged(items, verdict_records, judge)
         progress = Progress(total=len(todo))
         bar = st.progress(0.0, text=f"0 of {len(todo)} judged")
-        st.button("Stop", key="cal_stop", help="Stops starting new calls; every verdict so far is kept.")
 
         saved = []
 
@@ -98,11 +91,14 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
 
         write_error = None
         try:
-            judge.judge(todo, on_verdict=record, stop=threading.Event(), progress=progress)
+            judge.judge(todo, on_verdict=record, progress=progress)
         except OSError as exc:  # the disk filled: said plainly, what was saved is kept
             write_error = exc
         outcome = run_outcome(progress, len(saved), len(items) - len(todo), write_error)
-        getattr(st, outcome.kind)(outcome.text)
+        if outcome.kind == "success":
+            st.success(outcome.text)
+        else:  # names a file: untrusted text, escaped
+            st.html(notice_html(outcome.kind, outcome.text))
         verdict_records, _ = read_verdicts(verdicts_path)
 
 runs = V.runs(verdict_records)
@@ -148,9 +144,10 @@ left.altair_chart(heat + labels_layer, width="stretch")
 with right:
     if report.corrected is not None and report.corrected.value is not None:
         ce = report.corrected
-        st.metric("Not-supported rate on unlabelled items, corrected", f"{ce.value:.1%}", border=True)
-        st.caption(f"raw judge rate {report.raw_rate:.1%} over {ce.n} unlabelled item(s); Rogan-Gladen correction "
-                   + (f"95% CI {ce.low:.1%} to {ce.high:.1%}" if ce.low is not None else "(too few items for an interval)"))
+        st.metric("Not-supported rate on unlabelled items, corrected", percent(ce.value), border=True)
+        st.caption(f"raw judge rate {percent(report.raw_rate)} over {ce.n} unlabelled item(s); Rogan-Gladen "
+                   "correction " + (f"95% CI {percent(ce.low)} to {percent(ce.high)}" if ce.low is not None
+                                    else "(too few items for an interval)"))
     else:
         st.caption("Judge more than the labelled items (`citecheck judge --all-items`) to estimate the true "
                    "not-supported rate of unlabelled answers.")
@@ -158,9 +155,10 @@ with right:
     if a.shared_items:
         st.metric("Reviewer agreement (Krippendorff's alpha)", "n/a" if a.alpha is None else f"{a.alpha:.2f}",
                   border=True)
-        st.caption(f"{a.shared_items} items labelled by two or more of {', '.join(a.reviewers)}"
-                   + ("" if a.kappa is None else f"; Cohen's kappa {a.kappa:.2f}")
-                   + ". A judge cannot be expected to agree with people better than they agree with each other.")
+        st.html(notice_html("info", f"{a.shared_items} items labelled by two or more of {', '.join(a.reviewers)}"
+                            + ("" if a.kappa is None else f"; Cohen's kappa {a.kappa:.2f}")
+                            + ". A judge cannot be expected to agree with people better than they agree with "
+                              "each other."))
     else:
         st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
 
@@ -177,16 +175,17 @@ shown = [r for r in rows if kind == "all" or f"{r['human']} / {r['judge']}" == k
 st.caption(f"{len(shown)} of {len(rows)} disagreement(s)")
 pick = st.selectbox("Item", [r["item"] for r in shown], key="cal_item")
 row = next(r for r in shown if r["item"] == pick)
-answer_id, sentence_part, citation_part = pick.split("#")
-result = data.get(answer_id)
-if result is not None:
-    s = result.sentences[int(sentence_part[1:])]
-    c = result.citations[int(citation_part[1:])]
+key = parse_item_key(pick)
+result = data.get(key.answer_id)
+if result is not None and key.citation is not None and key.sentence < len(result.sentences) \
+        and key.citation < len(result.citations):
+    s = result.sentences[key.sentence]
+    c = result.citations[key.citation]
     left, right = st.columns([2, 3])
-    left.html(f"<p><b>Question:</b> {e(result.answer.question)}</p><p><b>Sentence:</b> {e(s.text)}</p>"
-              f"<p><b>Human:</b> {e(row['human'].replace('_', ' '))}<br><b>Judge:</b> "
-              f"{e(row['judge'].replace('_', ' '))} \u2014 {e(row['rationale'])}</p>")
+    left.html(disagreement_html(result.answer.question, s.text, row["human"], row["judge"], row["rationale"]))
     right.html(citation_html(result, c, whole=True))
     if which == "configured":
-        st.page_link("pages/review.py", label=f"Open {answer_id} on the review page",
-                     query_params={"answer": answer_id})
+        st.page_link("pages/review.py", label="Open this answer on the review page",
+                     query_params={"answer": key.answer_id})
+else:
+    st.html(notice_html("warning", f"Item {pick} is not in the loaded answers (the log changed since it was labelled)."))

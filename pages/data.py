@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 from citecheck.review import dataset
+from citecheck.review.html import notice_html
 
 from pages._common import current_dataset, enter, read_labels, settings
 
@@ -19,7 +20,7 @@ st.table({"setting": ["logs", "corpus", "labels file"],
 
 upload = st.file_uploader("Review an uploaded log instead (JSON lines, format version 1)", type=["jsonl", "json"])
 if upload is not None:
-    st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue())
+    st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue(), settings().check_options())
     st.session_state.use_upload = True
 if st.session_state.get("uploaded") is not None:
     st.session_state.use_upload = st.toggle("Use the uploaded log", value=st.session_state.get("use_upload", True))
@@ -34,4 +35,4 @@ if data.errors:
 else:
     st.success("Every line of the loaded logs was readable.")
 for w in warnings:
-    st.warning(w)
+    st.html(notice_html("warning", f"labels file: skipped {w}"))

@@ -8,9 +8,12 @@ import pandas as pd
 import streamlit as st
 from citecheck.contract import reasons as R
 from citecheck.reports import figures as F
+from citecheck.reports import views as V
 from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
+from citecheck.reports.rates import percent
 from citecheck.review import labels as L
+from citecheck.review.html import notice_html
 
 from pages._common import current_dataset, enter, read_labels, settings
 
@@ -31,15 +34,15 @@ golden = None
 if cfg.golden is not None and cfg.golden.is_file():
     golden, golden_errors = read_golden(cfg.golden)
     if golden_errors:
-        st.warning(f"{len(golden_errors)} unreadable line(s) in the golden set {cfg.golden.name}; "
-                   f"first: {golden_errors[0]}")
+        st.html(notice_html("warning", f"{len(golden_errors)} unreadable line(s) in the golden set "
+                                       f"{cfg.golden.name}; first: {golden_errors[0]}"))
 runs = [F.retrieval_run(r) for r in data.results] if golden is not None else []
 k = 5
 report = build(table, golden, runs, k)
 
 
 def pct(x) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{100 * x:.1f}%"
+    return percent(None if x is None or pd.isna(x) else x)
 
 
 TITLES = {  # tile titles short enough to read; the full definition is in the tile's help
@@ -99,16 +102,7 @@ def group_tab(frame: pd.DataFrame, column: str, present: bool, what: str) -> Non
         st.info(f"The loaded logs have no {what} field, so there is nothing to break down by {what}. "
                 f"Log `{column}` on every answer to see this.")
         return
-    long = []
-    for row in frame.to_dict("records"):
-        for key, title in (("failing_answers", "failing answers"), ("citation_failure_rate", "failed citations"),
-                           ("refusal_rate", "refused answers"), ("uncited_sentence_rate", "uncited sentences"),
-                           ("withheld_answers", "withheld answers")):
-            if pd.isna(row.get(f"{key}.count")):
-                continue  # withheld: only where the faithfulness gate scored answers
-            long.append({column: row[column], "figure": title, "rate": row[f"{key}.rate"],
-                         "count": row[f"{key}.count"], "total": row[f"{key}.total"]})
-    chart = alt.Chart(pd.DataFrame(long)).mark_bar().encode(
+    chart = alt.Chart(V.group_long(frame, column)).mark_bar().encode(
         x=alt.X("rate:Q", axis=alt.Axis(format="%"), title="rate"),
         y=alt.Y(f"{column}:N", title=None),
         color=alt.Color(f"{column}:N", legend=None),
@@ -155,23 +149,10 @@ with table_tab:
     refused = d2.selectbox("Refused", ["any", "refused", "answered"], key="f_refused")
     human = d3.selectbox("Human label", ["any", "has 'not supported'", "no 'not supported'"], key="f_human")
     labelled = d4.selectbox("Labelled", ["any", "labelled", "unlabelled"], key="f_labelled")
-    start = end = None
-    if isinstance(dates, (tuple, list)) and len(dates) == 2:
-        start, end = dates[0].isoformat(), dates[1].isoformat()
-    filters = F.Filters(
-        reason=None if reason == "any" else reason,
-        model=None if model == "any" else model,
-        prompt_version=None if prompt == "any" else prompt,
-        start=start, end=end,
-        refused=None if refused == "any" else refused == "refused",
-        human_not_supported=None if human == "any" else human == "has 'not supported'",
-        labelled=None if labelled == "any" else labelled == "labelled",
-        failing_only=scope == "failing only",
-    )
+    filters = V.filters(reason, model, prompt, dates, refused, human, labelled, scope)
     shown = F.failing(table, filters)
     st.caption(f"{len(shown):,} answer(s), worst first. Select a row to open it on the review page.")
-    view = shown[[c for c in F.TABLE_COLUMNS if c not in ("file", "line")]].copy()
-    view.insert(1, "open", "review?answer=" + view["answer_id"])
+    view = V.failing_view(shown)
     picked = st.dataframe(
         view, hide_index=True, key="failing_table", on_select="rerun", selection_mode="single-row",
         column_config={"open": st.column_config.LinkColumn("open", display_text="review \u2192")},
@@ -181,7 +162,7 @@ with table_tab:
     rows = picked.selection.rows if picked is not None else []
     if rows:
         answer_id = view.iloc[rows[0]]["answer_id"]
-        if st.button(f"Open {answer_id} on the review page", key="open_selected", type="primary"):
+        if st.button("Open the selected answer on the review page", key="open_selected", type="primary"):
             st.session_state.answer_id = answer_id
             st.session_state.focus = 0
             st.switch_page("pages/review.py", query_params={"answer": answer_id})
@@ -194,9 +175,9 @@ with golden_tab:
         refusal_figs = report.refusals.figures()
         show_figures(refusal_figs, per_row=2)
         if report.refusals.over_refused_ids:
-            st.write("Over-refused: " + ", ".join(report.refusals.over_refused_ids))
+            st.html(notice_html("info", "Over-refused: " + ", ".join(report.refusals.over_refused_ids)))
         if report.refusals.under_refused_ids:
-            st.write("Under-refused: " + ", ".join(report.refusals.under_refused_ids))
+            st.html(notice_html("info", "Under-refused: " + ", ".join(report.refusals.under_refused_ids)))
         r = report.retrieval
         c1, c2, c3 = st.columns(3)
         c1.metric(f"hit rate@{r.k}", pct(r.hit_rate), border=True)
@@ -208,9 +189,7 @@ with golden_tab:
                    f"{report.refusals.not_in_golden} answer(s) have a question the golden set does not have")
         if r.misses:
             st.subheader("Questions whose answering chunk was missed")
-            st.dataframe(pd.DataFrame([{"answer_id": m.label, "question": m.question, "wanted": ", ".join(m.expected),
-                                        "retrieved": ", ".join(m.retrieved[:r.k])} for m in r.misses]),
-                         hide_index=True)
+            st.dataframe(V.misses_table(r), hide_index=True)
         else:
             st.success(f"Every answerable question had a correct chunk in its first {r.k}.")
 
@@ -224,13 +203,6 @@ with compare_tab:
         a_col, b_col = st.columns(2)
         a = a_col.selectbox("A", values, index=0, key="cmp_a")
         b = b_col.selectbox("B", values, index=1, key="cmp_b")
-        diffs = F.compare(table, column, a, b)
-        st.dataframe(pd.DataFrame([{
-            "figure": d.label, f"A: {a}": f"{pct(d.a.rate)} ({d.a.count}/{d.a.total})",
-            f"B: {b}": f"{pct(d.b.rate)} ({d.b.count}/{d.b.total})",
-            "B - A": None if d.diff is None else f"{100 * d.diff:+.1f} pts",
-            "95% interval": None if d.low is None else f"{100 * d.low:+.1f} to {100 * d.high:+.1f} pts",
-            "p-value": d.p_value, "larger than chance": "yes" if d.significant else "no",
-        } for d in diffs]), hide_index=True)
+        st.dataframe(V.compare_table(F.compare(table, column, a, b), a, b), hide_index=True)
         st.caption("Two-proportion z-test (pooled) of equal rates, two-sided; 95% Wald interval for B - A. "
                    "'Larger than chance' means p < 0.05. With small counts neither is reliable: read the counts.")

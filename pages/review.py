@@ -6,13 +6,18 @@ import streamlit as st
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import labels as L
 from citecheck.review import paging as P
-from citecheck.review.highlight import escape as e
 from citecheck.review.html import (
     agent_trace_html,
     citation_html,
-    claims_html,
+    heading_html,
+    labelled_html,
+    notice_html,
+    others_html,
+    own_label_html,
     reader_html,
-    reason_words,
+    sentence_html,
+    unresolved_html,
+    verdict_html,
     withheld_html,
 )
 from citecheck.review.items import LABEL_TEXT
@@ -44,7 +49,7 @@ with st.sidebar:
         wanted = st.text_input("Jump to answer id")
         if st.form_submit_button("Open") and wanted.strip():
             if data.get(wanted.strip()) is None:
-                st.error(f"No answer with id {wanted.strip()!r} in the loaded logs.")
+                st.html(notice_html("error", f"No answer with id {wanted.strip()!r} in the loaded logs."))
             else:
                 state.answer_id = wanted.strip()
                 state.focus = 0
@@ -112,28 +117,30 @@ def save(index: int, label: str) -> None:
 
 flash = state.pop("flash", None)
 if flash:
-    getattr(st, flash[0])(flash[1])
+    st.html(notice_html(*flash))
 for warning in label_warnings:
-    st.warning(warning)
+    st.html(notice_html("warning", f"labels file: skipped {warning}"))
 
 # --- header and navigation -----------------------------------------------------------------
 pos = ids.index(state.answer_id) + 1 if state.answer_id in ids else None
 overall = L.progress(data.all_items, current, reviewer) if reviewer else None
 here = L.progress(items, current, reviewer)
 nav = st.columns([3, 1, 1, 1])
-nav[0].subheader(f"Answer {result.answer.answer_id}" + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)"))
+nav[0].html(heading_html(f"Answer {result.answer.answer_id}"
+                         + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)")))
 nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_container_width=True)
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 if reviewer:
-    st.caption(f"{reviewer}: labelled {overall.labelled} of {overall.total} items overall, "
-               f"{here.labelled} of {here.total} in this answer" + (f" ({here.stale} stale)" if here.stale else ""))
+    st.html(notice_html("info", f"{reviewer}: labelled {overall.labelled} of {overall.total} items overall, "
+                        f"{here.labelled} of {here.total} in this answer"
+                        + (f" ({here.stale} stale)" if here.stale else "")))
 else:
     st.warning("Enter your name in the sidebar before labelling.")
 
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
-st.caption(" \u00b7 ".join(m for m in meta if m))
-st.html(f"<p><b>Question:</b> {e(result.answer.question)}</p>")
+st.html(notice_html("info", " \u00b7 ".join(m for m in meta if m)))
+st.html(labelled_html([("Question", result.answer.question)]))
 st.html(reader_html(result, P.MAX_ANSWER_CHARS))
 if result.refused:
     st.info("This answer is a refusal.")
@@ -145,8 +152,9 @@ for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.a
 if items:
     focused = items[state.focus]
     with st.container(border=True):
-        st.markdown(f"**Focused item {state.focus + 1} of {len(items)}**: sentence {focused.sentence + 1}"
-                    + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))
+        st.html(labelled_html([(f"Focused item {state.focus + 1} of {len(items)}",
+                                f"sentence {focused.sentence + 1}"
+                                + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))]))
         row = st.columns(len(focused.labels) + 2)
         for k, label in enumerate(focused.labels):
             row[k].button(LABEL_TEXT[label], key=f"key-{label}", on_click=save, args=(state.focus, label),
@@ -164,20 +172,16 @@ if count > 1:  # a long answer a page at a time: the page's cost stays bounded
     page = st.number_input("Sentences page", 1, count, start_page, key=f"page-{result.answer.answer_id}")
 shown = P.window(len(result.sentences), int(page))
 if shown.note:
-    st.caption(shown.note)
+    st.html(notice_html("info", shown.note))
 by_sentence: dict[int, list[int]] = {}
 for n in P.items_in(items, shown):
     by_sentence.setdefault(items[n].sentence, []).append(n)
 for s in result.sentences[shown.start:shown.end]:
     left, right = st.columns([2, 3])
-    flags = sentence_flags(s)
-    sentence_text, cut_note = P.clip(s.text, P.MAX_SENTENCE_CHARS)
-    left.html(f"<p><b>{s.index + 1}.</b> {e(sentence_text)}{e(cut_note)}</p>"
-              + "".join(f'<div class="cc-fail">{e(f)}</div>' for f in flags)
-              + claims_html(result.answer.extra, s.index))
+    left.html(sentence_html(result, s.index, sentence_flags(s)))
     for c in (result.citations[i] for i in s.citations):
         if c.chunk_index is None:
-            right.html(f'<div class="cc-fail">{e(c.chunk_id or f"[{c.marker}]")}: {e(reason_words(c))}</div>')
+            right.html(unresolved_html(c))
     for n in by_sentence.get(s.index, []):
         item = items[n]
         box = right.container(border=True)
@@ -189,19 +193,17 @@ for s in result.sentences[shown.start:shown.end]:
         mine = current.get((item.key, reviewer)) if reviewer else None
         if mine is not None:
             stale = mine.fingerprint != item.fingerprint
-            box.caption(("STALE (the answer or chunk changed since): " if stale else "Your label: ")
-                        + LABEL_TEXT[mine.label] + (f" \u2014 {mine.note}" if mine.note else ""))
+            box.html(own_label_html(LABEL_TEXT[mine.label], mine.note, stale))
         verdicts_here = judged.get(item.key, {})
         if verdicts_here:
             if blind and (mine is None or mine.fingerprint != item.fingerprint):
                 box.caption(f"{len(verdicts_here)} judge verdict(s) hidden until you label this item (blind mode).")
             else:
                 for v in verdicts_here.values():
-                    box.html(f'<div class="cc-judge"><b>Judge</b> {e(v.judge)} ({e(v.prompt_version)}): '
-                             f"<b>{e(v.verdict.replace('_', ' '))}</b> \u2014 {e(v.rationale)}</div>")
+                    box.html(verdict_html(v.judge, v.prompt_version, v.verdict, v.rationale))
         others = others_of.get(item.key, [])
         if others:
-            box.caption("Others: " + "; ".join(f"{lab.reviewer}: {LABEL_TEXT[lab.label]}" for lab in others))
+            box.html(others_html([(lab.reviewer, LABEL_TEXT[lab.label]) for lab in others]))
         cols = box.columns(len(item.labels) + 1)
         for k, label in enumerate(item.labels):
             cols[k].button(LABEL_TEXT[label], key=f"b-{item.key}-{label}", on_click=save, args=(n, label),

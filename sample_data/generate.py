@@ -152,9 +152,10 @@ FAILING = [
     # quote_missing: marker with no quote.
     ("What is the Berlin hotel limit?",
      [("The nightly limit in Berlin is EUR 180.", [cite(T, "Hotels", None)])], {}),
-    # offset_mismatch: right quote, wrong offsets.
+    # offset_mismatch: right quote, wrong offsets; and span_mismatch: the span text recorded for
+    # the citation (as a provider importer keeps it) is not the answer text at its offsets.
     ("How is interest charged on late invoices?",
-     [("Late payments incur interest of 1.5% per month.", [cite(B, "Invoices", "Late payments incur interest of 1.5% per month.", offsets="wrong")])], {"style": "span"}),
+     [("Late payments incur interest of 1.5% per month.", [cite(B, "Invoices", "Late payments incur interest of 1.5% per month.", offsets="wrong")])], {"style": "span", "span_text": "interest of 1.5% per year"}),
     # checksum_mismatch: the logged chunk text was altered after its checksum was taken.
     ("What is the per diem on a departure day?",
      [("The per diem is EUR 25 for a day of departure or return.", [cite(T, "Per diem", "EUR 25 for a day of departure or return")])], {"tamper": (T, "Per diem")}),
@@ -287,6 +288,11 @@ def ask(index_, chunks, i: int, question: str, sentences, opts: dict, refuse: bo
         victim = find_chunk(chunks, *opts["tamper"]).chunk_id
         answer = replace(answer, chunks=tuple(c._replace(text=c.text.replace("EUR 45", "EUR 54"))
                                               if c.chunk_id == victim else c for c in answer.chunks))
+    if "span_text" in opts:  # an importer recorded the provider's text for the first span citation
+        first = next(k for k, c in enumerate(answer.citations) if c.kind == "span")
+        cits = list(answer.citations)
+        cits[first] = cits[first]._replace(locator=dict(cits[first].locator or {}, span_text=opts["span_text"]))
+        answer = replace(answer, citations=tuple(cits))
     if "strip_source" in opts:  # an older exporter that dropped source fields
         victim = find_chunk(chunks, *opts["strip_source"]).chunk_id
         answer = replace(answer, chunks=tuple(c._replace(source=None) if c.chunk_id == victim else c

@@ -4,6 +4,8 @@ references, the Claude judge through the real SDK with a mock transport, ExpertQ
 import dataclasses
 import io
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -27,6 +29,7 @@ from citecheck.judging.judges import (
     not_yet_judged,
     parse_verdict,
 )
+from citecheck.llm import client as llm_client
 from citecheck.llm import fake_api as M
 from citecheck.review import labels as L
 from citecheck.review.items import Item, items_of
@@ -286,7 +289,7 @@ def test_budget_stops_before_exceeding_and_keeps_what_was_done():
     assert progress.spent <= 0.01 and progress.stopped.startswith("budget")
 
 
-def test_stop_button_stops_new_calls():
+def test_a_set_stop_event_starts_no_new_call():
     stop = threading.Event()
     items = [dataclasses.replace(ITEM, key=f"a-{i}#s0#c0") for i in range(10)]
 
@@ -296,6 +299,26 @@ def test_stop_button_stops_new_calls():
 
     out = ClaudeJudge(M.client(reply), concurrency=1).judge(items, stop=stop)
     assert len(out) == 1
+
+
+def test_ctrl_c_stops_citecheck_judge_and_keeps_every_verdict(tmp_path, monkeypatch):
+    """The first SIGINT sets the judge's stop event: calls in flight finish, nothing new starts,
+    and every verdict received is in the file."""
+    log = ROOT / "sample_data" / "answers.jsonl"
+    calls = []
+
+    def reply(body):
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return tool_reply("supported")
+
+    monkeypatch.setattr(llm_client, "make_client", lambda: M.client(reply, calls))
+    out = tmp_path / "v.jsonl"
+    code, _, err = run("judge", "--log", log, "--all-items", "--judge", "claude", "--out", out, "--concurrency", "1")
+    verdicts, _ = V.read(out)
+    assert code == 0 and "stopping: no new calls" in err and "; stopped" in err
+    assert 2 <= len(verdicts) == len(calls) < 10
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is put back
 
 
 def batch_client(results_for, log):
@@ -441,11 +464,10 @@ def test_judge_items_are_citation_items_with_text():
 
 
 def test_judge_command_with_claude_through_a_mock_and_resume(tmp_path, monkeypatch):
-    from citecheck.pipeline import answering as pipeline
 
     log = ROOT / "sample_data" / "answers.jsonl"
     calls = []
-    monkeypatch.setattr(pipeline, "make_client", lambda: M.client(lambda b: tool_reply("partial"), calls))
+    monkeypatch.setattr(llm_client, "make_client", lambda: M.client(lambda b: tool_reply("partial"), calls))
     out = tmp_path / "v.jsonl"
     code, _, err = run("judge", "--log", log, "--all-items", "--judge", "claude", "--out", out, "--max-cost-usd", "0.02")
     verdicts, _ = V.read(out)

@@ -1,8 +1,8 @@
 import json
 import multiprocessing
-import os
 
 import pytest
+from citecheck.checking.options import check_options
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.items import items_of
@@ -12,7 +12,7 @@ from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
 @pytest.fixture(scope="module")
 def data():
-    return dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    return dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
 
 
 def test_items_cover_citations_and_uncited_sentences(data):
@@ -120,7 +120,9 @@ def test_filters_and_resume(tmp_path, data):
     assert first_unlabelled(data, current, "ana") == ("a-003", 0)
     assert first_unlabelled(data, current, "ben") == ("a-001", 0)
     assert "a-001" not in answer_ids(data, "Not yet labelled by me", current, "ana")
-    assert os.path.getsize(path) > 0
+    written, errors = L.read(path)
+    assert errors == [] and [r.answer_id for r in written].count("a-002") == 1
+    assert {r.answer_id for r in written} == {"a-001", "a-002"} and {r.reviewer for r in written} == {"ana"}
 
 
 def test_labels_export_jsonl_and_csv(tmp_path, data):

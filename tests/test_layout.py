@@ -144,3 +144,59 @@ def test_ruff_bans_streamlit_in_core_and_only_there():
     assert "TID251" in _ruff("core/review/x.py", source)
     assert "TID251" not in _ruff("pages/x.py", source)
     assert "TID251" not in _ruff("app.py", source)
+
+
+# --- every third-party module core/ imports is declared ----------------------------------------------
+
+
+def _declared() -> set[str]:
+    """Distribution names in pyproject's runtime dependencies (not the extras), normalised."""
+    import re
+    import tomllib
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    return {re.split(r"[\s<>=!~;\[]", d, maxsplit=1)[0].lower().replace("_", "-") for d in deps}
+
+
+def _third_party_imports() -> dict[str, list[str]]:
+    """Top-level module name -> where core/ imports it, for every module outside the stdlib."""
+    import sys
+
+    out: dict[str, list[str]] = {}
+    for path in sorted(CORE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ("citecheck", "__future__"):
+                    out.setdefault(top, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return out
+
+
+def test_every_third_party_module_core_imports_is_a_declared_dependency():
+    from importlib.metadata import packages_distributions
+
+    dists = packages_distributions()
+    declared = _declared()
+    imported = _third_party_imports()
+    assert {"anthropic", "pandas", "numpy"} <= set(imported)  # the walk finds real imports
+    undeclared = {}
+    for module, where in imported.items():
+        names = {d.lower().replace("_", "-") for d in dists.get(module, [module])}
+        if not names & declared:
+            undeclared[module] = where
+    assert not undeclared, f"imported by core/ but not in pyproject dependencies: {undeclared}"
+
+
+def test_the_declared_check_would_catch_an_undeclared_import():
+    from importlib.metadata import packages_distributions
+
+    declared = _declared() - {"rapidfuzz"}
+    dists = packages_distributions()
+    missing = [m for m in _third_party_imports() if not {d.lower() for d in dists.get(m, [m])} & declared]
+    assert missing == ["rapidfuzz"]

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from citecheck.checking.options import check_options
 from citecheck.contract.errors import FieldError, RecordError
 from citecheck.contract.log import LOG_VERSION, answer_to_dict, dumps, parse_line, read_log
 from hypothesis import given
@@ -115,7 +116,7 @@ def test_dataset_checks_on_demand_and_agrees_with_checking_everything():
     from citecheck.review import dataset
     from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
-    data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     assert len(data) == 48 and data._checked == {}  # parsing checks nothing
     assert data.get("a-039").answer.answer_id == "a-039" and list(data._checked) == [38]
     options = CheckOptions(corpus=Corpus(DEFAULT_CORPUS))

@@ -10,6 +10,7 @@ from citecheck.checking.checker import check_answer
 from citecheck.cli.main import main
 from citecheck.contract.corpus import read_text
 from citecheck.contract.log import checksum, dumps, parse_line
+from citecheck.llm import client as llm_client
 from citecheck.llm import fake_api as M
 from citecheck.pipeline import answering as P
 from citecheck.pipeline import assembly
@@ -323,7 +324,7 @@ def test_run_writes_a_log_that_resumes_and_respects_the_budget(tmp_path, monkeyp
         [ANSWERABLE, OFF_CORPUS, "How many sick days are there?", "What is the meal per diem?"])) + "\n",
         encoding="utf-8")
     calls = []
-    monkeypatch.setattr(P, "make_client", lambda: M.client(lambda b: M.message(GOOD, use=M.usage(2000, 500)), calls))
+    monkeypatch.setattr(llm_client, "make_client", lambda: M.client(lambda b: M.message(GOOD, use=M.usage(2000, 500)), calls))
     log = tmp_path / "log.jsonl"
     code, _, err = run("run", "--corpus", SOURCE, "--questions", questions, "--log", log, "--budget-usd", "0.02")
     ids = [json.loads(line)["answer_id"] for line in log.read_text(encoding="utf-8").splitlines()]

@@ -60,10 +60,18 @@ class CitationResult(NamedTuple):
     quote_end: int | None
     reasons: tuple[str, ...]
     sentence: int | None  # the first sentence this citation supports
+    # points at a retrieved chunk in a format that gives no quote (locator.no_quote), and nothing
+    # else failed: neither verified nor failed (docs/checks.md, "Not verifiable")
+    not_verifiable: bool = False
 
     @property
     def verified(self) -> bool:
-        return not self.reasons
+        return not self.reasons and not self.not_verifiable
+
+    @property
+    def status(self) -> str:
+        """``verified``, ``not_verifiable`` or ``failed``."""
+        return "failed" if self.reasons else "not_verifiable" if self.not_verifiable else "verified"
 
     @property
     def valid(self) -> bool:
@@ -97,6 +105,7 @@ class Tally(NamedTuple):
     multi_claim: int
     sentence_problems: int  # sentence-level reason codes
     reasons: tuple[int, ...]  # occurrences of each code, in R.ALL_REASONS order
+    not_verifiable: int = 0  # citations neither verified nor failed
 
     @property
     def problems(self) -> int:
@@ -149,6 +158,31 @@ class _Raw(NamedTuple):
     quote_start: int | None = None
     quote_end: int | None = None
     label: str | None = None
+    span_mismatch: bool = False  # the answer text at the span is not the provider's text for it
+    no_quote: bool = False  # the format gives no quote (locator.no_quote): not verifiable, not missing
+
+
+def span_text(answer: str, c: Citation) -> str:
+    """The answer text a provider's span account is about: the citation's span, or the inline link
+    it was moved from (``locator.link_start``/``link_end``, see docs/importers.md)."""
+    loc = c.locator or {}
+    start, end = loc.get("link_start"), loc.get("link_end")
+    if type(start) is int and type(end) is int:
+        return answer[start:end]
+    return answer[c.answer_start or 0:c.answer_end or 0]
+
+
+def span_mismatch(answer: str, c: Citation) -> bool:
+    """A provider's own account of its span (``locator.span_text``, or ``span_contains`` for a
+    link) disagrees with the answer text at the span's offsets (see docs/importers.md)."""
+    loc = c.locator
+    if not loc or ("span_text" not in loc and "span_contains" not in loc):
+        return False
+    found = span_text(answer, c)
+    if "span_text" in loc:
+        expected = loc["span_text"]
+        return not (isinstance(expected, str) and (found == expected or same_text(found, expected, False)))
+    return not (isinstance(loc["span_contains"], str) and loc["span_contains"] in found)
 
 
 def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
@@ -171,7 +205,7 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
                 out.append(_Raw("marker", start, end, n))
             else:
                 out.append(_new(_Raw, ("marker", start, end, n, None, None, entry.quote, entry.quote_start,
-                                       entry.quote_end, entry.label)))
+                                       entry.quote_end, entry.label, False, False)))
     if len(used) == len(entries):
         return out, True
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
@@ -212,7 +246,9 @@ def _raw_citations(answer: Answer) -> list[_Raw]:
             ordered = False
             raws.append(_Raw("span", c.answer_start or 0, c.answer_end or 0, chunk_id=c.chunk_id,
                              document_id=c.document_id, quote=c.quote, quote_start=c.quote_start,
-                             quote_end=c.quote_end, label=c.label))
+                             quote_end=c.quote_end, label=c.label,
+                             span_mismatch=c.locator is not None and span_mismatch(answer.answer, c),
+                             no_quote=c.locator is not None and c.locator.get("no_quote") is True))
     if not ordered:  # markers found in the text are in text order already
         raws.sort(key=_position)
     return raws
@@ -302,6 +338,7 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
     else:
         i = chunks.resolve(raw)
     qs = qe = None
+    blind = False
     if i is None:
         codes: tuple[str, ...] = (R.MARKER_OUT_OF_RANGE if raw.kind == "marker" else R.UNRETRIEVED_SOURCE,)
         chunk_id = raw.chunk_id
@@ -309,11 +346,15 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
         chunk = chunks.chunks[i]
         chunk_id = chunk.chunk_id
         reason, qs, qe = _locate(chunk.text, raw, chunks.options.casefold)
+        if reason == R.QUOTE_MISSING and raw.no_quote:
+            reason, blind = None, True
         integrity = chunks.integrity(i)
         codes = integrity + (reason,) if reason else integrity
+    if raw.span_mismatch:
+        codes = (*codes, R.SPAN_MISMATCH)
     return _new(CitationResult, (
         index, raw.kind, raw.marker, raw.label, raw.answer_start, raw.answer_end, i, chunk_id,
-        raw.quote, qs, qe, R.ordered(codes) if len(codes) > 1 else codes, sentence,
+        raw.quote, qs, qe, R.ordered(codes) if len(codes) > 1 else codes, sentence, blind and not codes,
     ))
 
 
@@ -391,15 +432,19 @@ def _sentence_result(
     is_refusal = refusals.match(text)
     valid = False
     verified: list[int] = []
+    textless = False  # a not-verifiable citation whose source has no text: nothing to check against
     for c in cited:
         if c.chunk_index is not None:
             valid = True
             if not c.reasons:
-                verified.append(c.chunk_index)
+                if c.not_verifiable and not chunks.chunks[c.chunk_index].text:
+                    textless = True
+                else:
+                    verified.append(c.chunk_index)
     codes: list[str] = []
     bad_numbers: list[str] = []
     bad_quotes: list[str] = []
-    if cited and not is_refusal:
+    if cited and not is_refusal and (verified or not textless):
         numbers = _numbers(plain)
         if numbers:
             has_number = chunks.has_number
@@ -470,7 +515,9 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
     reasons = [0] * len(R.ALL_REASONS)
     failed = with_quote = in_source = 0
     last = len(sentences) - 1
-    for raw in _raw_citations(answer):
+    raws = _raw_citations(answer)
+    any_no_quote = any(r.no_quote for r in raws) if answer.citations else False
+    for raw in raws:
         if raw.kind == "marker":  # (the common case inline: the sentence holding the marker)
             i = bisect_right(starts, raw.answer_start) - 1
             where = [i] if i >= 0 and (raw.answer_start < sentences[i].end or i == last) else []
@@ -507,20 +554,7 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
                 reasons[_REASON_AT[code]] += 1
     refused = answer.refused or refusals.match(answer.answer)
     invalid = tuple([c.marker for c in results if c.reasons == _OUT_OF_RANGE and c.marker is not None])
+    blind = sum(1 for c in results if c.not_verifiable) if any_no_quote else 0
     tally = Tally(len(results), failed, with_quote, in_source, counted, uncited, multi, sentence_problems,
-                  tuple(reasons))
+                  tuple(reasons), blind)
     return AnswerResult(answer, tuple(sentence_results), tuple(results), refused, invalid, tally)
-
-
-def check_files(paths, options: CheckOptions = CheckOptions()):
-    """Stream ``(file, line, AnswerResult | RecordError)`` over log files, one line at a time."""
-    from ..contract.errors import RecordError
-    from ..contract.log import read_log
-
-    for path in paths:
-        name = str(path)
-        for line_no, item in read_log(path):
-            if isinstance(item, RecordError):
-                yield name, line_no, item
-            else:
-                yield name, line_no, check_answer(item, options)

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from ..checking.checker import DEFAULT_REFUSAL, CheckOptions, check_files
-from ..contract.corpus import Corpus
+from ..checking.checker import DEFAULT_REFUSAL, CheckOptions
+from ..checking.options import check_files, check_options
 from ..contract.errors import RecordError
 from ..reports.check_report import (
     Summary,
@@ -27,8 +27,7 @@ def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None
         if not Path(path).is_file():
             err.write(f"citecheck {args.command}: {path}: no such file\n")
             return None
-    corpus = Corpus(args.corpus) if args.corpus else None
-    return CheckOptions(casefold=args.casefold, refusals=tuple(args.refusal or [DEFAULT_REFUSAL]), corpus=corpus)
+    return check_options(args.corpus, args.casefold, args.refusal or ())
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -58,9 +58,10 @@ def rate(value: str) -> float:
 
 def load_checked(paths: list[str], corpus: str | None, err: TextIO):
     """The checked dataset of ``paths``; each unreadable record is said on ``err``."""
+    from ..checking.options import check_options
     from ..review import dataset
 
-    data = dataset.load([Path(p) for p in paths], Path(corpus) if corpus else None)
+    data = dataset.load([Path(p) for p in paths], check_options(corpus))
     for e in data.errors:
         err.write(f"unreadable: {e}\n")
     return data

@@ -3,15 +3,38 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
+import threading
 from typing import TextIO
 
 from ..contract.durable import WriteFailed
 from .common import EXIT_FAILED, EXIT_UNREADABLE, EXIT_USAGE, anthropic_errors, load_checked, price
 
 
+@contextlib.contextmanager
+def _stop_on_interrupt(err: TextIO):
+    """A stop event that the first Ctrl-C (SIGINT) sets: no new call starts, the calls in flight
+    finish and every verdict is written.  A second Ctrl-C interrupts at once, as usual."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def first(signum, frame) -> None:
+        stop.set()
+        err.write("\nstopping: no new calls; finishing the calls in flight (Ctrl-C again to quit now)\n")
+        signal.signal(signal.SIGINT, previous)
+
+    previous = signal.signal(signal.SIGINT, first)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import threading
     import time
 
     from ..judging import verdicts as V
@@ -29,7 +52,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.judge == "baseline":
         judge = BaselineJudge()
     else:
-        from ..pipeline.answering import make_client
+        from ..llm.client import make_client
 
         judge = ClaudeJudge(make_client(), model=args.model, prompt_version=args.prompt,
                             concurrency=args.concurrency, max_cost_usd=args.max_cost_usd, price=args.price)
@@ -62,7 +85,8 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.batch and args.judge == "claude":
             judge.judge_batch(todo, poll_seconds=args.poll_seconds, on_verdict=record, progress=progress)
         else:
-            judge.judge(todo, on_verdict=record, stop=threading.Event(), progress=progress)
+            with _stop_on_interrupt(err) as stop:
+                judge.judge(todo, on_verdict=record, stop=stop, progress=progress)
         flush()
     except WriteFailed as exc:
         err.write(f"\ncitecheck judge: {exc}\n{saved[0]} verdict(s) saved in {args.out} before that; "

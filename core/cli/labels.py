@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
+from ..checking.options import check_options
 from ..contract.durable import replace_file
 from .common import EXIT_UNREADABLE
 
@@ -16,7 +17,7 @@ def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     records, warnings = labels.read(args.labels)
     for w in warnings:
         err.write(f"warning: {w}\n")
-    data = dataset.load([Path(p) for p in args.log], Path(args.corpus) if args.corpus else None)
+    data = dataset.load([Path(p) for p in args.log], check_options(args.corpus))
     for e in data.errors:
         err.write(f"unreadable: {e}\n")
     text = (export.to_csv if args.format == "csv" else export.to_jsonl)(export.rows(data, records))

@@ -24,7 +24,8 @@ def _pipeline_config(args: argparse.Namespace):
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..pipeline.answering import answer_question, make_client, plan
+    from ..llm.client import make_client
+    from ..pipeline.answering import answer_question, plan
     from ..pipeline.retrieval import load_index
 
     config = _pipeline_config(args)
@@ -43,12 +44,12 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..contract.log import read_log
+    from ..llm.client import make_client
     from ..pipeline.answering import (
         Budget,
         BudgetExhausted,
         PipelineError,
         answer_question,
-        make_client,
         read_questions,
     )
     from ..pipeline.retrieval import load_index

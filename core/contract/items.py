@@ -59,7 +59,7 @@ def _index(part: str, prefix: str, key: str) -> int:
 def parse_item_key(key: str) -> ItemKey:
     """The inverse of :func:`item_key`; ``ValueError`` naming the key when it is not one."""
     parts = key.rsplit("#", 2) if isinstance(key, str) else []
-    if len(parts) != 3 or not parts[0]:
+    if len(parts) != 3:
         raise ValueError(f"item key {key!r} is not ANSWER_ID#s<sentence>#c<citation> (or #uncited)")
     answer_id, sentence, citation = parts
     return ItemKey(answer_id, _index(sentence, "s", key),

@@ -94,6 +94,7 @@ def decode(raw: str | bytes) -> Any:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass
+    raw = raw.rstrip(b"\r\n" if isinstance(raw, bytes) else "\r\n")
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
@@ -102,7 +103,7 @@ def decode(raw: str | bytes) -> Any:
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise FieldError("(json)", f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        raise FieldError("(json)", f"not valid JSON: {exc.msg} (column {exc.colno})") from None
 
 
 def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any],

@@ -170,7 +170,8 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
         raise FieldError(where.rstrip("."), "expected an object")
     text = obj.get("text")
     if type(text) is not str:
-        raise FieldError(f"{where}text", "is required (the chunk text as given to the model)")
+        got = "is required" if text is None else f"expected a string, got {type(text).__name__}"
+        raise FieldError(f"{where}text", f"{got} (the chunk text as given to the model)")
     start, end = _pair(obj, "start", "end", where)
     return Chunk(
         _opt_str(obj, "chunk_id", where),

@@ -15,6 +15,7 @@ SOURCE_CHANGED = "source_changed"
 QUOTE_MISSING = "quote_missing"
 QUOTE_NOT_FOUND = "quote_not_found"
 OFFSET_MISMATCH = "offset_mismatch"
+SPAN_MISMATCH = "span_mismatch"
 
 # Sentence-level: the sentence says something its verified sources do not contain.
 NUMBER_NOT_IN_SOURCE = "number_not_in_source"
@@ -29,9 +30,11 @@ CITATION_REASONS = (
     QUOTE_MISSING,
     QUOTE_NOT_FOUND,
     OFFSET_MISMATCH,
+    SPAN_MISMATCH,
 )
 SENTENCE_REASONS = (NUMBER_NOT_IN_SOURCE, QUOTED_TEXT_NOT_IN_SOURCE)
-ALL_REASONS = CITATION_REASONS + SENTENCE_REASONS
+# Codes added later go at the end, whatever their level, so existing columns keep their place.
+ALL_REASONS = CITATION_REASONS[:-1] + SENTENCE_REASONS + (SPAN_MISMATCH,)
 
 DESCRIPTIONS = {
     UNRETRIEVED_SOURCE: "cites a chunk or document that was not among this answer's retrieved chunks",
@@ -42,6 +45,7 @@ DESCRIPTIONS = {
     QUOTE_MISSING: "no quoted text to highlight, so the citation cannot be shown as verified",
     QUOTE_NOT_FOUND: "the quoted text is not in the cited chunk",
     OFFSET_MISMATCH: "the quoted text is in the chunk, but not at the offsets given",
+    SPAN_MISMATCH: "the answer text at the citation's offsets is not the text the provider gave for it",
     NUMBER_NOT_IN_SOURCE: "a number in the sentence appears in none of its verified sources",
     QUOTED_TEXT_NOT_IN_SOURCE: "text in quotation marks is not verbatim in any verified source",
 }

@@ -89,11 +89,11 @@ def records_to_answers(path: str | Path, convert) -> Iterator[Answer | RecordErr
 
 
 def add_import_parsers(sub: argparse._SubParsersAction) -> None:
-    from . import anthropic, claims, expertqa, markers
+    from . import anthropic, claims, cohere, expertqa, gemini, markers, openai
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--out", help="write the log here instead of standard output")
-    for module in (anthropic, claims, markers, expertqa):
+    for module in (anthropic, openai, gemini, cohere, claims, markers, expertqa):
         module.add_parser(sub, common)
 
 

@@ -24,9 +24,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..contract.errors import FieldError, RecordError
+from ..contract.errors import FieldError
 from ..contract.log import Answer, Chunk, Citation, checksum
-from . import read_records
+from . import anthropic_batch, anthropic_stream
+from .exchange import Provider, add_exchange_options, import_files, run
 
 _META_STR = ("chunk_id", "document_id", "source", "section", "checksum")
 
@@ -235,34 +236,36 @@ def convert(req: Any, resp: Any, position: int) -> Answer:
     )
 
 
+def _convert(req: Any, resp: Any, position: int) -> Answer:
+    if req is None:
+        raise FieldError("request", "is required: the citations point into the request's documents "
+                                    "(give --request, or pairs with a request)")
+    return convert(req, resp, position)
+
+
+PROVIDER = Provider("Anthropic", _convert, anthropic_stream.assemble)
+
+
 def import_pair(request_path, response_path):
-    """Pair the records of the request and response files by position and convert each pair."""
-    requests = list(read_records(request_path))
-    responses = list(read_records(response_path))
-    if len(requests) != len(responses):
-        yield RecordError(str(response_path), 0, "(file)",
-                          f"{len(responses)} response(s) for {len(requests)} request(s); pairing by position")
-    for (pos, req), (rpos, resp) in zip(requests, responses):
-        if isinstance(req, RecordError):
-            yield req
-            continue
-        if isinstance(resp, RecordError):
-            yield resp
-            continue
-        try:
-            yield convert(req, resp, rpos)
-        except FieldError as exc:
-            which = request_path if exc.field.startswith("request") else response_path
-            yield RecordError(str(which), pos if which == request_path else rpos, exc.field, exc.message)
+    """Pair the records of the request and response files by position and convert each pair
+    (a response file may also be one recorded stream)."""
+    return import_files(PROVIDER, response_path, request_path)
 
 
 def importer(args):
-    return import_pair(args.request, args.response)
+    if args.batch_requests or args.batch_results:
+        if not (args.batch_requests and args.batch_results) or args.pairs or args.response or args.request:
+            raise FieldError("--batch-requests", "give --batch-requests and --batch-results together, and alone")
+        return anthropic_batch.join(args.batch_requests, args.batch_results, convert)
+    if args.response and not args.request:
+        raise FieldError("--request", "is required with --response: the citations point into its documents")
+    return run(PROVIDER, args)
 
 
 def add_parser(sub, common) -> None:
     p = sub.add_parser("anthropic", parents=[common],
-                       help="a Messages API request and its response with citations enabled")
-    p.add_argument("--request", required=True, help="request body JSON (or JSON lines, one request per line)")
-    p.add_argument("--response", required=True, help="response body JSON (or JSON lines, paired by position)")
+                       help="a Messages API request and its response (or stream, or batch) with citations enabled")
+    add_exchange_options(p, "request body JSON (or JSON lines, one request per line, paired by position)")
+    p.add_argument("--batch-requests", help='Message Batches requests, JSON lines of {"custom_id", "params"}')
+    p.add_argument("--batch-results", help="Message Batches results (JSON lines), joined on custom_id")
     p.set_defaults(importer=importer)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..reports.rates import json_rate
 from ..review.labels import Label
 from .verdicts import VERDICTS, Verdict
 
@@ -150,7 +151,7 @@ class Estimate:
 
     def to_dict(self) -> dict:
         def r(x):
-            return None if x is None else round(x, 4)
+            return json_rate(x)
         return {"value": r(self.value), "ci95": [r(self.low), r(self.high)], "n": self.n}
 
 
@@ -302,7 +303,7 @@ class Calibration:
             "confusion": self.matrix.tolist(),
             "binary": {k: b[k] for k in ("tp", "fn", "fp", "tn")},
             "figures": {k: v.to_dict() for k, v in self.figures.items()},
-            "unlabelled_raw_not_supported_rate": None if self.raw_rate is None else round(self.raw_rate, 4),
+            "unlabelled_raw_not_supported_rate": json_rate(self.raw_rate),
             "corrected_not_supported_rate": None if self.corrected is None else self.corrected.to_dict(),
             "reviewers": {"reviewers": list(self.agreement.reviewers), "shared_items": self.agreement.shared_items,
                           "cohen_kappa": self.agreement.kappa, "krippendorff_alpha": self.agreement.alpha,

@@ -13,7 +13,6 @@ table in citecheck.llm.pricing; a run stops before a call that could take it ove
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,7 @@ from ..contract.errors import CitecheckError, FieldError, RecordError
 from ..contract.jsonl import expect, expect_object, parse_record
 from ..contract.log import Answer, Citation
 from ..importers.anthropic import convert
+from ..llm.client import make_client  # noqa: F401  (re-exported for callers of the pipeline)
 from ..llm.pricing import DEFAULT_MODEL, Price, estimate_tokens, price_for
 from . import assembly
 from .faithfulness import DEFAULT_THRESHOLD
@@ -244,20 +244,6 @@ def _api_error(exc: Exception) -> str:
     kind = type(exc).__name__
     message = getattr(exc, "message", None) or str(exc)
     return f"Claude API call failed ({kind}{f', HTTP {status}' if status else ''}): {message}"
-
-
-def make_client(http_client: Any = None, max_retries: int = 4) -> Any:
-    """An ``anthropic.Anthropic`` client; the key comes from ANTHROPIC_API_KEY and is never
-    printed or stored."""
-    import anthropic
-
-    if not os.environ.get("ANTHROPIC_API_KEY") and http_client is None:
-        raise CitecheckError("set ANTHROPIC_API_KEY in the environment to call Claude (or use --dry-run)")
-    kwargs: dict = {"max_retries": max_retries}
-    if http_client is not None:
-        kwargs["http_client"] = http_client
-        kwargs["api_key"] = os.environ.get("ANTHROPIC_API_KEY") or "not-a-real-key"
-    return anthropic.Anthropic(**kwargs)
 
 
 def _question(value: object) -> tuple[str | None, str]:

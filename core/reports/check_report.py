@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from ..checking.checker import AnswerResult, CitationResult, SentenceResult
 from ..contract import reasons as R
 from ..contract.errors import RecordError
+from .rates import json_rate, percent, share
 
 REPORT_VERSION = 1
 _NUMBER_AT = R.ALL_REASONS.index(R.NUMBER_NOT_IN_SOURCE)
 
 
 def _rate(part: int, whole: int) -> float | None:
-    return round(part / whole, 4) if whole else None
+    return json_rate(share(part, whole))
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Summary:
     answers_ok: int = 0
     answers_with_unsupported_number: int = 0
     invalid_markers: int = 0
+    not_verifiable: int = 0
     _reasons: list[int] = field(default_factory=lambda: [0] * len(R.ALL_REASONS))
 
     @property
@@ -55,6 +57,7 @@ class Summary:
         self.sentences += t.sentences
         self.uncited += t.uncited
         self.multi_claim += t.multi_claim
+        self.not_verifiable += t.not_verifiable
         for i, n in enumerate(t.reasons):
             if n:
                 self._reasons[i] += n
@@ -65,7 +68,8 @@ class Summary:
 
     @property
     def failure_rate(self) -> float | None:
-        return _rate(self.failed, self.citations)
+        """The share of failed citations, unrounded (the ``--max-failure-rate`` gate compares it)."""
+        return share(self.failed, self.citations)
 
     def to_dict(self) -> dict:
         reasons = self.reasons
@@ -77,7 +81,8 @@ class Summary:
             "refusal_rate": _rate(self.refused, self.answers),
             "citations": self.citations,
             "citations_failed": self.failed,
-            "citation_failure_rate": self.failure_rate,
+            "citation_failure_rate": _rate(self.failed, self.citations),
+            "citations_not_verifiable": self.not_verifiable,
             "citations_with_quote": self.with_quote,
             "quote_in_source": self.quote_in_source,
             "quote_in_source_rate": _rate(self.quote_in_source, self.with_quote),
@@ -110,7 +115,7 @@ def citation_dict(c: CitationResult) -> dict:
         "quote": c.quote,
         "quote_start": c.quote_start,
         "quote_end": c.quote_end,
-        "status": "verified" if not c.reasons else "failed",
+        "status": c.status,
         "reasons": list(c.reasons),
     }
 
@@ -213,20 +218,18 @@ def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
 
 def summary_text(summary: Summary) -> list[str]:
     d = summary.to_dict()
-
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{100 * x:.1f}%"
-
+    unretrieved = d["citation_to_unretrieved"]
     lines = [
         "",
-        f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {pct(d['refusal_rate'])})"
+        f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {percent(d['refused'], d['answers'])})"
         + (f", {d['unreadable_lines']} unreadable line(s)" if d["unreadable_lines"] else ""),
-        f"citations: {d['citations']}, failed {d['citations_failed']} = {pct(d['citation_failure_rate'])}",
+        f"citations: {d['citations']}, failed {d['citations_failed']} = {percent(d['citations_failed'], d['citations'])}"
+        + (f", not verifiable {d['citations_not_verifiable']}" if d["citations_not_verifiable"] else ""),
         f"quote in source: {d['quote_in_source']} of {d['citations_with_quote']} quoted = "
-        f"{pct(d['quote_in_source_rate'])}",
-        f"cite an unretrieved source: {d['citation_to_unretrieved']} = {pct(d['citation_to_unretrieved_rate'])}",
+        f"{percent(d['quote_in_source'], d['citations_with_quote'])}",
+        f"cite an unretrieved source: {unretrieved} = {percent(unretrieved, d['citations'])}",
         f"checksum failures: {d['checksum_failures']}, source changed: {d['source_changed_failures']}",
-        f"uncited sentences: {d['uncited_sentences']} of {d['sentences']} = {pct(d['uncited_sentence_rate'])}",
+        f"uncited sentences: {d['uncited_sentences']} of {d['sentences']} = {percent(d['uncited_sentences'], d['sentences'])}",
         f"invalid markers: {d['invalid_markers']}; answers with an unsupported number: "
         f"{d['answers_with_unsupported_number']}",
     ]

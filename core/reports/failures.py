@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import figures as F
 from .golden import GoldenQuestion, RetrievalEval, evaluate_retrieval
+from .rates import json_rate, percent
 
 OVERVIEW_VERSION = 1
 
@@ -152,12 +153,12 @@ def _plain(v):
     if hasattr(v, "item"):
         v = v.item()
     if isinstance(v, float):
-        return None if v != v else round(v, 4)
+        return json_rate(v)
     return v
 
 
 def _pct(x) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{100 * x:.1f}%"
+    return percent(None if x is None or pd.isna(x) else x)
 
 
 def _num(x) -> str:

@@ -24,6 +24,7 @@ from ..contract import reasons as R
 from ..review.items import items_of
 from ..review.labels import Label
 from .golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, index, question_key
+from .rates import json_rate
 
 NONE = "(none)"  # the group name of answers with no model / prompt version logged
 
@@ -190,7 +191,7 @@ class Figure:
     def to_dict(self) -> dict:
         rate = self.rate
         return {"key": self.key, "label": self.label, "count": self.count, "total": self.total,
-                "unit": self.unit, "rate": None if rate is None else round(rate, 4)}
+                "unit": self.unit, "rate": json_rate(rate)}
 
 
 def _sum(df: pd.DataFrame, column: str) -> int:
@@ -448,7 +449,7 @@ class Difference:
 
     def to_dict(self) -> dict:
         def r(x):
-            return None if x is None else round(x, 4)
+            return json_rate(x)
         return {"key": self.key, "label": self.label, "a": self.a.to_dict(), "b": self.b.to_dict(),
                 "diff": r(self.diff), "ci95": [r(self.low), r(self.high)], "p_value": r(self.p_value),
                 "significant": self.significant}

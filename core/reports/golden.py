@@ -17,6 +17,7 @@ from pathlib import Path
 from ..contract.errors import FieldError, RecordError
 from ..contract.jsonl import read_jsonl
 from ..text.normalise import normalise
+from .rates import json_rate
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +124,8 @@ class RetrievalEval:
             "k": self.k,
             "answerable": self.answerable,
             "hits": self.hits,
-            "hit_rate": None if self.hit_rate is None else round(self.hit_rate, 4),
-            "mrr": None if self.mrr is None else round(self.mrr, 4),
+            "hit_rate": json_rate(self.hit_rate),
+            "mrr": json_rate(self.mrr),
             "unanswerable": self.unanswerable,
             "not_in_golden": self.not_in_golden,
             "misses": [

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import io
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,7 +16,6 @@ from functools import cached_property
 from pathlib import Path
 
 from ..checking.checker import AnswerResult, CheckOptions, check_answer
-from ..contract.corpus import Corpus
 from ..contract.errors import RecordError
 from ..contract.log import Answer, parse_lines, read_log
 from .items import Item, items_of
@@ -118,9 +116,9 @@ def build(answers: Iterable[Answer | AnswerResult], errors: Iterable[RecordError
     return data
 
 
-def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
-    """Read every answer of the logs (checked on demand); unreadable lines are kept as errors."""
-    options = CheckOptions(corpus=Corpus(corpus) if corpus and corpus.is_dir() else None)
+def load(paths: Iterable[Path], options: CheckOptions = CheckOptions()) -> Dataset:
+    """Read every answer of the logs (checked on demand with ``options``, built by
+    :func:`citecheck.checking.options.check_options`); unreadable lines are kept as errors."""
     answers: list[Answer] = []
     errors: list[RecordError] = []
     with _long_lived():
@@ -136,17 +134,14 @@ def load(paths: Iterable[Path], corpus: Path | None = None) -> Dataset:
         return build(answers, errors, options)
 
 
-def load_bytes(name: str, data: bytes) -> Dataset:
-    """An uploaded log held in memory (never written to disk, no corpus)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return build([], [RecordError(name, 0, "(encoding)", f"not UTF-8 text ({exc.reason})")])
+def load_bytes(name: str, data: bytes, options: CheckOptions = CheckOptions()) -> Dataset:
+    """An uploaded log held in memory (never written to disk).  Lines are decoded one by one, so
+    a line that is not UTF-8 is one error and the other lines are still read."""
     answers: list[Answer] = []
     errors: list[RecordError] = []
-    for _, item in parse_lines(name, io.StringIO(text, newline="")):
+    for _, item in parse_lines(name, data.splitlines(keepends=True)):
         if isinstance(item, RecordError):
             errors.append(item)
         else:
             answers.append(item)
-    return build(answers, errors)
+    return build(answers, errors, options)

@@ -38,7 +38,7 @@ def rows(data: Dataset, records: list[Label]) -> Iterator[dict]:
                 "quote": c.quote if c else None,
                 "chunk_text": chunk.text if chunk else None,
                 "checksum": chunk.checksum if chunk else None,
-                "mechanical_status": ("uncited" if c is None else "verified" if c.verified else "failed"),
+                "mechanical_status": "uncited" if c is None else c.status,
                 "reasons": list(c.reasons) if c else list(s.reasons),
                 "model": a.model,
                 "prompt_version": a.prompt_version,

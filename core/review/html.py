@@ -10,6 +10,7 @@ from ..checking.checker import AnswerResult, CitationResult
 from ..contract import reasons as R
 from ..contract.log import Chunk
 from .highlight import Span, closest_passage, escape, highlight, highlight_window
+from .paging import MAX_SENTENCE_CHARS, clip
 
 STYLE = """<style>
 .cc-answer{font-size:1.05rem;line-height:1.6}
@@ -22,6 +23,8 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-judge{background:#f2f4f7;border-left:3px solid #475467;padding:4px 8px;margin:4px 0;font-size:0.9em}
 .cc-ok{color:#067647;font-weight:600}
 .cc-closest-note{color:#b42318;font-size:.8rem;font-style:italic}
+.cc-nv{color:#9a6700;font-weight:600}
+.cc-answer sup.cc-nv{color:#9a6700}
 </style>"""
 
 
@@ -35,6 +38,17 @@ def footnotes(result: AnswerResult) -> dict[int, list[int]]:
         nums = sorted({result.citations[i].chunk_index + 1 for i in s.citations  # type: ignore[operator]
                        if result.citations[i].verified})
         out[s.index] = nums
+    return out
+
+
+def unverifiable_notes(result: AnswerResult) -> dict[int, list[int]]:
+    """Per sentence, the footnote numbers of its not-verifiable citations (shown with their mark)."""
+    out: dict[int, list[int]] = {}
+    for s in result.sentences:
+        nums = sorted({result.citations[i].chunk_index + 1 for i in s.citations  # type: ignore[operator]
+                       if result.citations[i].not_verifiable})
+        if nums:
+            out[s.index] = nums
     return out
 
 
@@ -52,6 +66,7 @@ def reader_html(result: AnswerResult, max_chars: int | None = None) -> str:
                 f"{cut:,}; every sentence is listed below, a page at a time.</div>")
         return reader_html(clipped)[:-len("</div>")] + note + "</div>"
     notes = footnotes(result)
+    unverifiable = unverifiable_notes(result)
     marker_spans = sorted((c.answer_start, c.answer_end) for c in result.citations if c.kind == "marker")
     parts: list[str] = []
     pos = 0
@@ -61,6 +76,8 @@ def reader_html(result: AnswerResult, max_chars: int | None = None) -> str:
         body = _without(text, s.start, s.end, marker_spans, ends)
         trimmed = body.rstrip()
         sup = "".join(f"<sup>[{n}]</sup>" for n in notes.get(s.index, []))
+        sup += "".join(f'<sup class="cc-nv" title="not verifiable: the format gives no quote">[{n} not verifiable]</sup>'
+                       for n in unverifiable.get(s.index, []) if n not in notes.get(s.index, []))
         parts.append(escape(trimmed) + sup)
         pos = s.end
     parts.append(escape(_without(text, pos, len(text), marker_spans, ends)))
@@ -95,10 +112,27 @@ def reason_words(c: CitationResult) -> str:
     return "; ".join(R.DESCRIPTIONS[code] for code in c.reasons)
 
 
+def source_link(chunk: Chunk) -> str:
+    """The chunk's source as a link when it is an http(s) URL (escaped; any other scheme is text)."""
+    source = chunk.source or ""
+    if not source.lower().startswith(("http://", "https://")):
+        return ""
+    url = escape(source)
+    return f'<div class="cc-meta"><a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a></div>'
+
+
 def citation_html(result: AnswerResult, c: CitationResult, whole: bool = False) -> str:
-    """The cited chunk: quote highlighted at its offsets when verified; reasons and no highlight if not."""
+    """The cited chunk: quote highlighted at its offsets when verified; reasons and no highlight if
+    not; for a not-verifiable citation, its mark, the source link and the source text if any."""
     chunk = result.answer.chunks[c.chunk_index]  # type: ignore[index]
     head = chunk_meta(chunk)
+    if c.not_verifiable:
+        status = ('<div class="cc-nv">not verifiable: this format gives no quote from the source; '
+                  "read the source to judge the sentence</div>")
+        if not chunk.text:
+            return f'{head}{status}{source_link(chunk)}<div class="cc-meta">(no source text in the log)</div>'
+        text = chunk.text if whole else chunk.text[:400] + ("\u2026" if len(chunk.text) > 400 else "")
+        return f'{head}{status}{source_link(chunk)}<div class="cc-chunk">{escape(text)}</div>'
     if c.verified:
         assert c.quote_start is not None and c.quote_end is not None
         body = (highlight(chunk.text, [Span(c.quote_start, c.quote_end)]) if whole
@@ -188,3 +222,61 @@ def agent_trace_html(extra: dict) -> str:
     parts.append('<div class="cc-meta">Read, as sources [1], [2], ...: ' + (", ".join(escape(r) for r in read) or "nothing")
                  + "</div></div>")
     return "".join(parts)
+
+
+# --- fragments the pages lay out ---------------------------------------------------------------
+# Every piece of text below can come from a log, a labels file or a text box: it is escaped
+# here, and the pages render the result with ``st.html`` (never as Markdown).
+
+
+def heading_html(text: str, level: int = 3) -> str:
+    return f"<h{level}>{escape(text)}</h{level}>"
+
+
+def notice_html(kind: str, text: str) -> str:
+    """A warning or error line whose text is untrusted (a file name, a record error, a typed id)."""
+    css = {"error": "cc-fail", "warning": "cc-fail", "success": "cc-ok"}.get(kind, "cc-meta")
+    return f'<div class="{css}">{escape(text)}</div>'
+
+
+def labelled_html(pairs: list[tuple[str, str]]) -> str:
+    """``<p><b>Name:</b> value</p>`` rows, e.g. the question above an answer."""
+    return "".join(f"<p><b>{escape(name)}:</b> {escape(value)}</p>" for name, value in pairs)
+
+
+def sentence_html(result: AnswerResult, index: int, flags: list[str]) -> str:
+    """One answer sentence with its numbered position, its flags and, for withheld answers, its claims."""
+    s = result.sentences[index]
+    text, cut = clip(s.text, MAX_SENTENCE_CHARS)  # a huge sentence is shown clipped, with a note
+    return (f"<p><b>{s.index + 1}.</b> {escape(text)}{escape(cut)}</p>"
+            + "".join(f'<div class="cc-fail">{escape(f)}</div>' for f in flags)
+            + claims_html(result.answer.extra, s.index))
+
+
+def unresolved_html(c: CitationResult) -> str:
+    """A citation that points at no retrieved chunk: what it named and why it failed."""
+    return f'<div class="cc-fail">{escape(c.chunk_id or f"[{c.marker}]")}: {escape(reason_words(c))}</div>'
+
+
+def verdict_html(judge: str, prompt_version: str, verdict: str, rationale: str) -> str:
+    return (f'<div class="cc-judge"><b>Judge</b> {escape(judge)} ({escape(prompt_version)}): '
+            f"<b>{escape(verdict.replace('_', ' '))}</b> \u2014 {escape(rationale)}</div>")
+
+
+def own_label_html(label_text: str, note: str, stale: bool) -> str:
+    lead = "STALE (the answer or chunk changed since): " if stale else "Your label: "
+    return (f'<div class="cc-meta">{escape(lead)}<b>{escape(label_text)}</b>'
+            + (f" \u2014 {escape(note)}" if note else "") + "</div>")
+
+
+def others_html(others: list[tuple[str, str]]) -> str:
+    """Other reviewers' labels on an item, as (reviewer, label text)."""
+    return ('<div class="cc-meta">Others: ' + "; ".join(f"{escape(who)}: {escape(what)}" for who, what in others)
+            + "</div>")
+
+
+def disagreement_html(question: str, sentence: str, human: str, judge: str, rationale: str) -> str:
+    """The calibration page's view of one item where the judge and the human label differ."""
+    return (labelled_html([("Question", question), ("Sentence", sentence)])
+            + f"<p><b>Human:</b> {escape(human.replace('_', ' '))}<br><b>Judge:</b> "
+              f"{escape(judge.replace('_', ' '))} \u2014 {escape(rationale)}</p>")

@@ -14,6 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checking.checker import CheckOptions
+from ..checking.options import check_options
+
+# The checkout's root.  For an editable install (the README's commands) this file is under
+# core/web/; the app passes its own folder (``load_settings(root=...)``), which is right for a
+# non-editable install too, where this file lives in site-packages.
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
 DEFAULT_CORPUS = ROOT / "sample_data" / "corpus"
@@ -28,6 +34,8 @@ ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
 ENV_LABELS = "CITECHECK_LABELS"
 ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
 ENV_VERDICTS = "CITECHECK_VERDICTS"
+ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
+ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +45,21 @@ class Settings:
     labels: Path
     golden: Path | None = None
     verdicts: Path = DEFAULT_VERDICTS
+    root: Path = ROOT  # where sample_data/ is: the bundled samples
+    casefold: bool = False
+    refusals: tuple[str, ...] = ()  # empty: the default refusal sentence
+
+    def check_options(self) -> CheckOptions:
+        """The same options ``citecheck check`` builds from the same settings."""
+        return check_options(self.corpus, self.casefold, self.refusals)
+
+    @property
+    def expertqa_log(self) -> Path:
+        return self.root / "sample_data" / "expertqa" / "answers.jsonl"
+
+    @property
+    def expertqa_labels(self) -> Path:
+        return self.root / "sample_data" / "expertqa" / "labels.jsonl"
 
     @property
     def folders(self) -> tuple[Path, ...]:
@@ -63,6 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", help=f"labels file to append to (env {ENV_LABELS})")
     p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
     p.add_argument("--verdicts", help=f"judge verdicts file to read and append to (env {ENV_VERDICTS})")
+    p.add_argument("--refusal", action="append",
+                   help=f"the exact refusal sentence, as for citecheck check (repeatable; env {ENV_REFUSALS})")
+    p.add_argument("--casefold", action="store_true",
+                   help=f"compare quotes case-insensitively, as for citecheck check (env {ENV_CASEFOLD}=1)")
     return p
 
 
@@ -74,18 +101,25 @@ def _optional(arg: str | None, env: str | None, default: Path | None) -> Path | 
     return Path(value) if value else None
 
 
-def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ) -> Settings:
+def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ,
+                  root: Path | None = None) -> Settings:
+    """Settings from arguments, then environment variables, then defaults under ``root`` (the
+    checkout holding ``sample_data/``; default: the one this package was installed from)."""
+    root = Path(root).resolve() if root is not None else ROOT
+    sample_log = root / "sample_data" / "answers.jsonl"
     args, _ = _parser().parse_known_args(list(argv))
     if args.log:
         logs = tuple(Path(p) for p in args.log)
     elif environ.get(ENV_LOGS):
         logs = tuple(Path(p) for p in environ[ENV_LOGS].split(os.pathsep) if p)
     else:
-        logs = (DEFAULT_LOG,)
-    sample = logs == (DEFAULT_LOG,)
-    corpus = _optional(args.corpus, environ.get(ENV_CORPUS), DEFAULT_CORPUS if sample else None)
-    labels = Path(args.labels or environ.get(ENV_LABELS) or DEFAULT_LABELS)
-    golden = _optional(args.golden, environ.get(ENV_GOLDEN), DEFAULT_GOLDEN if sample else None)
-    verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or DEFAULT_VERDICTS)
+        logs = (sample_log,)
+    sample = logs == (sample_log,)
+    corpus = _optional(args.corpus, environ.get(ENV_CORPUS), root / "sample_data" / "corpus" if sample else None)
+    labels = Path(args.labels or environ.get(ENV_LABELS) or root / "local_data" / "labels.jsonl")
+    golden = _optional(args.golden, environ.get(ENV_GOLDEN), root / "sample_data" / "golden.jsonl" if sample else None)
+    verdicts = Path(args.verdicts or environ.get(ENV_VERDICTS) or root / "local_data" / "verdicts.jsonl")
+    refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
+    casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels.resolve(),
-                    golden.resolve() if golden else None, verdicts.resolve())
+                    golden.resolve() if golden else None, verdicts.resolve(), root, casefold, refusals)
