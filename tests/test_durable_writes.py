@@ -14,6 +14,7 @@ import stat
 from dataclasses import asdict
 
 import pytest
+from citecheck.checking.options import check_options
 from citecheck.contract import durable, jsonl
 from citecheck.contract.durable import WriteFailed, replace_file
 from citecheck.judging import verdicts as V
@@ -27,7 +28,7 @@ from hypothesis import strategies as st
 
 @pytest.fixture(scope="module")
 def items():
-    data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     return [i for i in data.all_items if i.citation is not None]
 
 

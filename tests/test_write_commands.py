@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 import streamlit as st
+from citecheck.checking.options import check_options
 from citecheck.cli.common import append_answer
 from citecheck.cli.main import main
 from citecheck.contract.durable import WriteFailed
@@ -51,7 +52,7 @@ def test_judge_on_a_full_disk_says_so_exits_non_zero_and_counts_only_saved_verdi
 
 def test_labels_export_out_keeps_the_previous_export_when_the_disk_fills(tmp_path, monkeypatch):
     labels = tmp_path / "labels.jsonl"
-    data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     for item in [i for i in data.all_items if i.citation is not None][:20]:
         L.append(labels, L.make_label(item, "supported", "ana", note="x" * 200))
     export = tmp_path / "export.csv"
@@ -113,12 +114,12 @@ def test_answer_log_appends_after_a_torn_line_on_a_fresh_line(tmp_path):
 
 
 def test_judge_batch_with_the_api_unreachable_says_what_failed_and_exits_non_zero(tmp_path, monkeypatch):
-    from citecheck.pipeline import answering as pipeline
+    from citecheck.llm import client as llm_client
 
     def unreachable(body):
         raise httpx.ConnectError("connection refused")
 
-    monkeypatch.setattr(pipeline, "make_client", lambda: M.client(unreachable, max_retries=0))
+    monkeypatch.setattr(llm_client, "make_client", lambda: M.client(unreachable, max_retries=0))
     out = tmp_path / "v.jsonl"
     code, _, err = run("judge", "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--all-items", "--judge", "claude",
                        "--batch", "--out", out, "--max-cost-usd", "0.05")
@@ -128,7 +129,7 @@ def test_judge_batch_with_the_api_unreachable_says_what_failed_and_exits_non_zer
 
 
 def test_a_run_whose_every_call_failed_is_not_reported_as_judged():
-    data = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS)
+    data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     items = judge_items(data.results, None, data.items_by_answer)[:2]
 
     def unreachable(body):
@@ -160,7 +161,7 @@ def app_on_a_full_disk(small_disk, monkeypatch):
 
 def test_review_page_on_a_full_disk_says_the_label_is_not_saved(app_on_a_full_disk, small_disk):
     labels = app_on_a_full_disk
-    item = dataset.load([DEFAULT_LOG], DEFAULT_CORPUS).all_items[0]
+    item = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)).all_items[0]
     (small_disk / "ballast").write_bytes(b"x" * (64 * 1024 - 4096))
     with pytest.raises(WriteFailed):  # fill the last page with other reviewers' labels
         for n in range(100):
