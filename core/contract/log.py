@@ -244,7 +244,7 @@ def parse_answer(obj: Any) -> Answer:
     if type(obj) is not dict:
         raise FieldError("(line)", f"expected a JSON object, got {type(obj).__name__}")
     version = obj.get("log_version")
-    if version != LOG_VERSION:
+    if type(version) is not int or version != LOG_VERSION:  # true is not 1, as in the JSON Schema
         if version is None:
             raise FieldError("log_version", f'is required: add "log_version": {LOG_VERSION}')
         raise FieldError(
@@ -256,9 +256,9 @@ def parse_answer(obj: Any) -> Answer:
     if type(chunks_obj) is not list:
         raise FieldError("chunks", "is required (a list of the retrieved chunks, in prompt order)")
     chunks = tuple([_fast_chunk(c) or _parse_chunk_checked(c, f"chunks[{i}].") for i, c in enumerate(chunks_obj)])
-    citations_obj = obj.get("citations") or []
-    if type(citations_obj) is not list:
-        raise FieldError("citations", "expected a list")
+    citations_obj = obj.get("citations", [])
+    if type(citations_obj) is not list:  # null, "" or {} are not "no citations": the schema refuses them too
+        raise FieldError("citations", f"expected a list (or leave the field out), got {json.dumps(citations_obj)}")
     citations = tuple([_fast_citation(c) or _parse_citation_checked(c, f"citations[{i}].")
                        for i, c in enumerate(citations_obj)])
     refused = obj.get("refused", False)
