@@ -139,6 +139,8 @@ class Progress:
 
 def progress(items: list[Item], current: dict[tuple[str, str], Label], reviewer: str) -> Progress:
     """How many items this reviewer has a current (not stale) label for."""
+    if not any(who == reviewer for _, who in current):  # nothing labelled yet: no pass over the items
+        return Progress(0, len(items), 0)
     done = stale = 0
     for item in items:
         label = current.get((item.key, reviewer))
