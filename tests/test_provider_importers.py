@@ -401,3 +401,27 @@ def test_gemini_stream_as_a_json_array_in_pairs(tmp_path):
     first, error = list(import_pairs(gemini.PROVIDER, path))
     assert spans(first) == spans(one(gemini.PROVIDER, "gemini_search_response.json"))
     assert (error.line, error.field) == (2, "response[1].candidates")
+
+
+def test_the_judge_and_calibration_take_not_verifiable_items_like_any_other():
+    """The mechanics cannot verify a provider citation without a quote; the judge and the
+    humans fill the gap: its items are judged from the source text and calibrated."""
+    from citecheck.judging import calibration as C
+    from citecheck.judging.judges import BaselineJudge, judge_items
+    from citecheck.review import dataset
+    from citecheck.review import labels as L
+
+    data = dataset.build([one(cohere.PROVIDER, "cohere_v2_response.json", "cohere_v2_request.json")])
+    result = data.results[0]
+    statuses = {c.status for c in result.citations}
+    assert "not_verifiable" in statuses
+    items = judge_items(data.results, None, data.items_by_answer)
+    assert items and all(i.chunk.strip() for i in items)  # the document text is what the judge reads
+    judge = BaselineJudge()
+    verdicts = judge.judge(items)
+    assert len(verdicts) == len(items) and all(v.scored for v in verdicts)
+    review_items = [i for i in data.items_by_answer[0] if i.citation is not None]
+    labels = [L.make_label(i, "supported", "ana") for i in review_items]
+    report = C.calibrate(labels, verdicts, judge.name, judge.prompt.version,
+                         fingerprints={i.key: i.fingerprint for i in data.all_items})
+    assert len(report.pairs.keys) == len(review_items)
