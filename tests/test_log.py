@@ -155,3 +155,15 @@ def test_citations_left_out_is_no_citations_for_schema_and_parser():
     del obj["citations"]
     jsonschema.validate(obj, SCHEMA)
     assert parse_line(json.dumps(obj)).citations == ()
+
+
+def test_a_marker_at_null_is_refused_by_schema_and_parser():
+    line = next(json.loads(x) for x in SAMPLE.read_text(encoding="utf-8").splitlines()
+                if any(c.get("kind") == "marker" for c in json.loads(x).get("citations", [])))
+    n = next(i for i, c in enumerate(line["citations"]) if c.get("kind") == "marker")
+    line["citations"][n]["at"] = None
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(line, SCHEMA)
+    with pytest.raises(FieldError) as caught:
+        parse_line(json.dumps(line))
+    assert caught.value.field == f"citations[{n}].at"
