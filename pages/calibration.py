@@ -9,6 +9,7 @@ from citecheck.judging import calibration as C
 from citecheck.judging import captions as CAP
 from citecheck.judging import verdicts as V
 from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
+from citecheck.judging.outcome import run_outcome
 from citecheck.llm.client import have_key, make_client
 from citecheck.reports.rates import percent
 from citecheck.review import dataset
@@ -87,15 +88,24 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
         progress = Progress(total=len(todo))
         bar = st.progress(0.0, text=f"0 of {len(todo)} judged")
 
+        saved = []
+
         def record(v: V.Verdict) -> None:
-            V.append(verdicts_path, [v])
+            V.append(verdicts_path, [v])  # on disk before it counts as saved
+            saved.append(v)
             bar.progress(progress.done / max(progress.total, 1),
                          text=f"{progress.done} of {progress.total} judged \u00b7 ${progress.spent:.4f} spent")
 
-        judge.judge(todo, on_verdict=record, progress=progress)
-        st.success(f"{progress.done} item(s) judged for ${progress.spent:.4f}"
-                   + (f"; {progress.stopped}" if progress.stopped else "")
-                   + f" ({len(items) - len(todo)} were already judged with this prompt).")
+        write_error = None
+        try:
+            judge.judge(todo, on_verdict=record, progress=progress)
+        except OSError as exc:  # the disk filled: said plainly, what was saved is kept
+            write_error = exc
+        outcome = run_outcome(progress, len(saved), len(items) - len(todo), write_error)
+        if outcome.kind == "success":
+            st.success(outcome.text)
+        else:  # names a file: untrusted text, escaped
+            st.html(notice_html(outcome.kind, outcome.text))
         verdict_records, _ = read_verdicts(verdicts_path)
 
 runs = V.runs(verdict_records)

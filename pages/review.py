@@ -8,6 +8,7 @@ from citecheck.contract.postgres import StoreError
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import identity as I
 from citecheck.review import labels as L
+from citecheck.review import paging as P
 from citecheck.review import sample as S
 from citecheck.review.html import (
     KEYS_HEIGHT,
@@ -237,13 +238,13 @@ def save(index: int, label: str) -> None:
     except L.LabelError as exc:
         state.flash = ("error", f"Not saved: {exc}. Enter your name in the sidebar, then label again.")
         return
-    except OSError as exc:
-        state.flash = ("error", f"Not saved: could not write the labels file: {exc}")
+    except OSError as exc:  # the disk is full...: said plainly, and the label is not acknowledged
+        state.flash = ("error", L.not_saved_message(exc, LABEL_TEXT[label], item.sentence))
         return
     except StoreError as exc:  # its message names the database without the password
         state.flash = ("error", f"Not saved: could not save the label: {exc}")
         return
-    saved = f"Saved \u201c{LABEL_TEXT[label]}\u201d for sentence {item.sentence + 1} of {item.answer_id}."
+    saved = L.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id)
     if move_on((item.answer_id, index)):
         state.flash = ("success", saved)
     else:
@@ -285,7 +286,7 @@ if sample is not None:
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
 st.html(notice_html("info", " \u00b7 ".join(m for m in meta if m)))
 st.html(labelled_html([("Question", result.answer.question)]))
-st.html(reader_html(result))
+st.html(reader_html(result, P.MAX_ANSWER_CHARS))
 if result.refused:
     st.info("This answer is a refusal.")
 for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.answer.extra)):
@@ -325,11 +326,20 @@ if items:
     components.html(keys_script(focus_token(focused.key), state.get("moves", 0)), height=KEYS_HEIGHT)
 
 # --- one row per sentence -------------------------------------------------------------------
-by_sentence: dict[int, list[int]] = {}
-for n, item in enumerate(items):
-    by_sentence.setdefault(item.sentence, []).append(n)
 
-for s in result.sentences:
+others_of = L.others_by_item(current, reviewer)
+count = P.pages(len(result.sentences))
+page = 1
+if count > 1:  # a long answer a page at a time: the page's cost stays bounded
+    start_page = P.page_of(items[state.focus].sentence) if items else 1
+    page = st.number_input("Sentences page", 1, count, start_page, key=f"page-{result.answer.answer_id}")
+shown = P.window(len(result.sentences), int(page))
+if shown.note:
+    st.html(notice_html("info", shown.note))
+by_sentence: dict[int, list[int]] = {}
+for n in P.items_in(items, shown):
+    by_sentence.setdefault(items[n].sentence, []).append(n)
+for s in result.sentences[shown.start:shown.end]:
     left, right = st.columns([2, 3])
     left.html(sentence_html(result, s.index, sentence_flags(s)))
     for c in (result.citations[i] for i in s.citations):
@@ -351,7 +361,7 @@ for s in result.sentences:
             box.html(own_label_html(LABEL_TEXT[mine.label], mine.note, stale))
         unlabelled = mine is None or mine.fingerprint != item.fingerprint
         verdicts_here = judged.get(item.key, {})
-        others = [lab for (key, name), lab in current.items() if key == item.key and name != reviewer]
+        others = others_of.get(item.key, [])
         if blind and unlabelled and (verdicts_here or others):
             box.caption(f"{len(verdicts_here)} judge verdict(s) and {len(others)} other reviewer label(s) hidden "
                         "until you label this item (blind mode).")

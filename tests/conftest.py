@@ -1,3 +1,5 @@
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -56,3 +58,21 @@ def store(request, tmp_path):
     if request.param == "file":
         return tmp_path / "events.jsonl"
     return request.getfixturevalue("pg_url")
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 64 KiB filesystem (tmpfs), or a skip saying why it could not be mounted."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command: the disk-full cases run with a simulated os.write only")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({done.stderr.strip()}); simulated os.write cases still run")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)

@@ -82,3 +82,46 @@ def test_removing_marks_gives_the_escaped_input(text, spans):
     assert out.count("<mark") == out.count("</mark>")
     # nothing but our own tags: every '<' in the output starts a mark tag
     assert all(m.group(0).startswith(("<mark", "</mark")) for m in re.finditer(r"<[^>]*>", out))
+
+
+# --- the closest-passage hint is bounded whatever the sizes (issue 17) -------------------------------
+
+from citecheck.review import highlight as H  # noqa: E402
+from rapidfuzz import fuzz  # noqa: E402
+
+_words = st.sampled_from(["refund", "cash", "days", "five", "seven", "bank", "leave", "staff", "x"])
+
+
+@given(st.lists(_words, max_size=40).map(" ".join), st.lists(_words, min_size=1, max_size=400).map(" ".join))
+def test_hint_on_small_inputs_is_the_full_alignment(quote, text):
+    found = closest_passage(quote, text)
+    if not quote.strip():
+        assert found is None
+        return
+    a = fuzz.partial_ratio_alignment(quote.strip(), text)
+    assert found == (None if a.dest_end <= a.dest_start else H.Closest(a.dest_start, a.dest_end, round(a.score, 1)))
+
+
+@given(st.lists(_words, min_size=1, max_size=8).map(" ".join), st.lists(_words, max_size=300).map(" ".join),
+       st.integers(10, 200))
+def test_hint_region_is_the_window_with_most_quote_words(quote, text, size):
+    start, end = H.hint_region(quote, text, size)
+    assert 0 <= start <= end <= len(text) and end - start == min(size, len(text))
+
+    def hits(a, b):  # words of the quote starting inside [a, b)
+        wanted = {w.casefold() for w in H._HINT_WORD.findall(quote)}
+        return sum(1 for m in H._HINT_WORD.finditer(text) if a <= m.start() < b and m.group().casefold() in wanted)
+
+    inner = size - size // 10
+    if len(text) > size:  # holds every quote word of the densest window of 90% of the size
+        assert hits(start, end) >= max(hits(a, a + inner) for a in range(len(text) - inner + 1))
+
+
+def test_a_huge_quote_on_a_huge_chunk_finds_the_passage_in_bounded_work():
+    filler = "lorem ipsum dolor sit amet " * 40_000  # ~1 MB of chunk
+    passage = "Refunds take five to seven business days once the bank confirms the transfer."
+    text = filler + passage + filler
+    quote = passage + " " + "and then some more words that are not there " * 15_000  # ~700 KB quote
+    found = closest_passage(quote, text)
+    assert found is not None and found.start <= text.index(passage) < found.end
+    assert found.end - found.start <= H.MAX_QUOTE_CHARS + 10

@@ -132,3 +132,38 @@ def test_unknown_fields_are_kept_even_on_a_line_with_few_known_fields():
     line = '{"log_version": 1, "answer_id": "a", "question": "q", "answer": "x", "chunks": [], "mine": {"k": 1}}'
     assert parse_line(line).extra == {"mine": {"k": 1}}
     assert parse_line(line.replace(', "mine": {"k": 1}', "")).extra == {}
+
+
+@pytest.mark.parametrize("path, value", [
+    (("log_version",), True),  # true is not 1
+    (("citations",), None),
+    (("citations",), ""),
+    (("citations",), {}),
+])
+def test_lines_the_schema_refuses_the_parser_refuses_too(path, value):
+    obj = good()
+    _set(obj, path, value)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(obj, SCHEMA)
+    with pytest.raises(FieldError) as caught:
+        parse_line(json.dumps(obj))
+    assert caught.value.field == path[-1]
+
+
+def test_citations_left_out_is_no_citations_for_schema_and_parser():
+    obj = good()
+    del obj["citations"]
+    jsonschema.validate(obj, SCHEMA)
+    assert parse_line(json.dumps(obj)).citations == ()
+
+
+def test_a_marker_at_null_is_refused_by_schema_and_parser():
+    line = next(json.loads(x) for x in SAMPLE.read_text(encoding="utf-8").splitlines()
+                if any(c.get("kind") == "marker" for c in json.loads(x).get("citations", [])))
+    n = next(i for i, c in enumerate(line["citations"]) if c.get("kind") == "marker")
+    line["citations"][n]["at"] = None
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(line, SCHEMA)
+    with pytest.raises(FieldError) as caught:
+        parse_line(json.dumps(line))
+    assert caught.value.field == f"citations[{n}].at"

@@ -1,7 +1,9 @@
 """What every command group shares: exit codes, option types, output and log helpers.
 
 Exit codes: 0 all good; 1 the ``--max-failure-rate`` gate failed; 2 bad usage or a file that
-cannot be opened; 4 some records were unreadable (added to 1 when both happen, giving 5).
+cannot be opened; 3 the work could not all be done (the disk filled, API calls failed): what
+was done is saved and the same command resumes; 4 some records were unreadable (added to 1 when
+both happen, giving 5).
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import json
 from pathlib import Path
 from typing import TextIO
 
+from ..contract.jsonl import append_lines
 from ..contract.log import dumps
 
 EXIT_GATE = 1
 EXIT_USAGE = 2
+EXIT_FAILED = 3
 EXIT_UNREADABLE = 4
 
 
@@ -24,8 +28,15 @@ def json_line(obj: dict, out: TextIO) -> None:
 
 
 def append_answer(path: str, answer) -> None:
-    with open(path, "a", encoding="utf-8", newline="\n") as handle:
-        handle.write(dumps(answer) + "\n")
+    """One answer-log line, appended durably on a fresh line (after a torn one, too)."""
+    append_lines(path, [dumps(answer)], what=f"the answer {answer.answer_id!r}")
+
+
+def anthropic_errors() -> tuple[type[BaseException], ...]:
+    """The SDK's errors (connection, status, timeout), for an ``except`` that keeps what was done."""
+    import anthropic
+
+    return (anthropic.APIError,)
 
 
 def price(value: str) -> tuple[float, float]:

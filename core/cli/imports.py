@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from ..contract.durable import ReplacedText
 from ..contract.errors import RecordError
 from ..contract.log import dumps
 from .common import EXIT_UNREADABLE
@@ -14,7 +15,9 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..importers import run_importer
 
     args.err = err
-    target: TextIO = open(args.out, "w", encoding="utf-8", newline="\n") if args.out else out
+    # --out appears whole or not at all: written beside it and renamed into place when complete,
+    # so a kill or a full disk leaves the previous file as it was
+    target = ReplacedText(args.out, what=f"the imported log {args.out}") if args.out else out
     written = errors = 0
     try:
         for item in run_importer(args):
@@ -24,9 +27,12 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             else:
                 target.write(dumps(item) + "\n")
                 written += 1
-    finally:
+    except BaseException:
         if args.out:
-            target.close()
+            target.abort()
+        raise
+    if args.out:
+        target.commit()
     err.write(f"imported {written} answer(s)" + (f", skipped {errors} malformed record(s)" if errors else "") + "\n")
     return EXIT_UNREADABLE if errors else 0
 

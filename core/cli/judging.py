@@ -9,8 +9,9 @@ import signal
 import threading
 from typing import TextIO
 
+from ..contract.durable import WriteFailed
 from ..contract.store import describe
-from .common import EXIT_UNREADABLE, EXIT_USAGE, load_checked, price
+from .common import EXIT_FAILED, EXIT_UNREADABLE, EXIT_USAGE, anthropic_errors, load_checked, price
 
 
 @contextlib.contextmanager
@@ -66,25 +67,46 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     pending: list = []
     shown = [0.0]
+    saved = [0]
+
+    def flush() -> None:
+        V.append(args.out, pending)  # all of the group on disk, or WriteFailed and none of it
+        saved[0] += len(pending)
+        pending.clear()
 
     def record(v) -> None:  # written in small groups: a crash loses at most the last second's verdicts
         pending.append(v)
         now = time.monotonic()
         if now - shown[0] >= 1.0 or progress.done == progress.total:
-            V.append(args.out, pending)
-            pending.clear()
+            flush()
             shown[0] = now
             err.write(f"\r[{progress.done}/{progress.total}] ${progress.spent:.4f} spent, {progress.unscored} unscored")
 
-    if args.batch and args.judge == "claude":
-        judge.judge_batch(todo, poll_seconds=args.poll_seconds, on_verdict=record, progress=progress)
-    else:
-        with _stop_on_interrupt(err) as stop:
-            judge.judge(todo, on_verdict=record, stop=stop, progress=progress)
-    V.append(args.out, pending)
-    err.write(f"\n{progress.done} verdict(s) written to {describe(args.out)}; ${progress.spent:.4f}"
-              + (f"; {progress.stopped}" if progress.stopped else "") + "\n")
-    return 0
+    try:
+        if args.batch and args.judge == "claude":
+            judge.judge_batch(todo, poll_seconds=args.poll_seconds, on_verdict=record, progress=progress)
+        else:
+            with _stop_on_interrupt(err) as stop:
+                judge.judge(todo, on_verdict=record, stop=stop, progress=progress)
+        flush()
+    except WriteFailed as exc:
+        err.write(f"\ncitecheck judge: {exc}\n{saved[0]} verdict(s) saved in {describe(args.out)} before that; "
+                  f"{progress.done - saved[0]} judged but not saved (run the same command again once there is "
+                  "room: saved verdicts are not judged again)\n")
+        return EXIT_FAILED
+    except anthropic_errors() as exc:  # a failure outside one call (the batch API unreachable...): keep what was judged
+        try:
+            flush()
+        except WriteFailed as write_exc:
+            err.write(f"\ncitecheck judge: {write_exc}\n")
+        err.write(f"\ncitecheck judge: {exc}\n{saved[0]} verdict(s) saved in {describe(args.out)}; "
+                  f"{progress.total - saved[0]} not judged (run the same command again to resume)\n")
+        return EXIT_FAILED
+    failed = progress.failed
+    err.write(f"\n{saved[0]} verdict(s) written to {describe(args.out)}"
+              + (f" ({progress.unscored} unscored, {failed} of them failed calls)" if progress.unscored else "")
+              + f"; ${progress.spent:.4f}" + (f"; {progress.stopped}" if progress.stopped else "") + "\n")
+    return EXIT_FAILED if failed else 0
 
 
 def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -145,7 +167,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     jd.add_argument("--corpus", help="folder of current source documents")
     jd.add_argument("--judge", choices=["claude", "baseline"], default="baseline")
     jd.add_argument("--model", default="claude-haiku-4-5")
-    jd.add_argument("--prompt", default="judge.v1", help="judge prompt version (core/llm/prompts/)")
+    jd.add_argument("--prompt", default="judge.v2", help="judge prompt version (core/llm/prompts/)")
     jd.add_argument("--concurrency", type=int, default=4)
     jd.add_argument("--max-cost-usd", type=float, help="stop before a call that could go over this")
     jd.add_argument("--price", type=price, metavar="IN,OUT")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..checking.options import check_options
+from ..contract.durable import replace_file
 from .common import EXIT_UNREADABLE, EXIT_USAGE
 
 
@@ -22,7 +23,7 @@ def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         err.write(f"unreadable: {e}\n")
     text = (export.to_csv if args.format == "csv" else export.to_jsonl)(export.rows(data, records))
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        replace_file(args.out, text, what=f"the export {args.out}")  # the previous export survives a failure
     else:
         out.write(text)
     return EXIT_UNREADABLE if data.errors else 0

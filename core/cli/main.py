@@ -13,9 +13,10 @@ import sys
 from typing import TextIO
 
 from .. import __version__
+from ..contract.durable import WriteFailed
 from ..contract.errors import CitecheckError
 from . import check, estimate, imports, judging, labels, pipeline
-from .common import EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
+from .common import EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
 
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
@@ -59,6 +60,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return code
     except BrokenPipeError:
         return _closed_pipe(out)
+    except WriteFailed as exc:  # the disk filled...: what was not saved is said, nothing half-written
+        err.write(f"citecheck {args.command}: {exc}\n")
+        return EXIT_FAILED
     except (CitecheckError, OSError) as exc:
         err.write(f"citecheck {args.command}: {exc}\n")
         return EXIT_USAGE

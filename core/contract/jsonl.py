@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from .durable import WriteFailed, sync_folder, write_all
 from .errors import FieldError, RecordError
 
 
@@ -32,25 +33,53 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def append_records(path: str | Path, records: list[dict]) -> None:
-    """Append records durably: lock, one write (starting on a fresh line), flush, fsync, unlock.
+def append_records(path: str | Path, records: list[dict], what: str | None = None) -> None:
+    """Append records (dicts) all or nothing: see :func:`append_lines`."""
+    append_lines(path, [json.dumps(r, ensure_ascii=False) for r in records], what)
 
-    A crash mid-write can leave at most a torn last line, which readers skip with a warning;
-    every earlier record is untouched, and the next append starts a new line after it.
+
+def append_lines(path: str | Path, lines: list[str], what: str | None = None) -> None:
+    """Append JSON lines (one record each, without newlines) all or nothing: lock, one write of every record (starting on a fresh line),
+    fsync, unlock.  Returns only when every byte is on disk.
+
+    A short write is completed; a write that cannot complete (the disk is full) is undone by
+    truncating the file back to its size before the append, and :class:`~.durable.WriteFailed`
+    says so: no record of the group is left half-written or acknowledged.  A crash mid-write can
+    leave at most a torn last line, which readers skip with a warning; every earlier record is
+    untouched, and the next append starts a new line after it.  The folder is fsynced when the
+    file is created, so a new file survives a power cut too.
     """
-    if not records:
+    if not lines:
         return
     path = Path(path)
+    what = what or (f"{len(lines)} record(s)" if len(lines) > 1 else "the record")
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
     try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_EXCL, 0o644)
+        created = True
+    except FileExistsError:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+        created = False
+    except OSError as exc:
+        raise WriteFailed(path, what, exc) from exc
+    try:
+        if created:
+            sync_folder(path.parent)
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
-        os.write(fd, data)
-        os.fsync(fd)
+        try:
+            write_all(fd, data)
+        except OSError as exc:
+            undone = True
+            try:  # under the lock nobody else has appended since: cut back to where we started
+                os.ftruncate(fd, size)
+                os.fsync(fd)
+            except OSError:
+                undone = False
+            raise WriteFailed(path, what, exc, undone) from exc
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
@@ -123,15 +152,18 @@ def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
     return None
 
 
-def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
+def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any],
+                first_line: int = 1) -> Iterator[tuple[int, Any]]:
     """``(line, parse(value))`` or ``(line, RecordError)`` for every non-blank line, in order.
 
     ``parse`` raises :class:`FieldError` (or ``ValueError``, reported on field ``(record)``) for a
     value it refuses.  A bad last line without its newline is marked as torn: most often a crash
-    while the file was being written.
+    while the file was being written.  A UTF-8 byte-order mark before the first line is skipped.
     """
     previous: tuple[int, bytes] | None = None
-    for n, raw in enumerate(lines, start=1):
+    for n, raw in enumerate(lines, start=first_line):
+        if n == 1:
+            raw = _without_bom(raw)
         if previous is not None:
             yield previous[0], parse_record(name, *previous, parse)
             previous = None
@@ -143,8 +175,67 @@ def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callab
         yield previous[0], parse_record(name, *previous, parse, torn=not _ends_line(previous[1]))
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _without_bom(raw: str | bytes) -> str | bytes:
+    if isinstance(raw, bytes):
+        return raw[3:] if raw.startswith(_BOM) else raw
+    return raw[1:] if raw.startswith("\ufeff") else raw
+
+
 def _ends_line(raw: str | bytes) -> bool:
-    return raw.endswith(b"\n" if isinstance(raw, bytes) else "\n")
+    return raw.endswith((b"\n", b"\r") if isinstance(raw, bytes) else ("\n", "\r"))
+
+
+def physical_lines(handle, chunk_size: int = 1 << 20, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of a binary stream with their ends: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (files
+    from old Mac tools), as Python's universal newlines.  Linear however long a line is, and a line
+    of more than ``limit`` bytes (its end not counted) is never held: it is given as its length, a
+    :class:`_LongLine`."""
+    pending: list[bytes] = []  # pieces of a line not ended yet
+    state = {"size": 0, "held": True, "cr": False}
+
+    def add(piece: bytes) -> None:
+        state["size"] += len(piece)
+        state["cr"] = piece.endswith(b"\r")
+        if state["held"]:
+            if state["size"] > limit + 2:  # (+2: a \r\n end)
+                state["held"] = False
+                pending.clear()
+            else:
+                pending.append(piece)
+
+    def done() -> bytes:
+        if state["held"]:
+            line = b"".join(pending)
+            out = _LongLine(len(line)) if len(line.rstrip(b"\r\n")) > limit else line
+        else:
+            out = _LongLine(state["size"])
+        pending.clear()
+        state.update(size=0, held=True, cr=False)
+        return out
+
+    for chunk in iter(lambda: handle.read(chunk_size), b""):
+        if state["size"] and state["cr"]:  # a line ended by \r, or by \r\n split between chunks
+            if chunk.startswith(b"\n"):
+                add(b"\n")
+                chunk = chunk[1:]
+            yield done()
+            if not chunk:
+                continue
+        if b"\n" not in chunk and b"\r" not in chunk:
+            add(chunk)
+            continue
+        lines = chunk.splitlines(keepends=True)
+        last = lines.pop() if lines[-1].endswith(b"\r") or not _ends_line(lines[-1]) else None
+        for piece in lines:  # (the first continues the pending line)
+            add(piece)
+            yield done()
+        if last is not None:  # may go on (or be \r\n) in the next chunk
+            add(last)
+    if state["size"]:
+        yield done()
 
 
 def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], Any] = lambda v: v,
@@ -162,9 +253,38 @@ def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], 
 
 
 def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
-    """Stream :func:`parse_lines` over a file; memory stays flat however long it is."""
+    """Stream :func:`parse_lines` over a file; memory stays flat however long it is.
+
+    A torn last line gets a second look before it is reported: the reader waits for the writers'
+    lock (a writer holds it for the whole of an append, see :func:`append_lines`) and reads the
+    end of the file again, so a record another process was still writing is read whole instead of
+    being reported as torn."""
+    name = str(path)
     with open(path, "rb") as handle:
-        yield from parse_lines(str(path), bounded_lines(handle), parse)
+        previous: tuple[int, bytes] | None = None  # (line, raw) of the last non-blank line
+        for n, raw in enumerate(physical_lines(handle), start=1):
+            if previous is not None:
+                yield previous[0], parse_record(name, previous[0], previous[1], parse)
+                previous = None
+            if type(raw) is _LongLine:
+                yield n, RecordError(name, n, "(line)", _too_long(int(raw)))
+                continue
+            line = _without_bom(raw) if n == 1 else raw
+            previous = None if (not line or line.isspace()) else (n, line)
+        if previous is None:
+            return
+        value = parse_record(name, previous[0], previous[1], parse, torn=not _ends_line(previous[1]))
+        if _ends_line(previous[1]) or not isinstance(value, RecordError):
+            yield previous[0], value
+            return
+        start = handle.tell() - len(previous[1])  # a torn line is the end of the file as it was read
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)  # second look, once any append in progress is done
+        try:
+            handle.seek(start)
+            rest = handle.read()
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        yield from parse_lines(name, rest.splitlines(keepends=True), parse, first_line=previous[0])
 
 
 class _LongLine(int):
@@ -174,31 +294,6 @@ class _LongLine(int):
 def _too_long(size: int) -> str:
     return (f"line is {size:,} bytes long, over the limit of {MAX_LINE_BYTES:,} bytes a line may have; "
             "the line was skipped (split the answer's chunks, or drop the fields citecheck does not read)")
-
-
-def bounded_lines(handle, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
-    """The lines of a binary file, split at LF, CRLF or a lone CR (JSON strings hold no raw CR); a
-    line longer than ``limit`` is skipped in blocks, never held whole, and given as its length."""
-    while True:
-        line = handle.readline(limit + 1)
-        if not line:
-            return
-        if len(line) <= limit or line.endswith(b"\n"):
-            if b"\r" in line and b"\r" in line.rstrip(b"\r\n"):
-                *pieces, last = line.split(b"\r")
-                yield from (p + b"\n" for p in pieces)
-                if last.strip():
-                    yield last
-            else:
-                yield line
-            continue
-        size = len(line)
-        while True:
-            block = handle.readline(1 << 20)
-            size += len(block)
-            if not block or block.endswith(b"\n"):
-                break
-        yield _LongLine(size)
 
 
 def read_all(path: str | Path, parse: Callable[[Any], Any]) -> tuple[list, list[RecordError]]:

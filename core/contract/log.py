@@ -135,6 +135,14 @@ def _opt_int(obj: dict, key: str, where: str) -> int | None:
     raise FieldError(f"{where}{key}", f"expected a non-negative integer (a code-point offset), got {_show(value)}")
 
 
+def _at(obj: dict, where: str) -> int | None:
+    """A marker entry's ``at``: left out, or an offset; an explicit null is refused, as the schema does."""
+    if "at" in obj and obj["at"] is None:
+        raise FieldError(f"{where}at", "expected a non-negative integer (a code-point offset), got null; "
+                                       "leave the field out when there is no offset")
+    return _opt_int(obj, "at", where)
+
+
 def _opt_num(obj: dict, key: str, where: str) -> float | None:
     value = obj.get(key)
     if value is None or (type(value) in (int, float)):
@@ -208,7 +216,8 @@ def _fast_citation(obj: Any) -> Citation | None:
         return None
     g = obj.get
     marker, at, quote, qs, qe, label = g("marker"), g("at"), g("quote"), g("quote_start"), g("quote_end"), g("label")
-    if (type(marker) is int and (at is None or (type(at) is int and at >= 0)) and type(quote) in _STR
+    if (type(marker) is int and ((at is None and "at" not in obj) or (type(at) is int and at >= 0))
+            and type(quote) in _STR
             and type(label) in _STR
             and ((qs is None and qe is None) or (type(qs) is int and type(qe) is int and 0 <= qs <= qe))):
         return tuple.__new__(Citation, ("marker", marker, at, None, None, None, None, quote, qs, qe, label, None))
@@ -235,7 +244,7 @@ def _parse_citation_checked(obj: Any, where: str) -> Citation:
         if type(marker) is not int:
             raise FieldError(f"{where}marker", "is required for kind 'marker' (the n of [n])")
         return Citation(
-            "marker", marker=marker, at=_opt_int(obj, "at", where), quote=quote,
+            "marker", marker=marker, at=_at(obj, where), quote=quote,
             quote_start=quote_start, quote_end=quote_end, label=label, locator=locator,
         )
     if kind == "span":
@@ -259,7 +268,7 @@ def parse_answer(obj: Any) -> Answer:
     if type(obj) is not dict:
         raise FieldError("(line)", f"expected a JSON object, got {type(obj).__name__}")
     version = obj.get("log_version")
-    if version != LOG_VERSION:
+    if type(version) is not int or version != LOG_VERSION:  # true is not 1, as in the JSON Schema
         if version is None:
             raise FieldError("log_version", f'is required: add "log_version": {LOG_VERSION}')
         raise FieldError(
@@ -271,9 +280,9 @@ def parse_answer(obj: Any) -> Answer:
     if type(chunks_obj) is not list:
         raise FieldError("chunks", "is required (a list of the retrieved chunks, in prompt order)")
     chunks = tuple([_fast_chunk(c) or _parse_chunk_checked(c, f"chunks[{i}].") for i, c in enumerate(chunks_obj)])
-    citations_obj = obj.get("citations") or []
-    if type(citations_obj) is not list:
-        raise FieldError("citations", "expected a list")
+    citations_obj = obj.get("citations", [])
+    if type(citations_obj) is not list:  # null, "" or {} are not "no citations": the schema refuses them too
+        raise FieldError("citations", f"expected a list (or leave the field out), got {json.dumps(citations_obj)}")
     citations = tuple([_fast_citation(c) or _parse_citation_checked(c, f"citations[{i}].")
                        for i, c in enumerate(citations_obj)])
     refused = obj.get("refused", False)

@@ -32,12 +32,13 @@ def _where(target: Target, stream: str) -> str:
     return f"{describe(target)} ({stream})" if is_database(target) else str(target)
 
 
-def append(target: Target, stream: str, records: list[dict]) -> int:
-    """Append durably (a file: one locked, fsynced write; a database: one transaction).
-    Returns how many records were stored."""
+def append(target: Target, stream: str, records: list[dict], what: str | None = None) -> int:
+    """Append durably, all or nothing (a file: one locked, fsynced write, undone if it cannot
+    complete; a database: one transaction).  Returns how many records were stored; ``what`` names
+    them in the error a failed file write raises."""
     if is_database(target):
         return postgres.append(str(target), stream, records)
-    jsonl.append_records(target, records)
+    jsonl.append_records(target, records, what)
     return len(records)
 
 

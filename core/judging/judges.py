@@ -14,6 +14,7 @@ Every judge yields ``Verdict`` records (citecheck.judging.verdicts) naming the j
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import secrets
@@ -69,6 +70,7 @@ class Progress:
     total: int = 0
     spent: float = 0.0
     unscored: int = 0
+    failed: int = 0  # unscored because the API call failed (not because of the item or the reply)
     stopped: str | None = None
     rounds: int = 0  # batches sent (batch mode)
 
@@ -169,17 +171,29 @@ TOOL = {
         "required": ["verdict", "rationale"],
     },
 }
-JUDGE_PROMPT = "judge.v1"
+JUDGE_PROMPT = "judge.v2"
+
+
+def _fenced(text: str) -> str:
+    """A log text as it sits inside the fence: ``&``, ``<`` and ``>`` escaped, so it cannot close a tag."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int = 300, tag: str | None = None) -> dict:
-    tag = tag or f"source_{secrets.token_hex(6)}"
+    """The Messages API request for one item.  Every text from the log (question, sentence, quote,
+    chunk) sits inside one block fenced by a random tag name, escaped so that none can close a tag
+    or pose as the fence; only the instruction line is outside."""
+    texts = (item.question, item.sentence, item.quote, item.chunk)
+    while tag is None or any(tag in t for t in texts):
+        tag = f"log_{secrets.token_hex(6)}"
     body = "\n".join([
-        f"<question>\n{item.question}\n</question>",
-        f"<sentence>\n{item.sentence}\n</sentence>",
-        f"<quote>\n{item.quote}\n</quote>",
-        f"<{tag}>\n{item.chunk}\n</{tag}>",
-        f"Judge whether the passage in <{tag}> supports the sentence.",
+        f"<{tag}>",
+        f"<question>{_fenced(item.question)}</question>",
+        f"<sentence>{_fenced(item.sentence)}</sentence>",
+        f"<quote>{_fenced(item.quote)}</quote>",
+        f"<passage>{_fenced(item.chunk)}</passage>",
+        f"</{tag}>",
+        f"Judge whether the passage inside <{tag}> supports the sentence, and record it with {TOOL['name']}.",
     ])
     return {
         "model": model,
@@ -192,48 +206,85 @@ def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int =
 
 
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
-_VERDICT_WORD = re.compile(r"verdict\W{0,5}(not[ _]supported|unsupported|partial(?:ly supported)?|supported)", re.I)
+_JSON_PUNCTUATION = re.compile(r"[{}\[\]\"':,_\-]+")
+
+
+def _flat(text: str) -> str:
+    """Text with case, whitespace and JSON formatting (braces, quotes, colons, commas) folded away."""
+    return " ".join(_JSON_PUNCTUATION.sub(" ", text.casefold()).split())
+
+
+def _request_verdicts(texts: Sequence[str]) -> tuple[str, set[str]]:
+    """The request's texts folded (:func:`_flat`), and every verdict object written in them
+    (``{"verdict": ...}`` in any JSON formatting, escapes decoded) folded the same way."""
+    objects: set[str] = set()
+    for text in texts:
+        for match in _JSON_OBJECT.findall(text):
+            try:
+                data = json.loads(match)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(data, dict) and "verdict" in data:
+                objects.add(_flat_object(data))
+    return "\n".join(_flat(t) for t in texts if t), objects
+
+
+def _is_copy(data: dict, folded: str, objects: set[str]) -> bool:
+    """A verdict call whose verdict and rationale are written in the request, in either order,
+    in any spacing, case or JSON formatting: the judged text declaring its own verdict."""
+    verdict, rationale = str(data.get("verdict", "")), str(data.get("rationale", ""))
+    forms = {_flat(f"verdict {verdict} rationale {rationale}"), _flat(f"rationale {rationale} verdict {verdict}")}
+    if not rationale.strip():
+        forms.add(_flat(f"verdict {verdict}"))
+    return any(form in folded for form in forms) or _flat_object(data) in objects
+
+
+def _flat_object(data: dict) -> str:
+    return _flat(" ".join(f"{k} {data[k]}" for k in sorted(data, key=lambda k: str(k).casefold())))
+
+
+def verdict_calls(content: Sequence[dict]) -> list[dict]:
+    """The inputs of the reply's ``record_verdict`` calls (text blocks are never read as a verdict)."""
+    return [b.get("input") if isinstance(b.get("input"), dict) else {} for b in content
+            if b.get("type") == "tool_use" and b.get("name") == TOOL["name"]]
+
+
+def has_verdict(content: Sequence[dict]) -> bool:
+    """Whether the reply holds a ``record_verdict`` call with a valid verdict (else it is retried once)."""
+    return any(V.normalise_verdict(data.get("verdict", "")) is not None for data in verdict_calls(content))
 
 
 def parse_verdict(content: Sequence[dict], chunk: str, *request_texts: str) -> tuple[str, str]:
     """(verdict, rationale) from a reply's content blocks; ``(unscored, why)`` when there is none.
 
-    Only the judge's own ``record_verdict`` call counts when there is one.  Without it, a JSON
-    object or a "verdict: ..." phrase in the reply's text is accepted, unless that very text is
-    in the source passage (a chunk trying to declare its own verdict)."""
-    for block in content:
-        if block.get("type") == "tool_use" and block.get("name") == TOOL["name"]:
-            data = block.get("input") if isinstance(block.get("input"), dict) else {}
-            verdict = V.normalise_verdict(data.get("verdict", ""))
-            if verdict is None:
-                return V.UNSCORED, f"the verdict tool was called without a valid verdict ({data.get('verdict')!r})"
-            return verdict, str(data.get("rationale", ""))[:500]
-    text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
-    if not text.strip():
-        return V.UNSCORED, "the reply has neither a verdict call nor text"
-    # A verdict found in any text the request carried (the chunk, the sentence or claim, the quote,
-    # the question) is a copy, not the judge's own.
-    folded_chunk = "\n".join(" ".join(t.casefold().split()) for t in (chunk, *request_texts) if t)
-    for match in reversed(_JSON_OBJECT.findall(text)):
-        try:
-            data = json.loads(match)
-        except json.JSONDecodeError:
-            continue
-        verdict = V.normalise_verdict(data.get("verdict", "")) if isinstance(data, dict) else None
-        if verdict is not None:
-            if " ".join(match.casefold().split()) in folded_chunk:
-                return V.UNSCORED, "the only verdict in the reply is copied from the source passage"
-            return verdict, str(data.get("rationale", ""))[:500]
-    # The judge's last word counts, as on the JSON path: "Verdict: supported ... on reflection,
-    # Verdict: not supported." is not supported.
-    m = None
-    for m in _VERDICT_WORD.finditer(text):
-        pass
-    if m:
-        if " ".join(m.group(0).casefold().split()) in folded_chunk:
-            return V.UNSCORED, "the only verdict in the reply is copied from the source passage"
-        return V.normalise_verdict(m.group(1)) or V.UNSCORED, text.strip()[:200]
-    return V.UNSCORED, "no verdict found in the reply"
+    Only the forced ``record_verdict`` tool call counts: a verdict in the reply's text, JSON or
+    prose, is never read (the request forces the tool, so text is either noise or an echo of the
+    judged material).  A call whose verdict and rationale are written in the request (the chunk,
+    the sentence or claim, the quote, the question), after folding whitespace, case and JSON
+    formatting, is a copy and is refused."""
+    calls = verdict_calls(content)
+    if not calls:
+        has_text = any(b.get("type") == "text" and b.get("text", "").strip() for b in content)
+        return V.UNSCORED, ("the reply has no record_verdict call (its text is not read as a verdict)" if has_text
+                            else "the reply has neither a verdict call nor text")
+    folded, objects = _request_verdicts((chunk, *request_texts))
+    own: list[tuple[str, str]] = []
+    copied = invalid = 0
+    for data in calls:
+        verdict = V.normalise_verdict(data.get("verdict", ""))
+        if verdict is None:
+            invalid += 1
+        elif _is_copy(data, folded, objects):
+            copied += 1
+        else:
+            own.append((verdict, str(data.get("rationale", ""))[:500]))
+    if not own:
+        if copied:
+            return V.UNSCORED, "the verdict call copies a verdict written in the judged material"
+        return V.UNSCORED, f"the verdict tool was called without a valid verdict ({calls[0].get('verdict')!r})"
+    if len({verdict for verdict, _ in own}) > 1:
+        return V.UNSCORED, "the reply has verdict calls that disagree: " + ", ".join(v for v, _ in own)
+    return own[0]
 
 
 class JudgeBudgetExhausted(Exception):
@@ -267,19 +318,22 @@ class ClaudeJudge:
                                  + json.dumps(request["tools"])) + 600
         return self._price.worst_case(tokens, request["max_tokens"])
 
-    def _one(self, item: JudgeItem, request: dict) -> V.Verdict:
+    def _one(self, item: JudgeItem, request: dict) -> tuple[V.Verdict, bool, bool]:
+        """The verdict, whether it is unscored because the call failed, and whether the reply had
+        no valid verdict call (then it is asked once more)."""
         try:
             response = self.client.messages.create(**request)
         except Exception as exc:  # retried by the SDK already
             status = getattr(exc, "status_code", None)
             return self._verdict(item, V.UNSCORED, f"API call failed ({type(exc).__name__}"
-                                                   f"{f', HTTP {status}' if status else ''})")
+                                                   f"{f', HTTP {status}' if status else ''})"), True, False
         body = response if isinstance(response, dict) else response.model_dump(mode="json", exclude_none=True)
         cost = self._price.cost(body.get("usage") or {})
-        label, why = parse_verdict(body.get("content") or [], item.chunk, item.sentence, item.quote, item.question)
+        content = body.get("content") or []
+        label, why = parse_verdict(content, item.chunk, item.sentence, item.quote, item.question)
         if label == V.UNSCORED and body.get("stop_reason") == "max_tokens":
             why += " (the reply was cut off at max_tokens)"
-        return self._verdict(item, label, why, cost)
+        return self._verdict(item, label, why, cost), False, not has_verdict(content)
 
     def judge(self, items: Sequence[JudgeItem], on_verdict: Callable[[V.Verdict], None] | None = None,
               stop: threading.Event | None = None, progress: Progress | None = None) -> list[V.Verdict]:
@@ -289,12 +343,15 @@ class ClaudeJudge:
         progress = progress or Progress(total=len(items))
         out: list[V.Verdict] = []
         reserved: dict[Any, float] = {}
+        submitted: dict[Any, JudgeItem] = {}
         pending = iter(items)
+        retry: list[JudgeItem] = []  # replies without a valid verdict call, asked once more
+        first: dict[str, V.Verdict] = {}  # their first (unscored) verdict, with its cost
         with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
             exhausted = False
             while True:
-                while not exhausted and len(reserved) < self.concurrency and not (stop and stop.is_set()):
-                    item = next(pending, None)
+                while (not exhausted or retry) and len(reserved) < self.concurrency and not (stop and stop.is_set()):
+                    item = retry.pop(0) if retry else next(pending, None)
                     if item is None:
                         exhausted = True
                         break
@@ -308,8 +365,11 @@ class ClaudeJudge:
                         progress.stopped = (f"budget: ${progress.spent:.4f} spent of ${self.max_cost_usd:.4f}; the next "
                                             f"call could cost up to ${worst:.4f}")
                         exhausted = True
+                        if item.key in first:  # no budget to ask again: the first reply's verdict stands
+                            self._record(first.pop(item.key), out, progress, on_verdict)
                         break
-                    reserved[pool.submit(self._one, item, request)] = worst
+                    future = pool.submit(self._one, item, request)
+                    reserved[future], submitted[future] = worst, item
                 if stop is not None and stop.is_set() and progress.stopped is None:
                     progress.stopped = "stopped"
                     exhausted = True
@@ -318,9 +378,20 @@ class ClaudeJudge:
                 finished, _ = wait(list(reserved), return_when=FIRST_COMPLETED)
                 for future in finished:
                     reserved.pop(future)
-                    v = future.result()
+                    item = submitted.pop(future)
+                    v, failed, again = future.result()
                     progress.spent += v.cost_usd
+                    if again and item.key not in first and not (stop and stop.is_set()):
+                        first[item.key] = v
+                        retry.append(item)
+                        continue
+                    if item.key in first:  # the verdict carries what both calls cost
+                        v = dataclasses.replace(v, cost_usd=round(v.cost_usd + first.pop(item.key).cost_usd, 6),
+                                                rationale=v.rationale + (" (asked twice)" if not v.scored else ""))
+                    progress.failed += failed
                     self._record(v, out, progress, on_verdict)
+        for item in retry:  # stopped before they were asked again
+            self._record(first.pop(item.key), out, progress, on_verdict)
         return out
 
     @staticmethod
@@ -366,6 +437,7 @@ class ClaudeJudge:
             else:
                 pending.append((f"item-{i}", item))
         reserve: dict[str, tuple[dict, float]] = {}
+        first: dict[str, V.Verdict] = {}  # replies without a valid verdict call: asked once more, next round
         while pending:
             requests, by_id, reserved = [], {}, 0.0
             while pending:
@@ -386,11 +458,18 @@ class ClaudeJudge:
                                     f"${reserve[pending[0][0]][1]:.4f}")
                 break
             progress.rounds += 1
-            self._run_batch(requests, by_id, half, poll_seconds, sleep, out, progress, on_verdict)
+            pending.extend(self._run_batch(requests, by_id, half, poll_seconds, sleep, out, progress, on_verdict,
+                                           first))
+        for custom_id, _ in pending:  # left by the budget after a first reply without a verdict
+            if custom_id in first:
+                self._record(first.pop(custom_id), out, progress, on_verdict)
         return out
 
     def _run_batch(self, requests: list[dict], by_id: dict[str, JudgeItem], half: Price, poll_seconds: float,
-                   sleep: Callable[[float], None], out: list, progress: Progress, on_verdict) -> None:
+                   sleep: Callable[[float], None], out: list, progress: Progress, on_verdict,
+                   first: dict[str, V.Verdict]) -> list[tuple[str, JudgeItem]]:
+        """Send one batch, record its verdicts; the items to ask once more (no verdict call)."""
+        again: list[tuple[str, JudgeItem]] = []
         batch = self.client.messages.batches.create(requests=requests)
         while batch.processing_status != "ended":
             sleep(poll_seconds)
@@ -400,15 +479,26 @@ class ClaudeJudge:
             if item is None:
                 continue
             result = entry.result
+            failed = False
             if result.type == "succeeded":
                 body = result.message.model_dump(mode="json", exclude_none=True)
-                label, why = parse_verdict(body.get("content") or [], item.chunk, item.sentence, item.quote,
-                                           item.question)
+                content = body.get("content") or []
+                label, why = parse_verdict(content, item.chunk, item.sentence, item.quote, item.question)
                 v = self._verdict(item, label, why, half.cost(body.get("usage") or {}))
+                progress.spent += v.cost_usd
+                if not has_verdict(content) and entry.custom_id not in first:
+                    first[entry.custom_id] = v
+                    again.append((entry.custom_id, item))
+                    continue
             else:
                 v = self._verdict(item, V.UNSCORED, f"batch request {result.type}")
-            progress.spent += v.cost_usd
+                failed = result.type == "errored"
+            if entry.custom_id in first:  # the verdict carries what both requests cost
+                v = dataclasses.replace(v, cost_usd=round(v.cost_usd + first.pop(entry.custom_id).cost_usd, 6),
+                                        rationale=v.rationale + (" (asked twice)" if not v.scored else ""))
+            progress.failed += failed
             self._record(v, out, progress, on_verdict)
+        return again
 
 
 def judge_key(judge: Any) -> tuple[str, str]:

@@ -75,7 +75,7 @@ class Dataset:
             return []
         if "items_by_answer" in self.__dict__:
             return self.items_by_answer[i]
-        return items_of(self.result(i))
+        return self.memo(f"items:{i}", lambda: items_of(self.result(i)))  # once per answer, not per rerun
 
     @property
     def answer_ids(self) -> list[str]:

@@ -8,6 +8,7 @@ interleave; removing the ``<mark ...>`` and ``</mark>`` tags from the output giv
 from __future__ import annotations
 
 import html
+import re
 from typing import NamedTuple
 
 from rapidfuzz import fuzz
@@ -78,14 +79,45 @@ class Closest(NamedTuple):
     score: float
 
 
+MAX_QUOTE_CHARS = 300  # of a quote, aligned for the hint (display only; the check uses all of it)
+MAX_REGION_CHARS = 3000  # of a chunk, aligned for the hint: the region with most of the quote's words
+_HINT_WORD = re.compile(r"\w{3,}")
+
+
 def closest_passage(quote: str, text: str) -> Closest | None:
     """The passage of ``text`` most like ``quote`` (rapidfuzz partial-ratio alignment).
 
     For display only, styled as "closest text, not a match": never used to verify a citation.
+    The cost is bounded whatever the sizes: the alignment (quadratic, holding the interpreter
+    lock) runs on at most the first :data:`MAX_QUOTE_CHARS` of the quote against at most
+    :data:`MAX_REGION_CHARS` of the chunk, the window holding most of the quote's words, found
+    in one linear pass.
     """
     if not quote.strip() or not text.strip():
         return None
-    a = fuzz.partial_ratio_alignment(quote, text)
+    q = quote.strip()[:MAX_QUOTE_CHARS]
+    lo, hi = hint_region(q, text, MAX_REGION_CHARS)
+    a = fuzz.partial_ratio_alignment(q, text[lo:hi])
     if a is None or a.dest_end <= a.dest_start:
         return None
-    return Closest(a.dest_start, a.dest_end, round(a.score, 1))
+    return Closest(lo + a.dest_start, lo + a.dest_end, round(a.score, 1))
+
+
+def hint_region(quote: str, text: str, size: int) -> tuple[int, int]:
+    """``(start, end)`` of a window of ``text`` at most ``size`` long holding the run of the quote's
+    words that is densest over 90% of ``size`` (a tenth is kept as context before it); the whole
+    text when it is short enough.  Linear in ``len(text)``."""
+    if len(text) <= size:
+        return 0, len(text)
+    wanted = {w.casefold() for w in _HINT_WORD.findall(quote)}
+    hits = [m.start() for m in _HINT_WORD.finditer(text) if m.group().casefold() in wanted]
+    margin = size // 10  # context kept before the first hit
+    inner = size - margin
+    best, best_start, first = 0, 0, 0
+    for last, at in enumerate(hits):  # two pointers: hits[first..last] start within `inner` characters
+        while at - hits[first] > inner - 1:
+            first += 1
+        if last - first + 1 > best:
+            best, best_start = last - first + 1, hits[first]
+    start = max(0, min(best_start - margin, len(text) - size))
+    return start, start + size

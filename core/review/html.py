@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
+import itertools
+
 from ..checking.checker import AnswerResult, CitationResult
 from ..contract import reasons as R
 from ..contract.log import Chunk
 from .highlight import Span, closest_passage, escape, highlight, highlight_window
+from .paging import MAX_SENTENCE_CHARS, clip
 
 STYLE = """<style>
 .cc-answer{font-size:1.05rem;line-height:1.6}
@@ -59,32 +64,48 @@ def unverifiable_notes(result: AnswerResult) -> dict[int, list[int]]:
     return out
 
 
-def reader_html(result: AnswerResult) -> str:
-    """The answer as a reader sees it: logged markers removed, a footnote only where it verified."""
+def reader_html(result: AnswerResult, max_chars: int | None = None) -> str:
+    """The answer as a reader sees it: logged markers removed, a footnote only where it verified.
+    With ``max_chars``, only the sentences starting in the first ``max_chars`` characters, and a note."""
     text = result.answer.answer
+    if max_chars is not None and len(text) > max_chars:
+        shown = [s for s in result.sentences if s.start < max_chars]
+        cut = shown[-1].end if shown else max_chars
+        cut = min(cut, max_chars * 2)  # a single huge sentence is cut too
+        clipped = dataclasses.replace(result, answer=dataclasses.replace(result.answer, answer=text[:cut]),
+                                      sentences=tuple(s for s in shown if s.end <= cut))
+        note = (f'<div class="cc-meta">\u2026 the answer is {len(text):,} characters long: shown here are its first '
+                f"{cut:,}; every sentence is listed below, a page at a time.</div>")
+        return reader_html(clipped)[:-len("</div>")] + note + "</div>"
     notes = footnotes(result)
     unverifiable = unverifiable_notes(result)
     marker_spans = sorted((c.answer_start, c.answer_end) for c in result.citations if c.kind == "marker")
     parts: list[str] = []
     pos = 0
+    ends = list(itertools.accumulate((b for _, b in marker_spans), max))  # every cut before i ends by ends[i]
     for s in result.sentences:
-        parts.append(escape(_without(text, pos, s.start, marker_spans)))
-        body = _without(text, s.start, s.end, marker_spans)
+        parts.append(escape(_without(text, pos, s.start, marker_spans, ends)))
+        body = _without(text, s.start, s.end, marker_spans, ends)
         trimmed = body.rstrip()
         sup = "".join(f"<sup>[{n}]</sup>" for n in notes.get(s.index, []))
         sup += "".join(f'<sup class="cc-nv" title="not verifiable: the format gives no quote">[{n} not verifiable]</sup>'
                        for n in unverifiable.get(s.index, []) if n not in notes.get(s.index, []))
         parts.append(escape(trimmed) + sup)
         pos = s.end
-    parts.append(escape(_without(text, pos, len(text), marker_spans)))
+    parts.append(escape(_without(text, pos, len(text), marker_spans, ends)))
     return f'<div class="cc-answer">{"".join(parts)}</div>'
 
 
-def _without(text: str, start: int, end: int, cuts: list[tuple[int, int]]) -> str:
-    """``text[start:end]`` without the marker spans (and the space before each)."""
+def _without(text: str, start: int, end: int, cuts: list[tuple[int, int]], ends: list[int] | None = None) -> str:
+    """``text[start:end]`` without the marker spans (and the space before each).  ``ends`` (the
+    cuts' ends, in order) lets it skip straight to the first cut that matters: linear over an
+    answer, however many markers it has.  ``ends[i]`` is the latest end of cuts 0..i."""
     out, pos = [], start
-    for a, b in cuts:
-        if b <= start or a >= end:
+    first = bisect.bisect_right(ends, start) if ends is not None else 0
+    for a, b in itertools.islice(cuts, first, None):
+        if a >= end:
+            break
+        if b <= start:
             continue
         a = max(a, start)
         piece = text[pos:a]
@@ -238,7 +259,8 @@ def labelled_html(pairs: list[tuple[str, str]]) -> str:
 def sentence_html(result: AnswerResult, index: int, flags: list[str]) -> str:
     """One answer sentence with its numbered position, its flags and, for withheld answers, its claims."""
     s = result.sentences[index]
-    return (f'<p class="cc-sentence"><b>{s.index + 1}.</b> {escape(s.text)}</p>'
+    text, cut = clip(s.text, MAX_SENTENCE_CHARS)  # a huge sentence is shown clipped, with a note
+    return (f'<p class="cc-sentence"><b>{s.index + 1}.</b> {escape(text)}{escape(cut)}</p>'
             + flags_html(flags, s.refusal)
             + claims_html(result.answer.extra, s.index))
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..contract import store
+from ..contract.durable import WriteFailed
 from ..contract.errors import FieldError, RecordError
 from ..contract.items import CITATION_LABELS, UNCITED_LABELS, parse_item_key
 from ..contract.jsonl import expect, expect_object, expect_version, now
@@ -62,12 +63,30 @@ STREAM = "labels"
 
 def append(target: str | Path, label: Label) -> None:
     """Append one record durably to a labels file or database (see ``contract.store``): earlier
-    records are never touched.  When it returns, the label is stored.  ``sample`` is written only
-    when set, so a label made outside a sample is stored as before."""
+    records are never touched.  Returns only once the label is stored; raises
+    :class:`~citecheck.contract.durable.WriteFailed` (nothing written) when a file cannot take it,
+    for example on a full disk.  ``sample`` is written only when set, so a label made outside a
+    sample is stored as before."""
     record = asdict(label)
     if not record["sample"]:
         del record["sample"]
-    store.append(target, STREAM, [record])
+    store.append(target, STREAM, [record], what="the label")
+
+
+def saved_message(label_text: str, sentence: int, answer_id: str) -> str:
+    """What the review page says once :func:`append` has returned."""
+    return f"Saved \u201c{label_text}\u201d for sentence {sentence + 1} of {answer_id}."
+
+
+def not_saved_message(exc: OSError, label_text: str, sentence: int) -> str:
+    """What the review page says when :func:`append` failed: plainly that the label is not saved,
+    and why (a full disk said as such, never a raw ``[Errno 28]``)."""
+    head = f"\u201c{label_text}\u201d for sentence {sentence + 1} was NOT saved"
+    if isinstance(exc, WriteFailed):
+        reason = "the disk is full" if exc.disk_full else f"writing failed ({exc.cause.strerror or exc.cause})"
+        advice = "Free some disk space, then click the label again." if exc.disk_full else "Click the label again."
+        return f"{head}: {reason} ({exc.path}). {advice}"
+    return f"{head}: could not write the labels file ({exc.strerror or exc}). Click the label again."
 
 
 def parse_label(value: object) -> Label:
@@ -117,6 +136,16 @@ def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
     return out
 
 
+def others_by_item(current: dict[tuple[str, str], Label], reviewer: str) -> dict[str, list[Label]]:
+    """Per item key, the current labels of every reviewer but ``reviewer``: one pass over the
+    labels, so a page with many items does not scan every label for each item."""
+    out: dict[str, list[Label]] = {}
+    for (key, who), label in current.items():
+        if who != reviewer:
+            out.setdefault(key, []).append(label)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Progress:
     labelled: int
@@ -126,6 +155,8 @@ class Progress:
 
 def progress(items: list[Item], current: dict[tuple[str, str], Label], reviewer: str) -> Progress:
     """How many items this reviewer has a current (not stale) label for."""
+    if not any(who == reviewer for _, who in current):  # nothing labelled yet: no pass over the items
+        return Progress(0, len(items), 0)
     done = stale = 0
     for item in items:
         label = current.get((item.key, reviewer))

@@ -1,0 +1,72 @@
+"""Two real browser sessions on one server (issue 17): one on a pathological answer (10,000
+citations, a quarter of their quotes missing from their chunks, so the closest-passage hint runs
+for each shown), the other on a short answer. Both pages come up: the long one a page at a time."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from test_browser import CHROMIUM, free_port, launch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bench_review_page as B  # noqa: E402
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
+]
+
+
+@pytest.fixture
+def server(tmp_path):
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps(B.answer_with_citations(10_000)) + "\n" + json.dumps(B.answer_with_citations(3)) + "\n")
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--", "--log", str(log), "--labels", str(tmp_path / "labels.jsonl")],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("the app did not start within 60 s")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def test_a_pathological_answer_does_not_hold_up_another_session(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        heavy = browser.new_context().new_page()
+        light = browser.new_context().new_page()  # a second session (its own cookies, its own websocket)
+        heavy.goto(f"{server}/?answer=cit-10000", timeout=60_000)
+        light.goto(f"{server}/?answer=cit-3", timeout=60_000)
+        expect(light.get_by_text("Answer cit-3")).to_be_visible(timeout=60_000)  # the data load, once
+        expect(heavy.get_by_text("Sentences 1 to 40 of 10,000 (page 1 of 250)")).to_be_visible(timeout=30_000)
+        # the heavy session moves to its last page; the light one reruns meanwhile and answers
+        heavy.get_by_label("Sentences page").fill("250")
+        heavy.get_by_label("Sentences page").press("Enter")
+        light.get_by_role("button", name="Next item").click()
+        expect(light.get_by_text("Focused item 2 of 3:", exact=True)).to_be_visible(timeout=20_000)
+        expect(heavy.get_by_text("Sentences 9,961 to 10,000 of 10,000 (page 250 of 250)")).to_be_visible(timeout=30_000)
+        browser.close()
