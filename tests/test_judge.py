@@ -127,11 +127,15 @@ def label(item, value, reviewer, at, fingerprint="fp"):
     return L.Label(1, item, item.split("#")[0], 0, 0, "c", fingerprint, value, "", reviewer, at, "t")
 
 
-def test_human_label_is_the_latest_by_anyone_without_cant_tell_or_stale():
+def test_human_label_is_single_or_majority_without_cant_tell_or_stale():
     labels = [label("x#s0#c0", "supported", "ann", "1"), label("x#s0#c0", "not_supported", "bob", "2"),
+              label("w#s0#c0", "supported", "ann", "1"), label("w#s0#c0", "partial", "ann", "2"),  # ann changed her mind
               label("y#s0#c0", "cant_tell", "ann", "1"), label("z#s0#c0", "partial", "ann", "1", "old")]
-    assert C.human_labels(labels) == {"x#s0#c0": "not_supported", "z#s0#c0": "partial"}
-    assert C.human_labels(labels, {"z#s0#c0": "new"}) == {"x#s0#c0": "not_supported"}
+    # x: two reviewers disagree and nobody adjudicated: no majority, left out (it used to be bob's, the latest)
+    assert C.human_labels(labels) == {"w#s0#c0": "partial", "z#s0#c0": "partial"}
+    assert C.human_labels(labels, {"z#s0#c0": "new"}) == {"w#s0#c0": "partial"}
+    assert C.human_labels(labels + [label("x#s0#c0", "not_supported", "cy", "3")]) == {
+        "x#s0#c0": "not_supported", "w#s0#c0": "partial", "z#s0#c0": "partial"}  # two of three
 
 
 def test_calibrate_joins_one_judge_and_counts_what_is_missing():

@@ -56,6 +56,17 @@ def rate(value: str) -> float:
     return share
 
 
+def overlap(value: str) -> int:
+    """``--overlap K``: how many reviewers label each item (at least 1)."""
+    try:
+        k = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give a whole number of reviewers, not {value!r}") from None
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"give at least 1 reviewer, not {k}")
+    return k
+
+
 def load_checked(paths: list[str], corpus: str | None, err: TextIO):
     """The checked dataset of ``paths``; each unreadable record is said on ``err``."""
     from ..checking.options import check_options

@@ -11,7 +11,7 @@ from typing import TextIO
 
 from ..contract.durable import WriteFailed
 from ..contract.store import describe
-from .common import EXIT_FAILED, EXIT_UNREADABLE, EXIT_USAGE, anthropic_errors, load_checked, price
+from .common import EXIT_FAILED, EXIT_UNREADABLE, EXIT_USAGE, anthropic_errors, load_checked, overlap, price
 
 
 @contextlib.contextmanager
@@ -114,7 +114,8 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from ..judging.calibration import calibrate
     from ..review import labels as L
 
-    records, warnings = L.read(args.labels)
+    events, warnings = L.read_events(args.labels)
+    records, adjudicated = L.effective(events), L.adjudications(events)
     verdicts, more = V.read(args.verdicts)
     for w in warnings + more:
         err.write(f"warning: {w}\n")
@@ -132,7 +133,8 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.log:
         data = load_checked(args.log, args.corpus, err)
         fingerprints = {i.key: i.fingerprint for i in data.all_items}
-    reports = [calibrate(records, verdicts, j, p, args.split, fingerprints) for j, p in wanted]
+    reports = [calibrate(records, verdicts, j, p, args.split, fingerprints, adjudicated=adjudicated,
+                         overlap=args.overlap) for j, p in wanted]
     if args.format == "json":
         out.write(json.dumps([r.to_dict() for r in reports] if len(reports) > 1 else reports[0].to_dict(),
                              ensure_ascii=False, indent=2) + "\n")
@@ -185,6 +187,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     cal.add_argument("--log", action="append", help="answer log(s): drop labels whose item changed since")
     cal.add_argument("--corpus")
     cal.add_argument("--format", choices=["text", "json"], default="text")
+    cal.add_argument("--overlap", type=overlap, default=1, metavar="K",
+                     help="reviewers per item: the majority of at least K labels settles an item (default 1)")
     cal.set_defaults(func=cmd_calibrate)
 
     ver = sub.add_parser("verdicts", help="work with a verdicts file or database")

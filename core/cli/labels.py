@@ -9,19 +9,26 @@ from typing import TextIO
 
 from ..checking.options import check_options
 from ..contract.durable import replace_file
-from .common import EXIT_UNREADABLE, EXIT_USAGE
+from .common import EXIT_UNREADABLE, EXIT_USAGE, overlap
 
 
 def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from ..review import dataset, export, labels
+    from ..review import consensus, dataset, export, labels
 
-    records, warnings = labels.read(args.labels)
+    events, warnings = labels.read_events(args.labels)
+    records, adjudicated = labels.effective(events), labels.adjudications(events)
     for w in warnings:
         err.write(f"warning: {w}\n")
     data = dataset.load([Path(p) for p in args.log], check_options(args.corpus))
     for e in data.errors:
         err.write(f"unreadable: {e}\n")
-    text = (export.to_csv if args.format == "csv" else export.to_jsonl)(export.rows(data, records))
+    exported = list(export.rows(data, records, adjudicated, args.overlap))
+    counts = dict.fromkeys(consensus.RULES + consensus.LEFT_OUT + ("stale",), 0)
+    for row in exported:
+        counts[row["human_label_rule"]] += 1
+    err.write(f"{len(exported)} labelled item(s); human labels: {consensus.counts_text(counts)}"
+              + (f"; {counts['stale']} with only stale labels" if counts["stale"] else "") + "\n")
+    text = (export.to_csv if args.format == "csv" else export.to_jsonl)(iter(exported))
     if args.out:
         replace_file(args.out, text, what=f"the export {args.out}")  # the previous export survives a failure
     else:
@@ -57,6 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     exp.add_argument("--corpus", help="folder of current source documents")
     exp.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     exp.add_argument("--out", help="write here instead of standard output")
+    exp.add_argument("--overlap", type=overlap, default=1, metavar="K",
+                     help="reviewers per item: the majority of at least K labels settles an item (default 1)")
     exp.set_defaults(func=cmd_labels_export)
 
     cp = lab_sub.add_parser("copy", help="copy every label event from SRC to DST (file or postgresql:// URL), "

@@ -1,9 +1,11 @@
 """Calibrating a judge against human labels (docs/judge.md).
 
 Conventions:
-- The human label of an item is the latest label written for it by any reviewer (labels are
-  append-only, so that is the team's current answer); "can't tell" and uncited-sentence labels
-  are left out.  Stale labels (the item changed since) are left out when fingerprints are known.
+- The human label of an item is its adjudicated label if any, else the majority of at least
+  ``overlap`` reviewers' labels, else its single label (``review.consensus``); retracted labels
+  never count.  "can't tell" and uncited-sentence labels are left out, and so are stale labels and
+  adjudications (the item changed since) when fingerprints are known.  The report says how many
+  items each rule settled and under which guidelines versions their labels were made.
 - Three classes, ordered supported < partial < not_supported.  The binary view asks the
   question a judge exists for: is the citation **not supported**?  ``not_supported`` is the
   positive class; ``supported`` and ``partial`` are negative.  TPR is the share of
@@ -24,6 +26,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..reports.rates import json_rate
+from ..review.agreement import krippendorff_alpha
+from ..review.consensus import Resolution, counts_text, resolve, rule_counts
+from ..review.events import Adjudication
 from ..review.labels import Label
 from .verdicts import VERDICTS, Verdict
 
@@ -39,21 +44,32 @@ def split_of(item_key: str, dev_share: float = 0.5) -> str:
     return "dev" if h < dev_share else "test"
 
 
-def human_labels(labels: Iterable[Label], fingerprints: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The current human label of each citation item (latest record by anyone), without
-    ``cant_tell``; with ``fingerprints``, labels of items that changed since are dropped."""
-    latest: dict[str, Label] = {}
-    for label in labels:
-        if label.citation is not None:
-            latest[label.item] = label
-    out = {}
-    for key, label in latest.items():
-        if label.label not in CLASSES:
-            continue
-        if fingerprints is not None and key in fingerprints and fingerprints[key] != label.fingerprint:
-            continue
-        out[key] = label.label
-    return out
+def resolutions(labels: Iterable[Label], fingerprints: Mapping[str, str] | None = None,
+                adjudicated: Mapping[str, Adjudication] | None = None, overlap: int = 1) -> dict[str, Resolution]:
+    """How each citation item's human label is settled (``review.consensus.resolve``)."""
+    cited = [lab for lab in labels if lab.citation is not None]
+    adj = {k: a for k, a in (adjudicated or {}).items() if a.citation is not None}
+    return resolve(cited, adj, overlap, fingerprints)
+
+
+def human_labels(labels: Iterable[Label], fingerprints: Mapping[str, str] | None = None,
+                 adjudicated: Mapping[str, Adjudication] | None = None, overlap: int = 1) -> dict[str, str]:
+    """The human label of each citation item (adjudicated, else majority of at least ``overlap``,
+    else single), without ``cant_tell``; with ``fingerprints``, labels of items that changed since
+    are dropped."""
+    return {k: r.label for k, r in resolutions(labels, fingerprints, adjudicated, overlap).items()
+            if r.label in CLASSES}
+
+
+def guidelines_versions(settled: Mapping[str, Resolution], used: Iterable[str]) -> dict[str, int]:
+    """How many of the labels behind the ``used`` items were made under each guidelines version
+    ("unknown": labels written before labels recorded it)."""
+    out: dict[str, int] = {}
+    for key in used:
+        for lab in settled[key].labels:
+            name = lab.guidelines or "unknown"
+            out[name] = out.get(name, 0) + 1
+    return dict(sorted(out.items()))
 
 
 @dataclass(frozen=True)
@@ -219,30 +235,6 @@ def corrected_rate(pairs: Pairs, unlabelled: Sequence[str], draws: int = BOOTSTR
 # --- agreement between reviewers ---------------------------------------------------------------
 
 
-def krippendorff_alpha(units: Sequence[Sequence[int]], k: int = 3, metric: str = "nominal") -> float | None:
-    """Krippendorff's alpha for units each rated by any number of coders (values 0..k-1);
-    units with fewer than two ratings are ignored.  ``metric``: nominal or interval."""
-    coincidence = np.zeros((k, k))
-    for ratings in units:
-        m = len(ratings)
-        if m < 2:
-            continue
-        counts = np.bincount(np.asarray(ratings, dtype=int), minlength=k).astype(float)
-        pairs = np.outer(counts, counts) - np.diag(counts)
-        coincidence += pairs / (m - 1)
-    n = coincidence.sum()
-    if n <= 1:
-        return None
-    marginals = coincidence.sum(axis=1)
-    idx = np.arange(k)
-    delta = ((idx[:, None] - idx[None, :]) ** 2).astype(float) if metric == "interval" else (idx[:, None] != idx[None, :]).astype(float)
-    observed = (coincidence * delta).sum() / n
-    expected = (np.outer(marginals, marginals) * delta).sum() / (n * (n - 1))
-    if expected == 0:
-        return None
-    return float(1 - observed / expected)
-
-
 @dataclass(frozen=True)
 class Agreement:
     reviewers: tuple[str, ...]
@@ -270,7 +262,7 @@ def reviewer_agreement(labels: Iterable[Label]) -> Agreement:
                 h, j = np.array([x for x, _ in both]), np.array([y for _, y in both])
                 pairwise[f"{a} / {b}"] = {"items": len(both), "kappa": cohen_kappa(h, j)}
     kappa = next(iter(pairwise.values()))["kappa"] if len(reviewers) == 2 and pairwise else None
-    alpha = krippendorff_alpha([list(r.values()) for r in shared.values()]) if shared else None
+    alpha = krippendorff_alpha([list(r.values()) for r in shared.values()], 3) if shared else None
     return Agreement(reviewers, len(shared), kappa, alpha, pairwise)
 
 
@@ -288,6 +280,8 @@ class Calibration:
     raw_rate: float | None
     agreement: Agreement
     verdicts: Mapping[str, Verdict] = field(default_factory=dict)  # the judge's verdict per item
+    rules: Mapping[str, int] = field(default_factory=dict)  # items per consensus rule (review.consensus)
+    guidelines: Mapping[str, int] = field(default_factory=dict)  # labels behind the pairs per guidelines version
 
     @property
     def matrix(self) -> np.ndarray:
@@ -305,6 +299,7 @@ class Calibration:
             "figures": {k: v.to_dict() for k, v in self.figures.items()},
             "unlabelled_raw_not_supported_rate": json_rate(self.raw_rate),
             "corrected_not_supported_rate": None if self.corrected is None else self.corrected.to_dict(),
+            "human_label_rules": dict(self.rules), "guidelines_versions": dict(self.guidelines),
             "reviewers": {"reviewers": list(self.agreement.reviewers), "shared_items": self.agreement.shared_items,
                           "cohen_kappa": self.agreement.kappa, "krippendorff_alpha": self.agreement.alpha,
                           "pairwise": self.agreement.pairwise},
@@ -320,6 +315,11 @@ class Calibration:
         p = self.pairs
         lines = [f"judge {self.judge}, prompt {self.prompt_version}, split {self.split}: {len(p.keys)} items "
                  f"with a human label and a verdict ({p.unscored} unscored, {p.unjudged} not judged)"]
+        if self.rules:
+            lines.append(f"human labels: {counts_text(self.rules)}")
+        if self.guidelines:
+            lines.append("guidelines versions of those labels: "
+                         + ", ".join(f"{name} ({n})" for name, n in self.guidelines.items()))
         lines.append("")
         lines.append("confusion (rows: human, columns: judge)")
         lines.append(f"{'':>15}" + "".join(f"{c:>15}" for c in CLASSES))
@@ -351,13 +351,17 @@ class Calibration:
 
 def calibrate(labels: Sequence[Label], verdicts: Sequence[Verdict], judge: str, prompt_version: str,
               split: str = "all", fingerprints: Mapping[str, str] | None = None,
-              draws: int = BOOTSTRAP) -> Calibration:
-    """Everything the calibration report shows, for one judge and prompt version."""
+              draws: int = BOOTSTRAP, adjudicated: Mapping[str, Adjudication] | None = None,
+              overlap: int = 1) -> Calibration:
+    """Everything the calibration report shows, for one judge and prompt version.  ``labels``: the
+    labels that count (retracted ones left out); ``adjudicated``: the adjudication per item."""
     latest = latest_by_item(v for v in verdicts if v.judge == judge and v.prompt_version == prompt_version)
-    human = human_labels(labels, fingerprints)
+    settled = resolutions(labels, fingerprints, adjudicated, overlap)
+    human = {k: r.label for k, r in settled.items() if r.label in CLASSES}
     pairs = join(human, latest, None if split == "all" else split)
     unlabelled = [v.verdict for key, v in latest.items() if key not in human and v.scored]
     corrected = corrected_rate(pairs, unlabelled, draws) if unlabelled else None
     raw = sum(v == POSITIVE for v in unlabelled) / len(unlabelled) if unlabelled else None
     return Calibration(judge, prompt_version, split, pairs, bootstrap(pairs.human, pairs.judge, draws), corrected,
-                       raw, reviewer_agreement(labels), latest)
+                       raw, reviewer_agreement(labels), latest, rule_counts(settled.values()),
+                       guidelines_versions(settled, pairs.keys))

@@ -1,28 +1,40 @@
-"""The calibration set: one row per labelled item, joined to the log and the checker's verdict."""
+"""The calibration set: one row per labelled item, joined to the log and the checker's verdict.
+
+Each row carries every reviewer's latest label that counts (retracted labels never appear), the
+adjudication if any, and the item's human label with the rule that settled it
+(``review.consensus``: adjudicated, majority, single; or why it is left out)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
+from .consensus import resolve
 from .dataset import Dataset
+from .events import Adjudication
 from .labels import Label, latest
 
 
-def rows(data: Dataset, records: list[Label]) -> Iterator[dict]:
-    """One row per item that has at least one label, with every reviewer's latest label."""
+def rows(data: Dataset, records: list[Label], adjudicated: Mapping[str, Adjudication] | None = None,
+         overlap: int = 1) -> Iterator[dict]:
+    """One row per item that has at least one label (or an adjudication), with every reviewer's
+    latest label, the adjudication and the human label with its rule."""
+    adjudicated = adjudicated or {}
     current = latest(records)
     by_item: dict[str, list[Label]] = {}
     for (key, _), label in current.items():
         by_item.setdefault(key, []).append(label)
+    settled = resolve(records, adjudicated, overlap, {i.key: i.fingerprint for i in data.all_items})
     for result, items in zip(data.results, data.items_by_answer):
         a = result.answer
         for item in items:
-            given = by_item.get(item.key)
-            if not given:
+            given = by_item.get(item.key, [])
+            adj = adjudicated.get(item.key)
+            if not given and adj is None:
                 continue
+            resolution = settled.get(item.key)
             s = result.sentences[item.sentence]
             c = result.citations[item.citation] if item.citation is not None else None
             chunk = a.chunks[c.chunk_index] if c is not None and c.chunk_index is not None else None
@@ -47,6 +59,12 @@ def rows(data: Dataset, records: list[Label]) -> Iterator[dict]:
                                    "stale": lab.fingerprint != item.fingerprint}
                     for lab in sorted(given, key=lambda x: x.reviewer)
                 },
+                "adjudication": None if adj is None else {
+                    "label": adj.label, "note": adj.note, "adjudicator": adj.adjudicator, "at": adj.at,
+                    "stale": adj.fingerprint != item.fingerprint,
+                    "resolves": [{"reviewer": r.reviewer, "label": r.label, "at": r.at} for r in adj.resolves]},
+                "human_label": None if resolution is None else resolution.label,
+                "human_label_rule": "stale" if resolution is None else resolution.rule,
             }
 
 
@@ -55,8 +73,13 @@ def to_jsonl(items: Iterator[dict]) -> str:
 
 
 def to_csv(items: Iterator[dict]) -> str:
-    """CSV with a ``label:<reviewer>`` and ``note:<reviewer>`` column per reviewer (stale labels marked)."""
+    """CSV with a ``label:<reviewer>`` and ``note:<reviewer>`` column per reviewer (stale labels
+    marked) and ``adjudication`` / ``adjudicated_by`` columns."""
     materialised = list(items)
+    for r in materialised:
+        adj = r.pop("adjudication", None)
+        r["adjudication"] = "" if adj is None else adj["label"] + (" (stale)" if adj["stale"] else "")
+        r["adjudicated_by"] = "" if adj is None else adj["adjudicator"]
     reviewers = sorted({who for r in materialised for who in r["labels"]})
     base = [k for k in (materialised[0] if materialised else {}) if k != "labels"] or ["item"]
     out = io.StringIO()

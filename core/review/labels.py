@@ -1,5 +1,9 @@
 """The labels file: append-only JSON lines, the calibration set's source of truth (docs/labels-format.md).
 
+The store also holds retractions (undo) and adjudications (``review.events``, records of format
+version 2).  :func:`read` gives the labels that count: every label not retracted; :func:`read_events`
+gives everything, for the history of an item and for adjudication.
+
 Every record is written with one ``write`` under an exclusive file lock, then flushed and
 fsynced, so several reviewers (sessions or processes) can label at once.  Nothing is ever
 rewritten: a change of mind is a new record and the latest per (item, reviewer) counts.  A torn
@@ -11,7 +15,7 @@ see ``contract.postgres``); everything built on ``append`` and ``read`` is the s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -20,10 +24,12 @@ from ..contract import store
 from ..contract.durable import WriteFailed
 from ..contract.errors import FieldError, RecordError
 from ..contract.items import CITATION_LABELS, UNCITED_LABELS, parse_item_key
-from ..contract.jsonl import expect, expect_object, expect_version, now
+from ..contract.jsonl import expect, expect_object, now
+from .events import EVENTS_VERSION, Adjudication, Retraction, make_retraction, parse_event
 from .items import Item
 
-LABELS_VERSION = 1
+LABELS_VERSION = 1  # a label record; retractions and adjudications are version 2 (review.events)
+READS = (LABELS_VERSION, EVENTS_VERSION)
 
 
 class LabelError(ValueError):
@@ -45,17 +51,18 @@ class Label:
     at: str
     citecheck: str
     sample: str = ""  # the calibration sample the item was labelled from (review/sample.py); "" when none
+    guidelines: str = ""  # the version (hash) of the guidelines it was made under (review/guidelines.py); "" when unknown
 
 
 def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None,
-               sample: str = "") -> Label:
+               sample: str = "", guidelines: str = "") -> Label:
     reviewer = reviewer.strip()
     if not reviewer:
         raise LabelError("a reviewer name is required before labelling")
     if label not in item.labels:
         raise LabelError(f"{label!r} is not a label for this item; use one of {', '.join(item.labels)}")
     return Label(LABELS_VERSION, item.key, item.answer_id, item.sentence, item.citation, item.chunk_id,
-                 item.fingerprint, label, note, reviewer, at or now(), __version__, sample)
+                 item.fingerprint, label, note, reviewer, at or now(), __version__, sample, guidelines)
 
 
 STREAM = "labels"
@@ -66,11 +73,27 @@ def append(target: str | Path, label: Label) -> None:
     records are never touched.  Returns only once the label is stored; raises
     :class:`~citecheck.contract.durable.WriteFailed` (nothing written) when a file cannot take it,
     for example on a full disk.  ``sample`` is written only when set, so a label made outside a
-    sample is stored as before."""
+    sample is stored as before; so is ``guidelines``."""
     record = asdict(label)
-    if not record["sample"]:
-        del record["sample"]
+    for optional in ("sample", "guidelines"):
+        if not record[optional]:
+            del record[optional]
     store.append(target, STREAM, [record], what="the label")
+
+
+def append_event(target: str | Path, event: Retraction | Adjudication) -> None:
+    """Append a retraction or an adjudication, durably, as :func:`append` does a label."""
+    store.append(target, STREAM, [event.to_record()], what=f"the {type(event).__name__.lower()}")
+
+
+def retract_last(target: str | Path, labels: Sequence[Label], reviewer: str) -> Label | None:
+    """Undo: withdraw ``reviewer``'s last label that counts (``labels`` as :func:`read` gives
+    them) with a retraction appended to the store; the label itself stays.  Returns the
+    withdrawn label, or None when the reviewer has none left to withdraw."""
+    last = next((lab for lab in reversed(labels) if lab.reviewer == reviewer), None)
+    if last is not None:
+        append_event(target, make_retraction(last, reviewer))
+    return last
 
 
 def saved_message(label_text: str, sentence: int, answer_id: str) -> str:
@@ -90,9 +113,10 @@ def not_saved_message(exc: OSError, label_text: str, sentence: int) -> str:
 
 
 def parse_label(value: object) -> Label:
-    """One labels-file record, validated field by field (:class:`FieldError` names the field)."""
+    """One labels-file label record, validated field by field (:class:`FieldError` names the field)."""
     obj = expect_object(value)
-    expect_version(obj, "labels_version", LABELS_VERSION)
+    if _version(obj) != LABELS_VERSION:
+        raise FieldError("labels_version", f"a label record is version {LABELS_VERSION}")
     item = expect(obj, "item", str)
     try:
         key = parse_item_key(item)
@@ -111,6 +135,7 @@ def parse_label(value: object) -> Label:
         at=expect(obj, "at", str),
         citecheck=expect(obj, "citecheck", str, optional=True, default=""),
         sample=expect(obj, "sample", str, optional=True, default=""),
+        guidelines=expect(obj, "guidelines", str, optional=True, default=""),
     )
     if (label.answer_id, label.sentence, label.citation) != (key.answer_id, key.sentence, key.citation):
         raise FieldError("item", f"{item!r} names another item than answer_id, sentence and citation")
@@ -122,10 +147,55 @@ def parse_label(value: object) -> Label:
     return label
 
 
-def read(target: str | Path) -> tuple[list, list[RecordError]]:
-    """Every readable record in the order written (a file, or a ``postgresql://`` URL), and one
-    error (file or database, line or row, field) per skipped record."""
-    return store.read_all(target, STREAM, parse_label)
+def _version(obj: dict) -> int:
+    version = obj.get("labels_version")
+    if version is None:
+        raise FieldError("labels_version", f"is required: add \"labels_version\": {LABELS_VERSION}")
+    if type(version) is not int or version not in READS:
+        raise FieldError("labels_version", f"{version!r} is not a version this citecheck reads "
+                                           f"({', '.join(map(str, READS))}); upgrade citecheck to read newer files")
+    return version
+
+
+Event = Label | Retraction | Adjudication
+
+
+def parse_record(value: object) -> Event:
+    """A label (version 1) or an event (version 2) of the labels store."""
+    obj = expect_object(value)
+    if _version(obj) != EVENTS_VERSION:
+        return parse_label(obj)
+    if "event" not in obj:
+        raise FieldError("labels_version", f"{EVENTS_VERSION} is the version of events (a retraction or an "
+                                           f"adjudication, named in \"event\"); a label record is version {LABELS_VERSION}")
+    return parse_event(obj)
+
+
+def read_events(target: str | Path) -> tuple[list[Event], list[RecordError]]:
+    """Every readable record (labels, retractions, adjudications) in the order written (a file, or
+    a ``postgresql://`` URL), and one error (file or database, line or row, field) per skipped record."""
+    return store.read_all(target, STREAM, parse_record)
+
+
+def effective(events: Iterable[Event]) -> list[Label]:
+    """The labels that count, in the order written: every label no retraction names (by item,
+    reviewer and ``at``).  Latest-wins rules apply to these, so a retracted change of mind gives
+    back the label before it."""
+    events = list(events)
+    retracted = {(e.item, e.reviewer, e.retracts) for e in events if isinstance(e, Retraction)}
+    return [e for e in events if isinstance(e, Label) and (e.item, e.reviewer, e.at) not in retracted]
+
+
+def adjudications(events: Iterable[Event]) -> dict[str, Adjudication]:
+    """The adjudication that counts per item key: the last one written."""
+    return {e.item: e for e in events if isinstance(e, Adjudication)}
+
+
+def read(target: str | Path) -> tuple[list[Label], list[RecordError]]:
+    """The labels that count (:func:`effective`: retracted ones left out) in the order written,
+    and one error per skipped record."""
+    events, errors = read_events(target)
+    return effective(events), errors
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
