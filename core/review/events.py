@@ -4,8 +4,8 @@ Both are records of version 2 of the labels format, appended to the same store a
 (a file or a database) and never rewritten.  A label record is still version 1, so a citecheck
 that knows only version 1 reads every label and reports each event as a record it cannot read.
 
-- A **retraction** withdraws one label of its reviewer, named by its item and ``at`` (a label is
-  written once, with its own millisecond timestamp).  Readers drop the retracted label and apply
+- A **retraction** withdraws one label of its reviewer, named by its item, ``at`` (a label is
+  written once, with its own millisecond timestamp) and value.  Readers drop the retracted label and apply
   latest-wins to the rest, so undoing a changed label brings back the one before it.
 - An **adjudication** is a lead's label for an item whose reviewers disagreed: who adjudicated,
   when, and which labels (reviewer, label, ``at``) it resolved.  The latest per item counts;

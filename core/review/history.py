@@ -29,14 +29,14 @@ class Entry:
 def by_item(events: Iterable[Event]) -> dict[str, list[Entry]]:
     """Per item key, its entries in the order written; one pass over the events."""
     out: dict[str, list[Entry]] = {}
-    withdrawn: dict[tuple[str, str, str], str] = {}
+    withdrawn: dict[tuple[str, str, str, str], str] = {}
     events = list(events)
     for e in events:
         if isinstance(e, Retraction):
-            withdrawn.setdefault((e.item, e.reviewer, e.retracts), e.at)
+            withdrawn.setdefault((e.item, e.reviewer, e.retracts, e.label), e.at)
     for e in events:
         if isinstance(e, Label):
-            entry = Entry(e.at, e.reviewer, "label", e.label, e.note, withdrawn.get((e.item, e.reviewer, e.at), ""))
+            entry = Entry(e.at, e.reviewer, "label", e.label, e.note, withdrawn.get((e.item, e.reviewer, e.at, e.label), ""))
         elif isinstance(e, Retraction):
             entry = Entry(e.at, e.reviewer, "retraction", e.label)
         else:

@@ -179,11 +179,11 @@ def read_events(target: str | Path) -> tuple[list[Event], list[RecordError]]:
 
 def effective(events: Iterable[Event]) -> list[Label]:
     """The labels that count, in the order written: every label no retraction names (by item,
-    reviewer and ``at``).  Latest-wins rules apply to these, so a retracted change of mind gives
+    reviewer, ``at`` and label).  Latest-wins rules apply to these, so a retracted change of mind gives
     back the label before it."""
     events = list(events)
-    retracted = {(e.item, e.reviewer, e.retracts) for e in events if isinstance(e, Retraction)}
-    return [e for e in events if isinstance(e, Label) and (e.item, e.reviewer, e.at) not in retracted]
+    retracted = {(e.item, e.reviewer, e.retracts, e.label) for e in events if isinstance(e, Retraction)}
+    return [e for e in events if isinstance(e, Label) and (e.item, e.reviewer, e.at, e.label) not in retracted]
 
 
 def adjudications(events: Iterable[Event]) -> dict[str, Adjudication]:

@@ -43,6 +43,7 @@ ENV_STORE = "CITECHECK_STORE"  # a checked store folder (docs/store-format.md): 
 ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
 ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
 ENV_OVERLAP = "CITECHECK_OVERLAP"  # reviewers per item before it is done (default 1)
+ENV_GUIDELINES = "CITECHECK_GUIDELINES"  # a Markdown guidelines file ("" or unset: the bundled default)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,7 @@ class Settings:
     refusals: tuple[str, ...] = ()  # empty: the default refusal sentence
     overlap: int = 1  # an item is done when this many different reviewers have labelled it
     store: Path | None = None  # a checked store: the Failures page reads its figures from it
+    guidelines: Path | None = None  # the labelling guidelines (Markdown); None: the bundled default
 
     def check_options(self) -> CheckOptions:
         """The same options ``citecheck check`` builds from the same settings."""
@@ -117,6 +119,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--overlap", type=int,
                    help=f"reviewers per item: an item is done when K different reviewers have labelled it "
                         f"(default 1; env {ENV_OVERLAP})")
+    p.add_argument("--guidelines", help=f"labelling guidelines, a Markdown file shown on the review page "
+                                        f"(default: the bundled ones; env {ENV_GUIDELINES})")
     return p
 
 
@@ -167,6 +171,8 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
     casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
     store = _optional(args.store, environ.get(ENV_STORE), None)
+    guidelines = _optional(args.guidelines, environ.get(ENV_GUIDELINES), None)
     return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels,
                     golden.resolve() if golden else None, verdicts, root, casefold, refusals,
-                    _overlap(args.overlap, environ.get(ENV_OVERLAP)), store.resolve() if store else None)
+                    _overlap(args.overlap, environ.get(ENV_OVERLAP)), store.resolve() if store else None,
+                    guidelines.resolve() if guidelines else None)

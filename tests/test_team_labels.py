@@ -1,0 +1,328 @@
+"""Undo, adjudication, consensus, agreement and guidelines on the labels store: every behaviour on
+both stores (the ``store`` fixture: a JSON-lines file, then PostgreSQL)."""
+
+import io
+import json
+from dataclasses import asdict
+
+import krippendorff
+import numpy as np
+import pytest
+from citecheck.checking.options import check_options
+from citecheck.cli.main import main
+from citecheck.contract import store as S
+from citecheck.judging import calibration as C
+from citecheck.judging import verdicts as V
+from citecheck.review import agreement as A
+from citecheck.review import consensus as K
+from citecheck.review import dataset, history
+from citecheck.review import events as E
+from citecheck.review import guidelines as G
+from citecheck.review import labels as L
+from citecheck.review.items import items_of
+from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG, load_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.metrics import cohen_kappa_score
+
+
+@pytest.fixture(scope="module")
+def data():
+    return dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
+
+
+def raw(target) -> list[dict]:
+    return S.read_all(target, L.STREAM, lambda value: value)[0]
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def at(n: int) -> str:
+    return f"2026-12-03T10:00:{n:02d}.000Z"
+
+
+# --- undo: a retraction is appended, never a deletion -------------------------------------------------
+
+
+def test_undo_appends_a_retraction_and_gives_back_the_label_before(store, data):
+    first, second = items_of(data.get("a-001"))[:2]
+    L.append(store, L.make_label(first, "partial", "ana", at=at(1)))
+    L.append(store, L.make_label(first, "supported", "ana", note="changed my mind", at=at(2)))
+    L.append(store, L.make_label(second, "not_supported", "ben", at=at(3)))
+    before = raw(store)
+
+    labels, errors = L.read(store)
+    withdrawn = L.retract_last(store, labels, "ana")
+    assert withdrawn.label == "supported" and errors == []
+    after = raw(store)
+    assert after[:3] == before  # nothing rewritten
+    assert {k: after[3][k] for k in ("labels_version", "event", "item", "reviewer", "retracts", "label")} == {
+        "labels_version": 2, "event": "retraction", "item": first.key, "reviewer": "ana", "retracts": at(2),
+        "label": "supported"}
+
+    labels, errors = L.read(store)
+    assert errors == [] and [lab.label for lab in labels] == ["partial", "not_supported"]
+    assert L.latest(labels)[(first.key, "ana")].label == "partial"  # the label before it counts again
+
+    assert L.retract_last(store, labels, "ana").label == "partial"  # a second undo walks back further
+    labels, _ = L.read(store)
+    assert (first.key, "ana") not in L.latest(labels)
+    assert L.progress(items_of(data.get("a-001")), L.latest(labels), "ana").labelled == 0
+    assert L.retract_last(store, labels, "ana") is None  # nothing left to withdraw: nothing written
+    assert len(raw(store)) == 5
+    assert [type(e).__name__ for e in L.read_events(store)[0]] == ["Label"] * 3 + ["Retraction"] * 2
+
+
+def test_only_the_reviewer_can_withdraw_their_label(data):
+    item = items_of(data.get("a-001"))[0]
+    label = L.make_label(item, "partial", "ana")
+    with pytest.raises(E.EventError, match="only ana"):
+        E.make_retraction(label, "ben")
+
+
+def test_history_shows_who_what_when_and_what_was_withdrawn(store, data):
+    item = items_of(data.get("a-001"))[0]
+    L.append(store, L.make_label(item, "partial", "ana", at=at(1)))
+    L.append(store, L.make_label(item, "supported", "ben", note="<b>sure</b>", at=at(2)))
+    L.retract_last(store, L.read(store)[0], "ana")
+    events, _ = L.read_events(store)
+    entries = history.by_item(events)[item.key]
+    assert [(e.who, e.what, e.label, bool(e.retracted_at)) for e in entries] == [
+        ("ana", "label", "partial", True), ("ben", "label", "supported", False), ("ana", "retraction", "partial", False)]
+    html = history.history_html(entries)
+    assert "&lt;b&gt;sure&lt;/b&gt;" in html and "<b>sure" not in html
+    assert f"label, withdrawn {entries[2].at}" in html
+    mine = history.visible(entries, "ana")  # blind mode: only her own entries
+    assert [e.who for e in mine] == ["ana", "ana"]
+    assert "1 entry by others hidden" in history.history_html(mine, hidden=len(entries) - len(mine))
+
+
+# --- adjudication ------------------------------------------------------------------------------------
+
+
+def test_an_adjudication_is_an_event_that_calibration_prefers(store, data):
+    item = [i for i in items_of(data.get("a-001")) if i.citation is not None][0]
+    L.append(store, L.make_label(item, "supported", "ana", at=at(1)))
+    L.append(store, L.make_label(item, "not_supported", "ben", at=at(2)))
+    labels, _ = L.read(store)
+    assert C.human_labels(labels, overlap=2) == {}  # one each way: no majority
+    L.append_event(store, E.make_adjudication(item, "partial", "lead", labels, note="both half right",
+                                              guidelines="sha256:abc", at=at(3)))
+    record = raw(store)[-1]
+    assert record["event"] == "adjudication" and record["labels_version"] == 2 and record["adjudicator"] == "lead"
+    assert record["resolves"] == [{"reviewer": "ana", "label": "supported", "at": at(1)},
+                                  {"reviewer": "ben", "label": "not_supported", "at": at(2)}]
+    events, errors = L.read_events(store)
+    adjudicated = L.adjudications(events)
+    assert errors == [] and adjudicated[item.key].label == "partial" and adjudicated[item.key].guidelines == "sha256:abc"
+    labels = L.effective(events)
+    assert len(labels) == 2  # the reviewers' labels stay, side by side with the adjudication
+    assert C.human_labels(labels, adjudicated=adjudicated, overlap=2) == {item.key: "partial"}
+    fingerprints = {item.key: "sha256:changed"}  # an adjudication of an older version of the item is stale
+    assert C.human_labels(labels, fingerprints, adjudicated, overlap=2) == {}
+
+    V.append(store if S.is_database(store) else store.with_name("v.jsonl"),
+             [V.make(item.key, "partial", "", "j", "v1", "h", item.fingerprint)])
+    verdicts = V.read(store if S.is_database(store) else store.with_name("v.jsonl"))[0]
+    report = C.calibrate(labels, verdicts, "j", "v1", adjudicated=adjudicated, overlap=2, draws=50)
+    assert report.to_dict()["human_label_rules"] == {"adjudicated": 1, "majority": 0, "single": 0,
+                                                     "no_majority": 0, "incomplete": 0}
+    assert report.to_dict()["guidelines_versions"] == {"unknown": 2}
+    assert "1 adjudicated, 0 by majority" in report.to_text()
+
+
+def test_bad_events_are_skipped_with_their_field(store, data):
+    item = items_of(data.get("a-001"))[0]
+    good = E.make_adjudication(item, "partial", "lead", [L.make_label(item, "supported", "ana")]).to_record()
+    S.append(store, L.STREAM, [
+        {**good, "event": "merge"}, {**good, "resolves": [{"reviewer": "ana", "label": "maybe", "at": "x"}]},
+        {**good, "adjudicator": " "}, {**good, "label": "needs_citation"},
+        {"labels_version": 2, "event": "retraction", "item": item.key, "reviewer": "ana", "label": "partial"},
+        {"labels_version": 3, "event": "retraction"}, good])
+    events, errors = L.read_events(store)
+    assert [(e.line, e.field) for e in errors] == [(1, "event"), (2, "resolves[0].label"), (3, "adjudicator"),
+                                                   (4, "label"), (5, "retracts"), (6, "labels_version")]
+    assert len(events) == 1 and "upgrade citecheck" in errors[-1].message
+
+
+def test_a_label_records_the_guidelines_version_and_old_labels_still_read(store, data):
+    item = items_of(data.get("a-001"))[0]
+    old = asdict(L.make_label(item, "partial", "ana", at=at(1)))
+    del old["sample"], old["guidelines"]  # as citecheck wrote labels before either field
+    S.append(store, L.STREAM, [old])
+    L.append(store, L.make_label(item, "supported", "ben", guidelines=G.load().version, at=at(2)))
+    labels, errors = L.read(store)
+    assert errors == [] and [lab.guidelines for lab in labels] == ["", G.load().version]
+    assert "guidelines" not in raw(store)[0] and raw(store)[1]["guidelines"].startswith("sha256:")
+
+
+def test_labels_copy_carries_the_events_both_ways(pg_url, tmp_path, data):
+    item = items_of(data.get("a-001"))[0]
+    src = tmp_path / "labels.jsonl"
+    L.append(src, L.make_label(item, "partial", "ana", at=at(1)))
+    L.append(src, L.make_label(item, "supported", "ben", at=at(2)))
+    L.retract_last(src, L.read(src)[0], "ana")
+    L.append_event(src, E.make_adjudication(item, "supported", "lead", L.read(src)[0]))
+    assert run("labels", "copy", src, pg_url)[0] == 0
+    back = tmp_path / "back.jsonl"
+    assert run("labels", "copy", pg_url, back)[0] == 0
+    assert raw(back) == raw(src) == raw(pg_url)
+    assert L.read(back)[0] == L.read(src)[0] and L.adjudications(L.read_events(pg_url)[0])[item.key].label == "supported"
+
+
+# --- consensus: adjudicated, else majority of at least K, else single ---------------------------------
+
+
+def lab(item, value, reviewer, n=1, fingerprint="fp"):
+    return L.Label(1, item, item.split("#")[0], 0, 0, "c", fingerprint, value, "", reviewer, at(n), "t")
+
+
+@pytest.mark.parametrize("given, overlap, expected", [
+    ([("supported", "ana")], 1, ("supported", "single")),
+    ([("supported", "ana")], 2, ("supported", "single")),
+    ([("supported", "ana"), ("supported", "ben")], 2, ("supported", "majority")),
+    ([("supported", "ana"), ("partial", "ben")], 2, (None, "no_majority")),
+    ([("supported", "ana"), ("partial", "ben")], 1, (None, "no_majority")),
+    ([("supported", "ana"), ("partial", "ben"), ("partial", "cy")], 3, ("partial", "majority")),
+    ([("supported", "ana"), ("partial", "ben"), ("cant_tell", "cy")], 3, (None, "no_majority")),
+    ([("supported", "ana"), ("supported", "ben")], 3, (None, "incomplete")),
+    ([("partial", "ana"), ("supported", "ana")], 2, ("supported", "single")),  # one reviewer counts once
+])
+def test_consensus_rules(given, overlap, expected):
+    labels = [lab("x#s0#c0", value, who, n) for n, (value, who) in enumerate(given)]
+    r = K.resolve(labels, {}, overlap)["x#s0#c0"]
+    assert (r.label, r.rule) == expected
+    assert sum(K.rule_counts([r]).values()) == 1
+
+
+def test_labels_export_gives_each_items_rule_and_counts_them(store, data, tmp_path):
+    cited = [i for i in data.all_items if i.citation is not None][:4]
+    L.append(store, L.make_label(cited[0], "supported", "ana", at=at(1)))
+    L.append(store, L.make_label(cited[0], "supported", "ben", at=at(2)))
+    L.append(store, L.make_label(cited[1], "supported", "ana", at=at(3)))
+    L.append(store, L.make_label(cited[1], "partial", "ben", at=at(4)))
+    L.append(store, L.make_label(cited[2], "partial", "ana", at=at(5)))
+    L.append(store, L.make_label(cited[3], "partial", "ana", at=at(6)))
+    L.append(store, L.make_label(cited[3], "not_supported", "ben", at=at(7)))
+    L.append_event(store, E.make_adjudication(cited[3], "not_supported", "lead", L.read(store)[0]))
+    code, out, err = run("labels", "export", store, "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--overlap", 2)
+    rows = {r["item"]: r for r in map(json.loads, out.splitlines())}
+    assert code == 0
+    assert [(rows[i.key]["human_label"], rows[i.key]["human_label_rule"]) for i in cited] == [
+        ("supported", "majority"), (None, "no_majority"), ("partial", "single"), ("not_supported", "adjudicated")]
+    assert rows[cited[3].key]["adjudication"]["adjudicator"] == "lead"
+    assert "1 adjudicated, 1 by majority, 1 single label; left out: 1 with no majority" in err
+    code, out, _ = run("labels", "export", store, "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--format", "csv")
+    header = out.splitlines()[0].split(",")
+    assert {"human_label", "human_label_rule", "adjudication", "adjudicated_by", "label:ana"} <= set(header)
+
+
+def test_calibrate_command_ignores_a_retracted_label_and_reports_the_rules(store, data, tmp_path):
+    item = [i for i in data.all_items if i.citation is not None][0]
+    verdicts = store if S.is_database(store) else tmp_path / "verdicts.jsonl"
+    V.append(verdicts, [V.make(item.key, "supported", "", "j", "v1", "h", item.fingerprint)])
+    L.append(store, L.make_label(item, "supported", "ana", at=at(1)))
+    L.append(store, L.make_label(item, "not_supported", "ana", at=at(2)))  # a slip ...
+    L.retract_last(store, L.read(store)[0], "ana")  # ... undone
+    code, out, _ = run("calibrate", "--labels", store, "--verdicts", verdicts, "--format", "json",
+                       "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--overlap", 2)
+    report = json.loads(out)
+    assert code == 0 and report["items"] == 1 and report["confusion"][0][0] == 1  # supported / supported
+    assert report["human_label_rules"]["single"] == 1
+    with pytest.raises(SystemExit):  # argparse refuses it, saying why
+        run("calibrate", "--labels", store, "--verdicts", verdicts, "--overlap", "0")
+
+
+# --- agreement ----------------------------------------------------------------------------------------
+
+
+def test_cohen_kappa_published_example_and_sklearn():
+    # Cohen's kappa's textbook example (Wikipedia, "Cohen's kappa"): 50 proposals, 20 yes/yes,
+    # 15 no/no, 5 yes/no, 10 no/yes: p_o = 0.7, p_e = 0.5, kappa = 0.4
+    a = ["yes"] * 20 + ["no"] * 15 + ["yes"] * 5 + ["no"] * 10
+    b = ["yes"] * 20 + ["no"] * 15 + ["no"] * 5 + ["yes"] * 10
+    assert A.cohen_kappa(a, b) == pytest.approx(0.4)
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        x = list(rng.choice(["s", "p", "n", "c"], 40))
+        y = [v if rng.random() < 0.6 else rng.choice(["s", "p", "n", "c"]) for v in x]
+        assert A.cohen_kappa(x, y) == pytest.approx(cohen_kappa_score(x, y))
+    assert A.cohen_kappa(["s", "s"], ["s", "s"]) is None and A.cohen_kappa([], []) is None
+
+
+def test_krippendorff_alpha_published_example():
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 observers, 12 units,
+    # values 1-5 with missing data; nominal alpha = 0.743
+    rows = [[1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+            [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None]]
+    units = [[r[u] - 1 for r in rows if r[u] is not None] for u in range(12)]
+    assert A.krippendorff_alpha(units) == pytest.approx(0.743, abs=5e-4)
+    matrix = np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=float)
+    assert A.krippendorff_alpha(units) == pytest.approx(krippendorff.alpha(reliability_data=matrix,
+                                                                           level_of_measurement="nominal"))
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["ana", "ben", "cy"]),
+                                st.sampled_from(["supported", "partial", "not_supported", "cant_tell"]),
+                                min_size=1, max_size=3), min_size=1, max_size=30))
+def test_team_agreement_matches_the_reference_packages(table):
+    by_item = {f"i{n}#s0#c0": r for n, r in enumerate(table)}
+    team = A.team_agreement(by_item)
+    shared = [r for r in table if len(r) >= 2]
+    assert team.n == len(shared) and team.values == sum(len(r) for r in shared)
+    for pair in team.pairs:
+        both = [r for r in shared if pair.first in r and pair.second in r]
+        assert pair.n == len(both)
+        x, y = [r[pair.first] for r in both], [r[pair.second] for r in both]
+        if pair.kappa is not None:
+            assert pair.kappa == pytest.approx(cohen_kappa_score(x, y))
+    if team.alpha is not None:
+        cats = sorted({v for r in shared for v in r.values()})
+        matrix = np.array([[cats.index(r[who]) if who in r else np.nan for r in shared]
+                           for who in ["ana", "ben", "cy"]], dtype=float)
+        assert team.alpha == pytest.approx(krippendorff.alpha(reliability_data=matrix,
+                                                              level_of_measurement="nominal"))
+
+
+# --- guidelines ---------------------------------------------------------------------------------------
+
+
+def test_the_bundled_guidelines_define_every_label_with_an_example():
+    g = G.load()
+    assert G.missing(g) == []
+    for title in ("Supported", "Partially supported", "Not supported", "Can't tell", "Needs a citation"):
+        section = g.text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+        assert "Example:" in section
+    assert g.definitions["partial"].startswith("The chunk supports some of what the sentence claims")
+    assert g.version == G.version_of(g.text) and g.version.startswith("sha256:")
+
+
+def test_own_guidelines_a_setting_and_their_definitions(tmp_path):
+    path = tmp_path / "ours.md"
+    path.write_text("# Ours\n\n## supported\nEvery word is in the chunk.\nAll of it.\n\nExample: x\n\n"
+                    "## Can\u2019t tell ##\nUnreadable chunk.\n", encoding="utf-8")
+    g = G.load(path)
+    assert g.definitions == {"supported": "Every word is in the chunk. All of it.", "cant_tell": "Unreadable chunk."}
+    assert "Partially supported" in G.missing(g) and g.version != G.load().version
+    assert load_settings(["--guidelines", str(path)]).guidelines == path.resolve()
+    assert load_settings([], {"CITECHECK_GUIDELINES": str(path)}).guidelines == path.resolve()
+    assert load_settings([], {}).guidelines is None
+    with pytest.raises(G.GuidelinesError, match="cannot read the guidelines file"):
+        G.load(tmp_path / "missing.md")
+
+
+@pytest.mark.parametrize("source, absent, present", [
+    ("<script>alert(1)</script>", "<script", "&lt;script&gt;"),
+    ('<img src=x onerror="alert(1)">', "<img", "&lt;img"),
+    ("[click](javascript:alert(1))", 'href="javascript', "[click]"),
+    ("**bold** and `code`", "**", "<strong>bold</strong>"),
+])
+def test_guidelines_render_as_markdown_with_raw_html_escaped(source, absent, present):
+    html = G.to_html(source)
+    assert absent not in html and present in html
