@@ -14,6 +14,7 @@ st.set_page_config(page_title="citecheck", layout="wide")
 PAGES = [
     st.Page("pages/review.py", title="Review", icon=":material/fact_check:", url_path="review", default=True),
     st.Page("pages/failures.py", title="Failures", icon=":material/monitoring:", url_path="failures"),
+    st.Page("pages/disagreements.py", title="Disagreements", icon=":material/gavel:", url_path="disagreements"),
     st.Page("pages/calibration.py", title="Judge calibration", icon=":material/balance:", url_path="calibration"),
     st.Page("pages/data.py", title="Data", icon=":material/folder_open:", url_path="data"),
 ]

@@ -88,6 +88,21 @@ def read_labels():
     return _or_stop(labels.read, settings().labels)
 
 
+def read_label_events():
+    """Every label, retraction and adjudication, and warnings (the history and the disagreements view)."""
+    return _or_stop(labels.read_events, settings().labels)
+
+
+def guidelines():
+    """The labelling guidelines the server is configured with, or None and the error saying why."""
+    from citecheck.review import guidelines as G
+
+    try:
+        return G.load(settings().guidelines), None
+    except G.GuidelinesError as exc:
+        return None, str(exc)
+
+
 def read_verdicts(path=None):
     """All verdict records and warnings; re-read on every run (a judge run may be appending)."""
     from citecheck.judging import verdicts

@@ -6,6 +6,8 @@ import streamlit as st
 import streamlit.components.v1 as components
 from citecheck.contract.postgres import StoreError
 from citecheck.reports.check_report import sentence_flags
+from citecheck.review import guidelines as G
+from citecheck.review import history as H
 from citecheck.review import identity as I
 from citecheck.review import labels as L
 from citecheck.review import paging as P
@@ -39,8 +41,19 @@ from citecheck.review.queue import (
     sample_progress,
     team_progress,
 )
+from citecheck.review.text import md_literal
 
-from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
+from pages._common import (
+    current_dataset,
+    enter,
+    guidelines,
+    read_label_events,
+    read_labels,
+    read_verdicts,
+    settings,
+    show_notice,
+    style,
+)
 
 enter("review")
 
@@ -51,8 +64,10 @@ if not len(data):
     st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
     st.stop()
 
-records, label_warnings = read_labels()
+events, label_warnings = read_label_events()  # labels, retractions (undo) and adjudications
+records = L.effective(events)  # the labels that count: retracted ones left out
 current = L.latest(records)
+rules, rules_error = guidelines()
 verdict_records, _ = read_verdicts()
 judged = {}  # item key -> the latest verdicts on it, one per judge and prompt version
 for v in verdict_records:
@@ -124,7 +139,14 @@ with st.sidebar:
                                help="Work through a random sample (citecheck sample): Resume goes to its next "
                                     "unlabelled item, and labels record the sample.")
     st.caption("Keys: 1-4 label the focused item (1-2 for an uncited sentence) · J/K next/previous item · "
-               "N/P next/previous answer · U your next unlabelled item · Enter or Escape leaves a text box")
+               "N/P next/previous answer · U your next unlabelled item · Z undo your last label · "
+               "Enter or Escape leaves a text box")
+    with st.expander("Labelling guidelines"):
+        if rules is not None:
+            st.html(G.to_html(rules.text))  # Markdown with raw HTML escaped (core/review/guidelines.py)
+            st.caption(f"Version {rules.version}: every label records it.")
+        else:
+            st.html(notice_html("error", f"{rules_error} Labels are saved without a guidelines version."))
 
 sample = None
 if sample_path is not None:
@@ -234,7 +256,8 @@ def save(index: int, label: str) -> None:
     name = identity().name
     try:
         in_sample = sample.sample_id if sample is not None and item.key in sample else ""
-        L.append(settings().labels, L.make_label(item, label, name, note, sample=in_sample))
+        L.append(settings().labels, L.make_label(item, label, name, note, sample=in_sample,
+                                                 guidelines=rules.version if rules else ""))
     except L.LabelError as exc:
         state.flash = ("error", f"Not saved: {exc}. Enter your name in the sidebar, then label again.")
         return
@@ -249,6 +272,26 @@ def save(index: int, label: str) -> None:
         state.flash = ("success", saved)
     else:
         state.flash = ("success", saved + " " + state.flash[1])
+
+
+def undo() -> None:
+    """Z: withdraw this reviewer's last label (a retraction appended) and go back to its item."""
+    name = identity().name
+    try:
+        withdrawn = L.retract_last(settings().labels, read_labels()[0], name) if name else None
+    except (OSError, StoreError) as exc:
+        state.flash = ("error", f"Nothing withdrawn: could not write the labels store ({exc}).")
+        return
+    if withdrawn is None:
+        state.flash = ("info", "You have no label to withdraw." if name else "Enter your name first.")
+        return
+    state.flash = ("success", f"Withdrew your \u201c{LABEL_TEXT[withdrawn.label]}\u201d for sentence "
+                              f"{withdrawn.sentence + 1} of {withdrawn.answer_id} (a retraction is recorded; "
+                              "the label before it, if any, counts again).")
+    keys = [i.key for i in data.items(withdrawn.answer_id)] if data.get(withdrawn.answer_id) is not None else []
+    if withdrawn.item in keys:
+        state.answer_id, state.focus = withdrawn.answer_id, keys.index(withdrawn.item)
+        moved()
 
 
 flash = state.pop("flash", None)
@@ -299,9 +342,11 @@ def label_buttons(where, item, n: int, chosen: str | None, prefix: str, shortcut
     row = where.container(horizontal=True, gap="small")
     for k, label in enumerate(item.labels):
         picked = label == chosen
+        definition = rules.definitions.get(label) if rules else None
         clicked = row.button(("\u2713 " if picked else "") + LABEL_TEXT[label], key=f"{prefix}-{label}",
                              on_click=save, args=(n, label), type="primary" if picked else "secondary",
-                             shortcut=str(k + 1) if shortcuts else None, width="content")
+                             shortcut=str(k + 1) if shortcuts else None, width="content",
+                             help=md_literal(definition) if definition else None)
         if clicked and not handled:  # a new session (a restarted server) has no callback for it yet
             save(n, label)
             st.rerun()
@@ -323,6 +368,13 @@ if items:
         moves = st.container(horizontal=True, gap="small")
         moves.button("Previous item", on_click=step_item, args=(-1,), shortcut="K")
         moves.button("Next item", on_click=step_item, args=(1,), shortcut="J")
+        moves.button("Undo my last label", on_click=undo, shortcut="Z", disabled=not reviewer,
+                     help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
+        with st.expander("Label history of this item"):
+            entries = H.by_item(events).get(focused.key, [])
+            hide = blind and chosen_label(focused) is None
+            mine = H.visible(entries, reviewer if hide else None)
+            st.html(H.history_html(mine, hidden=len(entries) - len(mine)))
     components.html(keys_script(focus_token(focused.key), state.get("moves", 0)), height=KEYS_HEIGHT)
 
 # --- one row per sentence -------------------------------------------------------------------

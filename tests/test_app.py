@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = ["pages/review.py", "pages/failures.py", "pages/calibration.py", "pages/data.py"]
+PAGES = ["pages/review.py", "pages/failures.py", "pages/calibration.py", "pages/data.py", "pages/disagreements.py"]
 
 
 @pytest.fixture(autouse=True)

@@ -326,3 +326,35 @@ def test_own_guidelines_a_setting_and_their_definitions(tmp_path):
 def test_guidelines_render_as_markdown_with_raw_html_escaped(source, absent, present):
     html = G.to_html(source)
     assert absent not in html and present in html
+
+
+# --- the disagreements view ---------------------------------------------------------------------------
+
+
+def test_disagreements_list_differing_current_labels_and_hold_back_open_items(data):
+    from citecheck.review import adjudication as D
+
+    items = [i for i in data.all_items if i.citation is not None][:4]
+    made = [L.make_label(items[0], "supported", "ana", note="<i>clear</i>", at=at(1)),
+            L.make_label(items[0], "partial", "ben", at=at(2)),
+            L.make_label(items[1], "supported", "ana", at=at(3)), L.make_label(items[1], "supported", "ben", at=at(4)),
+            L.make_label(items[2], "supported", "ana", at=at(5)),
+            L.make_label(items[2]._replace(fingerprint="sha256:old"), "partial", "ben", at=at(6)),  # stale
+            L.make_label(items[3], "supported", "ana", at=at(7)), L.make_label(items[3], "partial", "ben", at=at(8))]
+    adj = {items[3].key: E.make_adjudication(items[3], "partial", "lead", made[-2:])}
+    current = L.latest(made)
+    found, held = D.disagreements(data.all_items, current, adj, viewer="lead", overlap=2)
+    assert [d.item.key for d in found] == [items[0].key, items[3].key] and held == 0
+    assert [d.settled for d in found] == [False, True]
+    html = D.side_by_side_html(found[0])
+    assert "&lt;i&gt;clear&lt;/i&gt;" in html and "Not adjudicated yet" in html
+    assert "Adjudicated by lead" in D.side_by_side_html(found[1])
+    # with overlap 3, a third reviewer who has not labelled them yet must not see them
+    found, held = D.disagreements(data.all_items, current, adj, viewer="cy", overlap=3)
+    assert found == [] and held == 2
+    assert len(D.disagreements(data.all_items, current, adj, viewer="ana", overlap=3)[0]) == 2
+
+    team = A.team_agreement(A.table(current.values(), {i.key: i.fingerprint for i in data.all_items}))
+    assert [(p.first, p.second, p.n) for p in team.pairs] == [("ana", "ben", 3)] and team.n == 3
+    html = D.agreement_html(team)
+    assert "n = 3 items" in html and "Cohen&#x27;s kappa" not in html and "ana" in html
