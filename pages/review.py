@@ -368,7 +368,7 @@ if items:
         moves = st.container(horizontal=True, gap="small")
         moves.button("Previous item", on_click=step_item, args=(-1,), shortcut="K")
         moves.button("Next item", on_click=step_item, args=(1,), shortcut="J")
-        moves.button("Undo my last label", on_click=undo, shortcut="Z", disabled=not reviewer,
+        moves.button("Undo my last label", key="undo", on_click=undo, shortcut="Z", disabled=not reviewer,
                      help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
         with st.expander("Label history of this item"):
             entries = H.by_item(events).get(focused.key, [])

@@ -1,0 +1,115 @@
+"""Undo, the label history, the guidelines and the Disagreements page through AppTest."""
+
+import pytest
+import streamlit as st
+from citecheck.contract import store as S
+from citecheck.review import guidelines as G
+from citecheck.review import labels as L
+from citecheck.review.items import items_of
+from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
+from streamlit.testing.v1 import AppTest
+from test_app import APP, html
+
+
+@pytest.fixture(autouse=True)
+def labels(tmp_path, monkeypatch):
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    path = tmp_path / "labels.jsonl"
+    monkeypatch.setenv("CITECHECK_LOGS", str(DEFAULT_LOG))
+    monkeypatch.setenv("CITECHECK_CORPUS", str(DEFAULT_CORPUS))
+    monkeypatch.setenv("CITECHECK_LABELS", str(path))
+    monkeypatch.setenv("CITECHECK_VERDICTS", str(tmp_path / "verdicts.jsonl"))
+    monkeypatch.delenv("CITECHECK_GUIDELINES", raising=False)
+    return path
+
+
+def app(page: str | None = None, **query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    return at.switch_page(page).run() if page else at
+
+
+def raw(path) -> list[dict]:
+    return S.read_all(path, L.STREAM, lambda v: v)[0]
+
+
+def test_undo_appends_a_retraction_and_returns_to_the_item(labels):
+    at = app(answer="a-001", reviewer="ana")
+    at.button(key="key-supported").click().run()
+    assert "focused item 2 of" in html(at)
+    at.button(key="undo").click().run()
+    assert not at.exception
+    records = raw(labels)
+    assert [r.get("event", "label") for r in records] == ["label", "retraction"]
+    assert records[1]["retracts"] == records[0]["at"] and L.read(labels)[0] == []
+    page = html(at)
+    assert "Withdrew your \u201cSupported\u201d for sentence 1 of a-001" in page
+    assert "focused item 1 of" in page and "ana: labelled 0 of" in page
+    assert "label, withdrawn" in page  # the history of the item, open on it
+    at.button(key="undo").click().run()
+    assert "You have no label to withdraw." in html(at) and len(raw(labels)) == 2
+
+
+def test_history_hides_other_reviewers_in_blind_mode(labels):
+    from citecheck.review import dataset
+
+    item = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))[0]
+    L.append(labels, L.make_label(item, "not_supported", "ben", note="ben's reason"))
+    at = app(answer="a-001", reviewer="ana")
+    assert "ben&#x27;s reason" not in html(at) and "1 entry by others hidden" in html(at)
+    at.button(key="key-supported").click().run()
+    at.button(key="undo").click().run()  # back on the item, unlabelled by ana again: ben stays hidden
+    assert "ben&#x27;s reason" not in html(at)
+    at.button(key="key-partial").click().run()
+    at = app(answer="a-001", reviewer="ana", item="1")  # the item again, now labelled by ana: nothing hidden
+    page = html(at)
+    assert "ben&#x27;s reason" in page and "by others hidden" not in page
+
+
+def test_guidelines_are_shown_escaped_give_hover_text_and_a_version(labels, tmp_path, monkeypatch):
+    at = app(answer="a-001", reviewer="ana")
+    assert "<h2>Partially supported</h2>" in html(at)
+    default = G.load()
+    help_text = at.button(key="key-partial").help
+    assert help_text.startswith("The chunk supports some of what the sentence claims")
+    ours = tmp_path / "ours.md"
+    ours.write_text("# Ours\n<script>alert(1)</script>\n\n## Supported\nEvery word *is* in the chunk.\n",
+                    encoding="utf-8")
+    monkeypatch.setenv("CITECHECK_GUIDELINES", str(ours))
+    at = app(answer="a-001", reviewer="ana")
+    page = html(at)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
+    assert at.button(key="key-supported").help == r"Every word \*is\* in the chunk."
+    assert at.button(key="key-partial").help is None or at.button(key="key-partial").help == ""
+    at.button(key="key-supported").click().run()
+    assert L.read(labels)[0][0].guidelines == G.load(ours).version != default.version
+    monkeypatch.setenv("CITECHECK_GUIDELINES", str(tmp_path / "missing.md"))
+    at = app(answer="a-001", reviewer="ana")
+    assert not at.exception and "cannot read the guidelines file" in html(at)
+
+
+def test_the_disagreements_page_shows_labels_side_by_side_and_records_an_adjudication(labels):
+    from citecheck.review import dataset
+
+    items = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))
+    L.append(labels, L.make_label(items[0], "supported", "ana", note="<b>clear</b>"))
+    L.append(labels, L.make_label(items[0], "not_supported", "ben", note="invented"))
+    L.append(labels, L.make_label(items[1], "partial", "ana"))
+    L.append(labels, L.make_label(items[1], "partial", "ben"))
+    at = app("pages/disagreements.py", reviewer="lead")
+    assert not at.exception
+    page = html(at)
+    assert "&lt;b&gt;clear&lt;/b&gt;" in page and "invented" in page and "Not adjudicated yet" in page
+    assert "n = 2 items with two or more labels" in page and "<mark" in page  # the chunk, its quote highlighted
+    assert at.selectbox(key="dis_item").options == [items[0].key]
+    at.radio[1].set_value("partial")
+    at.button[0].click().run()
+    assert not at.exception
+    adj = L.adjudications(L.read_events(labels)[0])[items[0].key]
+    assert (adj.label, adj.adjudicator, [r.reviewer for r in adj.resolves]) == ("partial", "lead", ["ana", "ben"])
+    assert adj.guidelines == G.load().version
+    assert "Every disagreement is adjudicated." in [s.value for s in at.success]
+    assert len(L.read(labels)[0]) == 4  # nothing overwritten
