@@ -12,12 +12,21 @@ from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge
 from citecheck.judging.outcome import run_outcome
 from citecheck.llm.client import have_key, make_client
 from citecheck.reports.rates import percent
+from citecheck.review import consensus as CON
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.html import citation_html, disagreement_html, notice_html
 from citecheck.review.text import md_literal as m
 
-from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
+from pages._common import (
+    current_dataset,
+    enter,
+    read_label_events,
+    read_verdicts,
+    settings,
+    show_notice,
+    style,
+)
 from pages._estimate import show as show_estimates
 
 enter("calibration")
@@ -40,11 +49,13 @@ def _expertqa() -> dataset.Dataset:
 if which == "expertqa":
     data = _expertqa()
     records, label_warnings = L.read(cfg.expertqa_labels)
+    adjudicated = {}
     verdicts_path = cfg.expertqa_verdicts
 else:
     data = current_dataset()
     show_notice(data)
-    records, label_warnings = read_labels()
+    events, label_warnings = read_label_events()
+    records, adjudicated = L.effective(events), L.adjudications(events)  # retracted labels never count
     verdicts_path = cfg.verdicts
 for w in label_warnings:
     st.html(notice_html("warning", f"labels file: skipped {w}"))
@@ -120,10 +131,11 @@ run = c1.selectbox("Judge and prompt version", runs, format_func=lambda r: f"{r[
 split = c2.radio("Items", ["all", "dev", "test"], horizontal=True, key="cal_split",
                  help="Items split by a hash of their key: iterate on the prompt with dev, quote test.")
 fingerprints = {i.key: i.fingerprint for i in data.all_items}
-report = C.calibrate(records, verdict_records, run[0], run[1], split, fingerprints)
+report = C.calibrate(records, verdict_records, run[0], run[1], split, fingerprints, adjudicated=adjudicated,
+                     overlap=cfg.overlap)
 p = report.pairs
 st.caption(f"{len(p.keys):,} items with a human label and a verdict; {p.unscored} unscored by the judge; "
-           f"{p.unjudged} not judged yet.")
+           f"{p.unjudged} not judged yet. Human labels: {CON.counts_text(report.rules)} (overlap {cfg.overlap}).")
 if not len(p.keys):
     st.info("No labelled item has a verdict from this judge in this split yet.")
     st.stop()

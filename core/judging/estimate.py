@@ -21,7 +21,7 @@ from ..review.items import Item
 from ..review.labels import Label
 from ..review.sample import Sample
 from . import ppi as P
-from .calibration import CLASSES, POSITIVE, Pairs, corrected_rate, human_labels, latest_by_item
+from .calibration import CLASSES, POSITIVE, Pairs, corrected_rate, human_labels, latest_by_item, resolutions
 from .verdicts import Verdict
 
 ESTIMATE_VERSION = 1
@@ -198,11 +198,19 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
     left_out: dict[str, int] = {}
     notes: list[str] = []
     used: list[str] = []
+    settled = resolutions(labels, fingerprints)
     for key, label in _latest_citation_labels(labels).items():  # labels human_labels drops, and why
         if key in human:
             continue
-        reason = ("latest label is can't tell" if label.label not in CLASSES
-                  else "stale: the item changed since it was labelled")
+        rule = settled[key].rule if key in settled else ""
+        if rule == "no_majority":
+            reason = "reviewers disagree and no label has a majority (adjudicate it)"
+        elif rule == "incomplete":
+            reason = "fewer labels than the overlap"
+        elif label.label not in CLASSES or key in settled:
+            reason = "latest label is can't tell"
+        else:
+            reason = "stale: the item changed since it was labelled"
         left_out[reason] = left_out.get(reason, 0) + 1
     for key in sorted(human):
         if sample is not None and key not in sample:
