@@ -1,0 +1,114 @@
+"""A labelling team in a real browser (Debian's headless Chromium, Playwright): two reviewers in
+two browser contexts with ``--overlap 2``, the queue bringing the second to the item the first
+started, the first's label hidden in blind mode, the Disagreements page and an adjudication;
+then undo, which appends a retraction that calibration ignores."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+from citecheck.cli.main import main
+from citecheck.contract import store as S
+from citecheck.judging import verdicts as V
+from citecheck.review import labels as L
+from test_browser import CHROMIUM
+from test_review_browser import LINES, browser, make_app, progress  # noqa: F401 (fixtures)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
+]
+
+
+def open_as(browser, url: str):  # noqa: F811 (the fixture's value)
+    """A page in a new browser context: its own cookies and session, as another person's browser."""
+    from playwright.sync_api import expect
+
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(url, timeout=60_000)
+    expect(page.get_by_role("heading", name="Answer", exact=False).first).to_be_visible(timeout=60_000)
+    return page
+
+
+def raw(path) -> list[dict]:
+    return S.read_all(path, L.STREAM, lambda v: v)[0]
+
+
+def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, browser, tmp_path):  # noqa: F811
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:3], "--overlap", "2")  # a-001 (2 items), a-002 (1), a-003 (2)
+    ana = open_as(browser, f"{app.url}/review?answer=a-002&reviewer=ana")
+    progress(ana, "ana: labelled 0 of 5")
+    ana.locator("h3").first.click()
+    ana.keyboard.press("1")  # a-002#s0#c0: Supported
+    progress(ana, "ana: labelled 1 of 5")
+
+    ben = open_as(browser, f"{app.url}/?reviewer=ben")  # opens on a-001, the first answer
+    progress(ben, "ben: labelled 0 of 5")
+    expect(ben.get_by_role("heading", name="Answer a-001")).to_be_visible()
+    ben.get_by_text("Focused item 1 of", exact=False).first.click()  # the page, not a text box, has the keys
+    ben.keyboard.press("u")  # the queue prefers the item ana started over a-001's untouched ones
+    expect(ben.get_by_role("heading", name="Answer a-002")).to_be_visible(timeout=20_000)
+    expect(ben.get_by_text("1 other reviewer label(s) hidden until you label this item")).to_be_visible()
+    expect(ben.get_by_text("Others: ana")).to_have_count(0)  # blind: ana's label is not shown
+    ben.get_by_text("Label history of this item").click()
+    expect(ben.get_by_text("1 entry by others hidden")).to_be_visible()
+    ben.keyboard.press("3")  # Not supported: the two disagree
+    progress(ben, "ben: labelled 1 of 5")
+    progress(ben, "team: 1 of 5 items done (2 reviewers each)")
+    assert [(r.reviewer, r.item, r.label) for r in app.records()] == [
+        ("ana", "a-002#s0#c0", "supported"), ("ben", "a-002#s0#c0", "not_supported")]
+
+    ben.goto(f"{app.url}/?answer=a-002&reviewer=ben", timeout=60_000)  # now labelled: nothing hidden
+    expect(ben.get_by_text("Others: ana: Supported")).to_be_visible(timeout=60_000)
+
+    lead = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    lead.goto(f"{app.url}/disagreements?reviewer=lee", timeout=60_000)
+    expect(lead.get_by_role("heading", name="Disagreements")).to_be_visible(timeout=60_000)
+    expect(lead.get_by_text("n = 1 items with two or more labels")).to_be_visible(timeout=20_000)
+    side = lead.locator("table.cc-side").last
+    expect(side).to_contain_text("ana")
+    expect(side).to_contain_text("Supported")
+    expect(side).to_contain_text("ben")
+    expect(side).to_contain_text("Not supported")
+    expect(lead.get_by_text("Not adjudicated yet")).to_be_visible()
+    lead.get_by_role("radio", name="Partially supported").check(force=True)
+    lead.get_by_role("button", name="Record adjudicated label").click()
+    expect(lead.get_by_text("Recorded \u201cPartially supported\u201d for a-002#s0#c0")).to_be_visible(timeout=20_000)
+    adjudication = raw(app.labels)[-1]
+    assert (adjudication["event"], adjudication["adjudicator"], adjudication["label"]) == (
+        "adjudication", "lee", "partial")
+    assert [(r["reviewer"], r["label"]) for r in adjudication["resolves"]] == [
+        ("ana", "supported"), ("ben", "not_supported")]
+
+    # ana labels a-001's first item by mistake, then undoes it with Z
+    ana.goto(f"{app.url}/?answer=a-001&reviewer=ana", timeout=60_000)
+    progress(ana, "ana: labelled 1 of 5")
+    ana.locator("h3").first.click()
+    ana.keyboard.press("3")
+    progress(ana, "ana: labelled 2 of 5")
+    ana.keyboard.press("z")
+    progress(ana, "ana: labelled 1 of 5")
+    expect(ana.get_by_text("Withdrew your \u201cNot supported\u201d for sentence 1 of a-001").first).to_be_visible()
+    records = raw(app.labels)
+    assert len(records) == 5 and records[3]["item"] == "a-001#s0#c0"  # the slip stays in the file ...
+    assert {k: records[4][k] for k in ("event", "item", "reviewer", "label")} == {
+        "event": "retraction", "item": "a-001#s0#c0", "reviewer": "ana", "label": "not_supported"}
+    assert records[4]["retracts"] == records[3]["at"]
+
+    # ... and calibration ignores it: the judge's verdicts on both items, one human label (adjudicated)
+    verdicts = tmp_path / "verdicts.jsonl"
+    V.append(verdicts, [V.make("a-002#s0#c0", "partial", "", "j", "v1", "h"),
+                        V.make("a-001#s0#c0", "supported", "", "j", "v1", "h")])
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["calibrate", "--labels", str(app.labels), "--verdicts", str(verdicts), "--format", "json",
+                 "--log", str(app.log), "--overlap", "2"], out, err)
+    report = json.loads(out.getvalue())
+    assert code == 0 and report["items"] == 1 and report["unjudged"] == 0
+    assert report["human_label_rules"] == {"adjudicated": 1, "majority": 0, "single": 0, "no_majority": 0,
+                                           "incomplete": 0}
+    assert report["confusion"][1][1] == 1  # partial / partial
