@@ -371,7 +371,7 @@ if items:
         moves.button("Undo my last label", key="undo", on_click=undo, shortcut="Z", disabled=not reviewer,
                      help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
         with st.expander("Label history of this item"):
-            entries = H.by_item(events).get(focused.key, [])
+            entries = H.by_item(e for e in events if e.item == focused.key).get(focused.key, [])
             hide = blind and chosen_label(focused) is None
             mine = H.visible(entries, reviewer if hide else None)
             st.html(H.history_html(mine, hidden=len(entries) - len(mine)))

@@ -358,3 +358,14 @@ def test_disagreements_list_differing_current_labels_and_hold_back_open_items(da
     assert [(p.first, p.second, p.n) for p in team.pairs] == [("ana", "ben", 3)] and team.n == 3
     html = D.agreement_html(team)
     assert "n = 3 items" in html and "Cohen&#x27;s kappa" not in html and "ana" in html
+
+
+def test_estimate_says_why_a_disagreed_item_is_left_out(data):
+    from citecheck.judging.estimate import estimate
+
+    cited = [i for i in data.all_items if i.citation is not None]
+    labels = [L.make_label(cited[0], "supported", "ana", at=at(1)), L.make_label(cited[0], "partial", "ben", at=at(2)),
+              L.make_label(cited[1], "supported", "ana", at=at(3))]
+    verdicts = [V.make(i.key, "supported", "", "j", "v1", "h", i.fingerprint) for i in cited]
+    result = estimate(labels, verdicts, data.all_items, "j", "v1")
+    assert result.left_out == {"reviewers disagree and no label has a majority (adjudicate it)": 1}
