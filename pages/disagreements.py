@@ -29,12 +29,26 @@ for w in warnings:
     st.html(notice_html("warning", f"labels file: skipped {w}"))
 current = L.latest(L.effective(events))
 adjudicated = L.adjudications(events)
-who = I.resolve(st.query_params.get("reviewer"), state.get("reviewer_name"))
+
+
+def signed_in_user() -> dict | None:
+    """The OIDC user's claims when the deployment configured ``[auth]`` (docs/app.md), else None."""
+    try:
+        return st.user.to_dict()
+    except Exception:  # no [auth] section: Streamlit has no user to give
+        return None
+
+
+who = I.resolve(st.query_params.get("reviewer"), state.get("reviewer_name"), signed_in_user())
 with st.sidebar:
-    name = I.clean_name(st.text_input("Your name (adjudicator)", value=who.name, key="adjudicator_box"))
-    if name and name != who.name:
-        state.reviewer_name = name
-        st.query_params["reviewer"] = name
+    if who.source in ("login", "signed-out"):  # a signed-in deployment: the adjudicator is the user
+        name = who.name
+        st.html(labelled_html([("Adjudicator", name or "not signed in")]))
+    else:
+        name = I.clean_name(st.text_input("Your name (adjudicator)", value=who.name, key="adjudicator_box"))
+        if name and name != who.name:
+            state.reviewer_name = name
+            st.query_params["reviewer"] = name
 
 fingerprints = {i.key: i.fingerprint for i in data.all_items}
 st.subheader("Agreement between reviewers")

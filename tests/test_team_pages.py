@@ -113,3 +113,20 @@ def test_the_disagreements_page_shows_labels_side_by_side_and_records_an_adjudic
     assert adj.guidelines == G.load().version
     assert "Every disagreement is adjudicated." in [s.value for s in at.success]
     assert len(L.read(labels)[0]) == 4  # nothing overwritten
+
+
+def test_under_a_login_the_adjudicator_is_the_signed_in_user(labels):
+    from citecheck.review import dataset
+
+    items = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))
+    L.append(labels, L.make_label(items[0], "supported", "ana"))
+    L.append(labels, L.make_label(items[0], "partial", "ben"))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.user = {"is_logged_in": True, "email": "lead@example.org"}
+    at.query_params["reviewer"] = "mallory"  # a name in the address cannot stand in for the user
+    at.run()
+    at.switch_page("pages/disagreements.py").run()
+    assert not at.exception and [t.label for t in at.sidebar.text_input] == []
+    at.radio[1].set_value("supported")
+    at.button[0].click().run()
+    assert L.adjudications(L.read_events(labels)[0])[items[0].key].adjudicator == "lead@example.org"
