@@ -75,6 +75,8 @@ def test_undo_appends_a_retraction_and_gives_back_the_label_before(store, data):
     assert L.retract_last(store, labels, "ana") is None  # nothing left to withdraw: nothing written
     assert len(raw(store)) == 5
     assert [type(e).__name__ for e in L.read_events(store)[0]] == ["Label"] * 3 + ["Retraction"] * 2
+    events = L.read_events(store)[0]
+    assert L.latest(events) == L.latest(L.effective(events)) == L.latest(labels)  # the stream itself: the same
 
 
 def test_only_the_reviewer_can_withdraw_their_label(data):

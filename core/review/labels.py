@@ -199,7 +199,12 @@ def read(target: str | Path) -> tuple[list[Label], list[RecordError]]:
 
 
 def latest(labels: Iterable[Label]) -> dict[tuple[str, str], Label]:
-    """The record that counts for each (item key, reviewer): the last one written."""
+    """The record that counts for each (item key, reviewer): the last one written.  Given the
+    whole event stream (:func:`read_events`), it leaves retracted labels out first."""
+    if not isinstance(labels, list):
+        labels = list(labels)
+    if any(type(e) is not Label for e in labels):
+        labels = effective(labels)
     out: dict[tuple[str, str], Label] = {}
     for label in labels:
         out[(label.item, label.reviewer)] = label
