@@ -33,6 +33,20 @@ def open_as(browser, url: str):  # noqa: F811 (the fixture's value)
     return page
 
 
+def idle(page) -> None:
+    """Wait until the app has finished its run (a key pressed mid-run was seen lost once under load)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(1, timeout=20_000)
+
+
+def press(page, key: str) -> None:
+    """A key press on the page itself (not in a box or the keys frame), once the app is idle."""
+    idle(page)
+    page.get_by_text("Focused item", exact=False).first.click()
+    page.keyboard.press(key)
+
+
 def raw(path) -> list[dict]:
     return S.read_all(path, L.STREAM, lambda v: v)[0]
 
@@ -43,21 +57,19 @@ def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, 
     app = make_app(LINES[:3], "--overlap", "2")  # a-001 (2 items), a-002 (1), a-003 (2)
     ana = open_as(browser, f"{app.url}/review?answer=a-002&reviewer=ana")
     progress(ana, "ana: labelled 0 of 5")
-    ana.locator("h3").first.click()
-    ana.keyboard.press("1")  # a-002#s0#c0: Supported
+    press(ana, "1")  # a-002#s0#c0: Supported
     progress(ana, "ana: labelled 1 of 5")
 
     ben = open_as(browser, f"{app.url}/?reviewer=ben")  # opens on a-001, the first answer
     progress(ben, "ben: labelled 0 of 5")
     expect(ben.get_by_role("heading", name="Answer a-001")).to_be_visible()
-    ben.get_by_text("Focused item 1 of", exact=False).first.click()  # the page, not a text box, has the keys
-    ben.keyboard.press("u")  # the queue prefers the item ana started over a-001's untouched ones
+    press(ben, "u")  # the queue prefers the item ana started over a-001's untouched ones
     expect(ben.get_by_role("heading", name="Answer a-002")).to_be_visible(timeout=20_000)
     expect(ben.get_by_text("1 other reviewer label(s) hidden until you label this item")).to_be_visible()
     expect(ben.get_by_text("Others: ana")).to_have_count(0)  # blind: ana's label is not shown
     ben.get_by_text("Label history of this item").click()
     expect(ben.get_by_text("1 entry by others hidden")).to_be_visible()
-    ben.keyboard.press("3")  # Not supported: the two disagree
+    press(ben, "3")  # Not supported: the two disagree
     progress(ben, "ben: labelled 1 of 5")
     progress(ben, "team: 1 of 5 items done (2 reviewers each)")
     assert [(r.reviewer, r.item, r.label) for r in app.records()] == [
@@ -88,10 +100,9 @@ def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, 
     # ana labels a-001's first item by mistake, then undoes it with Z
     ana.goto(f"{app.url}/?answer=a-001&reviewer=ana", timeout=60_000)
     progress(ana, "ana: labelled 1 of 5")
-    ana.locator("h3").first.click()
-    ana.keyboard.press("3")
+    press(ana, "3")
     progress(ana, "ana: labelled 2 of 5")
-    ana.keyboard.press("z")
+    press(ana, "z")
     progress(ana, "ana: labelled 1 of 5")
     expect(ana.get_by_text("Withdrew your \u201cNot supported\u201d for sentence 1 of a-001").first).to_be_visible()
     records = raw(app.labels)
