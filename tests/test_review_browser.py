@@ -240,8 +240,6 @@ def test_label_texts_are_readable_at_1280_px(make_app, browser):
     assert cut == []
 
 
-@pytest.mark.xfail(strict=True, reason="known defect, not fixed yet (issue #12): after a server restart the open tab's "
-                   "next key press reaches a new session and the label is not saved")
 def test_a_label_after_a_server_restart_is_saved(make_app, browser):
     from playwright.sync_api import expect
 
@@ -266,3 +264,23 @@ def test_a_label_after_a_server_restart_is_saved(make_app, browser):
     assert [(r.reviewer, r.label) for r in app.records()] == [("ana", "supported"), ("ana", "supported")]
 
 
+
+
+def test_a_key_pressed_while_the_server_is_away_waits_and_is_saved(make_app, browser):
+    """A label key pressed while the tab has lost the server is held, said so, and sent once the
+    restarted server has run the page again: the label lands on the item the tab showed."""
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:6])
+    page = open_review(browser, f"{app.url}/review?answer=a-002&reviewer=ana")
+    progress(page, "ana: labelled 0 of")
+    page.locator("h3").first.click()
+    app.stop()
+    expect(page.get_by_test_id("stStatusWidget")).to_contain_text("Connecting", timeout=60_000)
+    held = page.get_by_role("alert").filter(has_text="Your key presses wait")
+    expect(held).to_be_visible(timeout=20_000)
+    page.keyboard.press("3")
+    app.start()
+    progress(page, "ana: labelled 1 of")
+    expect(held).to_have_count(0, timeout=20_000)
+    assert [(r.item, r.reviewer, r.label) for r in app.records()] == [("a-002#s0#c0", "ana", "not_supported")]
