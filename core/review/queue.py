@@ -29,8 +29,14 @@ FILTERS = {
 def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], Label], reviewer: str) -> list[str]:
     """Ids of the answers that pass the filter, in log order."""
     kind = FILTERS.get(filter_name, "all")
-    if kind == "all":
-        return data.answer_ids  # needs no check at all
+    if kind == "all":  # needs no check at all; one list per dataset, not one per rerun
+        return data.memo("answer_ids", lambda: data.answer_ids)
+    if kind in ("failed", "refused"):  # fixed by the log: walked once per dataset
+        return data.memo(f"answer_ids:{kind}", lambda: _matching(data, kind, current, reviewer))
+    return _matching(data, kind, current, reviewer)
+
+
+def _matching(data: Dataset, kind: str, current: dict[tuple[str, str], Label], reviewer: str) -> list[str]:
     out = []
     for r, items in zip(data.results, data.items_by_answer):
         if kind == "failed" and not r.failed_citations:
