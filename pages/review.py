@@ -38,7 +38,7 @@ from citecheck.review.queue import (
     sample_answer_ids,
     sample_progress,
 )
-from citecheck.review.reconnect import reconnect_script, run_token, session_token
+from citecheck.review.reconnect import reconnect_script, session_token
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 
@@ -375,7 +375,5 @@ for s in result.sentences[shown.start:shown.end]:
         label_buttons(box, item, n, chosen_label(item), f"b-{item.key}", shortcuts=False)
         box.text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")
 
-# held keys across a server restart (core/review/reconnect.py): a frame drawn again on every run
-state.runs = state.get("runs", 0) + 1
-components.html(reconnect_script(run_token(state.setdefault("session_token", session_token()), state.runs)),
-                height=KEYS_HEIGHT)
+# held keys across a server restart (core/review/reconnect.py): a frame drawn once per session
+components.html(reconnect_script(state.setdefault("session_token", session_token())), height=KEYS_HEIGHT)

@@ -1,18 +1,16 @@
 """The held-keys script of the review page (core/review/reconnect.py): what reaches it is hex only."""
 
 import pytest
-from citecheck.review.reconnect import HELD_KEYS, reconnect_script, run_token, session_token
+from citecheck.review.reconnect import HELD_KEYS, reconnect_script, session_token
 
 
-def test_each_run_has_its_own_token_and_each_session_its_own_prefix():
+def test_each_session_has_its_own_token():
     a, b = session_token(), session_token()
     assert a != b and all(ch in "0123456789abcdef" for ch in a + b)
-    assert run_token(a, 1) != run_token(a, 2)
-    assert run_token(a, 10) == a + "a"
 
 
-def test_the_script_carries_its_run_token_and_holds_the_page_keys():
-    token = run_token(session_token(), 7)
+def test_the_script_carries_its_session_token_and_holds_the_page_keys():
+    token = session_token()
     script = reconnect_script(token)
     assert f'me = "{token}"' in script
     for key in HELD_KEYS:

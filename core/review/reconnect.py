@@ -9,14 +9,17 @@ the keys script of :mod:`.html`) prevents that:
 * while the status widget says the connection is lost, and until this page has run again in
   the new session, the keys that act on the server (the label and move keys) are held back
   (not passed to Streamlit) and a banner says they wait;
-* once the connection is back, it asks Streamlit to run the page again (Streamlit's ``R`` key),
-  which starts the new session from the page address (``?reviewer=``, ``?answer=``, ``?item=``);
-* every run of the page renders this script with a new token, so the frame loads again; the
-  script of the first run after the connection came back releases the hold and replays the
-  held keys one at a time, each once the app is idle again.
+* once the connection is back, it first asks Streamlit to run the page again (Streamlit's ``R``
+  key): that run, whose widget states a new session drops, starts the new session from the page
+  address (``?reviewer=``, ``?answer=``, ``?item=``), and later messages keep theirs;
+* the frame carries the session's token, so a new session draws it again, and the new frame's
+  script releases the hold (in the same session, after a dropped connection, the old frame
+  releases it once the app is idle); the held keys are then replayed one at a time, each once
+  the app is idle again.
 
-The token is hex from :func:`run_token`, so nothing untrusted reaches the script.  It goes in a
-frame of its own: the keys script's frame is drawn again only when the focus moves (it scrolls).
+The token is hex from :func:`session_token`, so nothing untrusted reaches the script.  It goes
+in a frame of its own that is drawn once per session (the keys script's frame is drawn again
+whenever the focus moves).
 """
 
 from __future__ import annotations
@@ -32,20 +35,14 @@ def session_token() -> str:
     return secrets.token_hex(8)
 
 
-def run_token(session: str, run: int) -> str:
-    """The token of one run of the page in ``session``: a new one on every run, so the frame is
-    drawn again (and its script run again) each time the page runs."""
-    return f"{session}{int(run):x}"
-
-
-def reconnect_script(run: str) -> str:
-    """The script for one run of the review page; ``run`` is hex from :func:`run_token`."""
-    if not run or not all(ch in "0123456789abcdef" for ch in run):
-        raise ValueError("run must be hex from run_token")
+def reconnect_script(session: str) -> str:
+    """The script for the review page in one session; ``session`` is hex from :func:`session_token`."""
+    if not session or not all(ch in "0123456789abcdef" for ch in session):
+        raise ValueError("session must be hex from session_token")
     keys = "".join(sorted(set(HELD_KEYS + HELD_KEYS.upper())))
     return f"""<script>
 (function () {{
-const win = window.parent, doc = win.document, me = "{run}";
+const win = window.parent, doc = win.document, me = "{session}";
 const keys = "{keys}";
 const lost = () => {{
   const s = doc.querySelector('[data-testid="stStatusWidget"]');
@@ -87,27 +84,33 @@ if (win.__ccHold) win.removeEventListener("keydown", win.__ccHold, true);
 win.__ccHold = hold;
 win.addEventListener("keydown", hold, true);
 doc.__ccQueue = doc.__ccQueue || [];
-doc.__ccHeld = false;  // the page has run (again): keys reach a session that knows it
+doc.__ccHeld = false;  // the page has run in this session: keys reach a session that knows it
 doc.__ccRun = me;
-let away = false, ticks = 0, still = 0;
+let away = false, sent = 0, still = 0;
 setInterval(() => {{
-  if (doc.__ccRun !== me) return;  // a later run's script is in charge
+  if (doc.__ccRun !== me) return;  // a newer frame is in charge
   if (lost()) {{
     away = true;
     doc.__ccHeld = true;
     banner(true);
     return;
   }}
-  if (doc.__ccHeld) {{  // back, but the page has not run in the new session yet: run it
-    if (idle() && (away || ++ticks % 20 === 0)) {{
-      away = false;
-      press("r");
-    }}
+  if (away) {{  // back: the first message to the server runs the page (a new session drops its widgets)
+    if (!idle()) return;
+    away = false;
+    sent = Date.now();
+    press("r");
+    return;
+  }}
+  if (doc.__ccHeld) {{
+    // A new session draws this frame again with its token, which releases the hold; the same
+    // session (the connection dropped, the server stayed) does not, so release once it is idle.
+    if (idle() && Date.now() - sent > 1500) doc.__ccHeld = false;
     return;
   }}
   if (!doc.__ccQueue.length) {{ banner(false); return; }}
   if (!idle()) {{ still = 0; return; }}
-  if (still++ < 2) return;  // idle for a moment: this run's page is drawn
+  if (still++ < 2) return;  // idle for a moment: the page is drawn
   still = 0;
   press(doc.__ccQueue.shift());
 }}, 150);
