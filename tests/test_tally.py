@@ -53,3 +53,27 @@ def test_labels_on_items_not_in_the_log_count_for_nothing():
     team = {"a1#s0#c0": {"ana": "fp"}, "zz#s0#c0": {"ana": "fp"}}
     assert T.team_progress(index, 1, team, "ana") == Q.TeamProgress(1, 1, 1, 1)
     assert T.next_item(["a1"], {"a1": 0}, lambda _: [Item("a1", 0, 0, "c", "fp")], team, "ana") is None
+
+
+def test_the_unlabelled_filter_from_the_labels_is_the_walk_over_every_answer():
+    """'Not yet labelled by me' is found from the reviewer's labels (queue.answer_ids); it equals
+    the walk that checks every answer, for whole, partly labelled, stale and empty answers."""
+    from citecheck.review import dataset
+    from citecheck.review import labels as L
+    from citecheck.web.settings import DEFAULT_LOG
+
+    data = dataset.load([DEFAULT_LOG])
+    records = []
+    for k, items in enumerate(data.items_by_answer):
+        for n, it in enumerate(items):
+            if k % 3 == 0 or (k % 3 == 1 and n == 0):  # whole answers, and answers begun
+                records.append(L.make_label(it, it.labels[0], "ana"))
+            if k % 7 == 0 and n == 0:  # a stale label: the item changed since
+                records.append(L.make_label(Item(it.answer_id, it.sentence, it.citation, it.chunk_id, "old"),
+                                            it.labels[0], "ana"))
+    current = L.latest(records)
+    assert any(not items for items in data.items_by_answer)  # the sample log has answers without items
+    for who in ("ana", "ben"):
+        got = Q.answer_ids(data, "Not yet labelled by me", current, who)
+        assert got == Q._matching(data, "unlabelled", current, who)
+    assert len(Q.answer_ids(data, "Not yet labelled by me", current, "ana")) < len(data)
