@@ -102,7 +102,8 @@ def open_review(browser, url: str, width: int = 1280, height: int = 800):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(url, timeout=60_000)
     expect(page.get_by_role("heading", name="Answer", exact=False).first).to_be_visible(timeout=60_000)
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)  # the first run is drawn
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
+    page.wait_for_function("() => !!document.__ccRun", timeout=60_000)  # the page's last frame ran: all drawn
     return page
 
 
