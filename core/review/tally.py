@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from ..contract.items import parse_item_key
-from .dataset import Dataset
+from .dataset import Dataset, _long_lived
 from .items import Item
 from .queue import TeamProgress
 
@@ -25,9 +25,11 @@ def fingerprints(data: Dataset) -> dict[str, tuple[str, ...]]:
     repeated in the logs), computed once per dataset."""
 
     def build() -> dict[str, tuple[str, ...]]:
-        out: dict[str, tuple[str, ...]] = {}
-        for item in data.all_items:
-            out[item.key] = out.get(item.key, ()) + (item.fingerprint,)
+        # (built, with the items, as the dataset's own long-lived objects: out of later collections)
+        with _long_lived():
+            out: dict[str, tuple[str, ...]] = {}
+            for item in data.all_items:
+                out[item.key] = out.get(item.key, ()) + (item.fingerprint,)
         return out
 
     return data.memo("tally:fingerprints", build)
