@@ -51,6 +51,7 @@ class StoreAnswers:
         self._options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
         self._count: int | None = None
         self._itemless = False
+        self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
 
     # --- what a Dataset answers -----------------------------------------------------------------
 
@@ -126,9 +127,22 @@ class StoreAnswers:
 
     # --- items counted in SQL ---------------------------------------------------------------------
 
+    def count(self, where: str, params: Sequence = ()) -> int:
+        """Rows of ``answers`` that pass ``where`` (counted once per filter)."""
+        key = (where, tuple(params))
+        if key not in self._counts:
+            self._counts[key] = int(self.one(f"SELECT count(*) FROM {_ROWS} WHERE {where}", params)[0])
+        return self._counts[key]
+
     def item_total(self) -> int:
         """How many review items the store's answers hold (``len(Dataset.all_items)``): one per
-        resolved citation of a sentence that is not a refusal, one per such sentence with none."""
+        resolved citation of a sentence that is not a refusal, one per such sentence with none
+        (counted once)."""
+        if ("items",) not in self._counts:
+            self._counts[("items",)] = self._item_total()
+        return self._counts[("items",)]
+
+    def _item_total(self) -> int:
         row = self.one(
             "WITH s AS (SELECT source, \"offset\", \"index\" AS sentence, citations FROM sentences WHERE NOT refusal),"
             " r AS (SELECT s.source, s.\"offset\", s.sentence, count(*) AS n FROM "
@@ -161,7 +175,7 @@ class AnswerIds(Sequence):
 
     def __len__(self) -> int:
         if self._len is None:
-            self._len = int(self.answers.one(f"SELECT count(*) FROM {_ROWS} WHERE {self.where}", self.params)[0])
+            self._len = self.answers.count(self.where, self.params)
         return self._len
 
     def __bool__(self) -> bool:
