@@ -49,7 +49,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--parts", type=int, default=0,
-                        help="partitions per worker (default: check_on_dask's own choice, 4 per worker)")
+                        help="partitions per worker (default: check_on_dask's own choice, PARTS_PER_WORKER)")
     args = parser.parse_args()
     log = ROOT / "bench" / "out" / f"synthetic-v2-{args.answers}.jsonl"
     if not log.exists():
