@@ -35,6 +35,7 @@ from .query import StoreQuery, read_line
 from .store import Store, options_from
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
+ITEMS_KEPT = 200_000  # answers whose review items are kept (cleared when full)
 _ORDER = 'seq, "offset"'
 _ROWS = 'answers JOIN logs USING (source)'
 
@@ -48,6 +49,7 @@ class StoreAnswers:
         self._lock = threading.RLock()
         self._kept: OrderedDict[str, tuple[AnswerResult | None, list[Item]]] = OrderedDict()
         self._changed: dict[str, RecordError] = {}
+        self._items: dict[str, list[Item]] = {}
         self._options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
         self._count: int | None = None
         self._itemless = False
@@ -69,7 +71,14 @@ class StoreAnswers:
         return self._entry(answer_id)[0]
 
     def items(self, answer_id: str) -> list[Item]:
-        return self._entry(answer_id)[1]
+        """The answer's review items; kept for every answer asked (a few hundred bytes each: the queue
+        and the progress look at every labelled answer on each run, the answers not again)."""
+        found = self._items.get(answer_id)
+        if found is None:
+            if len(self._items) >= ITEMS_KEPT:
+                self._items.clear()
+            found = self._items[answer_id] = self._entry(answer_id)[1]
+        return found
 
     @property
     def answer_ids(self) -> AnswerIds:
@@ -250,8 +259,8 @@ def filtered_ids(data, filter_name: str, current: dict[tuple[str, str], Label], 
     if kind == "refused":
         return AnswerIds(data, "refused")
     if kind == "unlabelled":
-        done = [aid for aid in _labelled_answers(current, reviewer) if data.get(aid) is not None
-                and all(is_done(i, current, reviewer) for i in data.items(aid))]
+        done = [aid for aid in _labelled_answers(current, reviewer)
+                if all(is_done(i, current, reviewer) for i in data.items(aid)) and data.items(aid)]
         name = f"done_{abs(hash((reviewer, tuple(done))))}"
         data.register(name, pd.DataFrame({"answer_id": done}, dtype=object))
         return AnswerIds(data, f"answer_id NOT IN (SELECT answer_id FROM {name}) AND (source, \"offset\") NOT IN "
