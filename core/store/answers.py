@@ -271,7 +271,7 @@ def filtered_ids(data, filter_name: str, current: dict[tuple[str, str], Label], 
 def queue_next(data, ids: Sequence[str], team: dict[str, dict[str, str]], reviewer: str, overlap: int = 1,
                after: tuple[str, int] | None = None) -> tuple[str, int] | None:
     """``queue.next_in_queue`` over the answers ``ids`` of ``data``: the reviewer's next item."""
-    if not isinstance(data, StoreAnswers):
+    if not isinstance(data, StoreAnswers) or not isinstance(ids, AnswerIds):  # (a list: a few answers)
         return Q.next_in_queue([(aid, data.items(aid)) for aid in ids], team, reviewer, overlap, after)
     n = len(ids)
     if not n:
