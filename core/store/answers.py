@@ -36,8 +36,14 @@ from .store import Store, options_from
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
 ITEMS_KEPT = 200_000  # answers whose review items are kept (cleared when full)
-_ORDER = 'seq, "offset"'
-_ROWS = 'answers JOIN logs USING (source)'
+_ORDER = "pos"
+_ROWS = "nav"
+# The review page's index of the answers, made once per store: one row per answer in log order
+# (``pos``), only the columns navigation and reading back need (about 50 bytes an answer in DuckDB's
+# memory; each query on it is a scan of a column in memory, not of the Parquet files).
+_NAV = ('CREATE TEMP TABLE nav AS SELECT (row_number() OVER (ORDER BY seq, "offset") - 1)::BIGINT AS pos, '
+        'answer_id, source, line, "offset", line_hash, failed, refused FROM answers JOIN logs USING (source) '
+        "ORDER BY pos")
 
 
 class StoreAnswers:
@@ -54,6 +60,8 @@ class StoreAnswers:
         self._count: int | None = None
         self._itemless = False
         self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
+        self._files = {e["source"]: e["file"] for e in self.store.logs}
+        self.query.con.execute(_NAV)
 
     # --- what a Dataset answers -----------------------------------------------------------------
 
@@ -106,9 +114,9 @@ class StoreAnswers:
             if found is not None:
                 self._kept.move_to_end(answer_id)
                 return found
-        row = self.one(f'SELECT source, file, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
+        row = self.one(f'SELECT source, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
                        f"ORDER BY {_ORDER} LIMIT 1", [answer_id])
-        result = None if row is None else self._read(answer_id, *row)
+        result = None if row is None else self._read(answer_id, row[0], self._files[row[0]], *row[1:])
         entry = (result, items_of(result) if result is not None else [])
         with self._lock:
             self._kept[answer_id] = entry
@@ -198,14 +206,16 @@ class AnswerIds(Sequence):
             i += n
         if not 0 <= i < n:
             raise IndexError(f"answer {i} of {n}")
+        if self.where == "TRUE":  # every answer: its position is its row
+            return self.answers.one(f"SELECT answer_id FROM {_ROWS} WHERE pos = ?", [i])[0]
         return self.answers.one(f"SELECT answer_id FROM {_ROWS} WHERE {self.where} ORDER BY {_ORDER} "
                                 "LIMIT 1 OFFSET ?", [*self.params, i])[0]
 
-    def _first(self, answer_id: str) -> tuple | None:
-        """(seq, offset) of the answer's first line, when that line passes the filter."""
-        row = self.answers.one(f'SELECT seq, "offset", ({self.where}) FROM {_ROWS} WHERE answer_id = ? '
+    def _first(self, answer_id: str) -> int | None:
+        """The position among all answers of the answer's first line, when that line passes the filter."""
+        row = self.answers.one(f"SELECT pos, ({self.where}) FROM {_ROWS} WHERE answer_id = ? "
                                f"ORDER BY {_ORDER} LIMIT 1", [*self.params, answer_id])
-        return row[:2] if row is not None and row[2] else None
+        return row[0] if row is not None and row[1] else None
 
     def __contains__(self, answer_id) -> bool:
         return isinstance(answer_id, str) and self._first(answer_id) is not None
@@ -214,8 +224,10 @@ class AnswerIds(Sequence):
         key = self._first(answer_id) if isinstance(answer_id, str) else None
         if key is None:
             raise ValueError(f"{answer_id!r} is not among these answers")
-        before = self.answers.one(f'SELECT count(*) FROM {_ROWS} WHERE {self.where} AND (seq, "offset") < (?, ?)',
-                                  [*self.params, *key])[0]
+        if self.where == "TRUE":
+            return int(key)
+        before = self.answers.one(f"SELECT count(*) FROM {_ROWS} WHERE {self.where} AND pos < ?",
+                                  [*self.params, key])[0]
         return int(before)
 
     def __iter__(self) -> Iterator[str]:
@@ -225,16 +237,14 @@ class AnswerIds(Sequence):
         """The ids from ``position`` on, read ``page`` at a time (keyset: each page one short query)."""
         if position >= len(self):
             return
-        first = self.answers.one(f'SELECT seq, "offset" FROM {_ROWS} WHERE {self.where} ORDER BY {_ORDER} '
-                                 "LIMIT 1 OFFSET ?", [*self.params, position])
-        key, strict = first, False
+        first = self.answers.one(f"SELECT pos FROM {_ROWS} WHERE {self.where} ORDER BY {_ORDER} LIMIT 1 OFFSET ?",
+                                 [*self.params, position])
+        key, op = first[0], ">="
         while key is not None:
-            op = ">" if strict else ">="
-            rows = self.answers.rows(f'SELECT answer_id, seq, "offset" FROM {_ROWS} WHERE {self.where} AND '
-                                     f'(seq, "offset") {op} (?, ?) ORDER BY {_ORDER} LIMIT {page}',
-                                     [*self.params, *key])
+            rows = self.answers.rows(f"SELECT answer_id, pos FROM {_ROWS} WHERE {self.where} AND pos {op} ? "
+                                     f"ORDER BY {_ORDER} LIMIT {page}", [*self.params, key])
             yield from (r[0] for r in rows)
-            key, strict = (rows[-1][1:], True) if len(rows) == page else (None, True)
+            key, op = (rows[-1][1], ">") if len(rows) == page else (None, ">")
 
 
 # --- the queue, on answers in memory or in a store --------------------------------------------------
