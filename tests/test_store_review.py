@@ -118,8 +118,10 @@ def test_queue_and_progress_from_the_store_equal_those_in_memory(both, picks, ov
     store_ids = SA.filtered_ids(store, filter_name, current, "ada")
     at = None if after is None else every[after % len(every)][:2]
     want = Q.next_in_queue([(aid, data.items(aid)) for aid in ids], team, "ada", overlap, at)
-    assert SA.queue_next(store, store_ids, team, "ada", overlap, at) == want
-    assert SA.queue_next(data, ids, team, "ada", overlap, at) == want
+    assert SA.queue_next(store, store_ids, SA.positions_of(store, store_ids), team, "ada", overlap, at) == want
+    assert SA.queue_next(data, ids, SA.positions_of(data, ids), team, "ada", overlap, at) == want
+    where = SA.positions_of(store, store_ids)
+    assert {aid: where[aid] for aid in ids} == {aid: ids.index(aid) for aid in ids} and len(where) == len(ids)
     assert SA.progress(store, team, "ada", overlap) == Q.team_progress(data.all_items, team, "ada", overlap)
 
 

@@ -28,6 +28,7 @@ from ..contract.errors import FieldError, RecordError
 from ..contract.items import parse_item_key
 from ..contract.log import parse_line
 from ..review import queue as Q
+from ..review import tally as T
 from ..review.items import Item, items_of
 from ..review.labels import Label, is_done
 from .batch import line_hash
@@ -291,11 +292,41 @@ def filtered_ids(data, filter_name: str, current: dict[tuple[str, str], Label], 
     return AnswerIds(data)
 
 
-def queue_next(data, ids: Sequence[str], team: dict[str, dict[str, str]], reviewer: str, overlap: int = 1,
-               after: tuple[str, int] | None = None) -> tuple[str, int] | None:
-    """``queue.next_in_queue`` over the answers ``ids`` of ``data``: the reviewer's next item."""
+class Positions(Mapping):
+    """Answer id -> its place in ``ids`` (``tally.positions``), one query per lookup."""
+
+    def __init__(self, ids: AnswerIds):
+        self.ids = ids
+
+    def __getitem__(self, answer_id) -> int:
+        try:
+            return self.ids.index(answer_id)
+        except ValueError:
+            raise KeyError(answer_id) from None
+
+    def __contains__(self, answer_id) -> bool:
+        return answer_id in self.ids
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(self.ids))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def positions_of(data, ids: Sequence[str]) -> Mapping[str, int]:
+    """``tally.positions_in``: answer id -> its first place in ``ids``."""
+    if isinstance(ids, AnswerIds):
+        return Positions(ids)
+    return T.positions_in(data, ids) if not isinstance(data, StoreAnswers) else T.positions(ids)
+
+
+def queue_next(data, ids: Sequence[str], where: Mapping[str, int], team: dict[str, dict[str, str]], reviewer: str,
+               overlap: int = 1, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+    """``tally.next_item`` (``queue.next_in_queue``) over the answers ``ids`` of ``data``: the
+    reviewer's next item; ``where`` is ``positions_of(data, ids)``."""
     if not isinstance(data, StoreAnswers) or not isinstance(ids, AnswerIds):  # (a list: a few answers)
-        return Q.next_in_queue([(aid, data.items(aid)) for aid in ids], team, reviewer, overlap, after)
+        return T.next_item(ids, where, data.items, team, reviewer, overlap, after)
     n = len(ids)
     if not n:
         return None
@@ -339,7 +370,7 @@ def _round(ids: AnswerIds, begin: int) -> Iterator[str]:
 def progress(data, team: dict[str, dict[str, str]], reviewer: str, overlap: int = 1) -> Q.TeamProgress:
     """``queue.team_progress`` over every item of ``data``."""
     if not isinstance(data, StoreAnswers):
-        return Q.team_progress(data.all_items, team, reviewer, overlap)
+        return T.team_progress(T.fingerprints(data), len(data.all_items), team, reviewer, overlap)
     own = done = 0
     for aid in dict.fromkeys(parse_item_key(key).answer_id for key in team):
         for item in data.items(aid):
