@@ -74,6 +74,28 @@ def current_dataset() -> dataset.Dataset:
         st.stop()
 
 
+@st.cache_resource(show_spinner="Opening the checked store ...", max_entries=2)
+def _store_answers(folder: str, stamp: tuple):
+    from citecheck.store.answers import StoreAnswers
+
+    return StoreAnswers(folder)
+
+
+def review_dataset():
+    """The answers to review: from the checked store when one is set (read one at a time, by
+    offset), else the uploaded or configured logs in memory (``current_dataset``)."""
+    cfg = settings()
+    if cfg.store is None:
+        return current_dataset()
+    from citecheck.store.store import META, StoreError
+
+    try:
+        return _store_answers(str(cfg.store), _stamp([cfg.store / META]))
+    except StoreError as exc:
+        st.html(notice_html("error", str(exc)))
+        st.stop()
+
+
 def _or_stop(read, target):
     """``read(target)``, or the page stops with the store's error (which never shows a password)."""
     try:

@@ -12,7 +12,6 @@ from citecheck.review import identity as I
 from citecheck.review import labels as L
 from citecheck.review import paging as P
 from citecheck.review import sample as S
-from citecheck.review import tally as T
 from citecheck.review.html import (
     KEYS_HEIGHT,
     agent_trace_html,
@@ -34,7 +33,6 @@ from citecheck.review.html import (
 from citecheck.review.items import LABEL_TEXT
 from citecheck.review.queue import (
     FILTERS,
-    answer_ids,
     labellers,
     next_in_sample,
     sample_answer_ids,
@@ -42,14 +40,15 @@ from citecheck.review.queue import (
 )
 from citecheck.review.reconnect import reconnect_script, session_token
 from citecheck.review.text import md_literal
+from citecheck.store.answers import filtered_ids, positions_of, progress, queue_next
 
 from pages._common import (
-    current_dataset,
     enter,
     guidelines,
     read_label_events,
     read_labels,
     read_verdicts,
+    review_dataset,
     settings,
     show_notice,
     style,
@@ -58,7 +57,7 @@ from pages._common import (
 enter("review")
 
 style()
-data = current_dataset()
+data = review_dataset()  # a checked store's answers are read one at a time
 show_notice(data)
 if not len(data):
     st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
@@ -159,8 +158,8 @@ if sample_path is not None:
         sample = S.read(sample_path)
     except (OSError, S.SampleError) as exc:
         st.html(notice_html("error", f"Cannot use that sample: {exc}"))
-ids = sample_answer_ids(data, sample) if sample is not None else answer_ids(data, filter_name, current, reviewer)
-where = T.positions_in(data, ids)  # answer id -> its place in ids, without a search through them
+ids = sample_answer_ids(data, sample) if sample is not None else filtered_ids(data, filter_name, current, reviewer)
+where = positions_of(data, ids)  # answer id -> its place in ids, without a search through them
 asked = st.query_params.get("answer")
 
 
@@ -181,7 +180,7 @@ if asked and asked != state.get("linked") and data.get(asked) is not None:
     state.answer_id = asked  # a deep link, a reload, a restarted server, or a link from the Failures page
     state.focus = linked_focus(asked)
 elif "answer_id" not in state or data.get(state.answer_id) is None:
-    state.answer_id = ids[0] if ids else data.answers[0].answer_id
+    state.answer_id = ids[0] if ids else data.answer_ids[0]
     state.focus = first_open(state.answer_id)
 if asked != state.answer_id:
     st.query_params["answer"] = state.answer_id
@@ -237,7 +236,7 @@ def move_on(after: tuple[str, int] | None) -> bool:
     if sample is not None:
         found = next_in_sample(data, sample, fresh, name)
     else:
-        found = T.next_item(ids, where, data.items, labellers(fresh), name, overlap, after)
+        found = queue_next(data, ids, where, labellers(fresh), name, overlap, after)
     if found is None:
         state.flash = ("success", "Your queue is finished: every item" + (" of the sample" if sample else " here")
                        + f" is labelled by you or already has {overlap} reviewer(s). Thank you!")
@@ -313,7 +312,7 @@ nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_co
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 if reviewer:
-    overall = T.team_progress(T.fingerprints(data), len(data.all_items), team, reviewer, overlap)
+    overall = progress(data, team, reviewer, overlap)
     st.html(notice_html("info", f"{reviewer}: labelled {overall.mine} of {overall.total} items overall, "
                         f"{here.labelled} of {here.total} in this answer"
                         + (f" ({here.stale} stale)" if here.stale else "")

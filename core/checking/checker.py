@@ -205,14 +205,23 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
             by_at.setdefault(entry.at, []).append(i)
     used: set[int] = set()
     out: list[_Raw] = []
+    ats = sorted(by_at)  # the logged offsets, walked once alongside the markers (which do not overlap)
+    k = 0
     for m in _MARKER.finditer(answer.answer):
         group = m.group(1)
         start, end = m.span()
         here: dict[int | None, deque[int]] = {}
-        if by_at:  # (each offset of the text is looked at once: markers do not overlap)
-            inside = sorted(i for at in range(start, end) for i in by_at.get(at, ()))
-            for i in inside:
-                here.setdefault(entries[i].marker, deque()).append(i)
+        if k < len(ats):
+            while k < len(ats) and ats[k] < start:
+                k += 1
+            inside: list[int] = []
+            while k < len(ats) and ats[k] < end:
+                inside += by_at[ats[k]]
+                k += 1
+            if inside:
+                inside.sort()
+                for i in inside:
+                    here.setdefault(entries[i].marker, deque()).append(i)
         for part in (group.split(",") if "," in group else (group,)):
             n = int(part) if len(part) < 19 else _HUGE_MARKER  # (no slow or refused conversion of 5,000 digits)
             queue = here.get(n) or free.get(n)

@@ -22,9 +22,11 @@ EXIT_FAILED = 3
 EXIT_UNREADABLE = 4
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(obj, ensure_ascii=False), built once
+
+
 def json_line(obj: dict, out: TextIO) -> None:
-    out.write(json.dumps(obj, ensure_ascii=False))
-    out.write("\n")
+    out.write(_ENCODER.encode(obj) + "\n")
 
 
 def append_answer(path: str, answer) -> None:

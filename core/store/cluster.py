@@ -25,6 +25,10 @@ from .store import LogRun, Store, log_size, options_record, source_id, write_tab
 
 BLOCK = 64 * 2**20  # at most this many bytes per partition of a large file
 MIN_BLOCK = 2**20
+# Partitions per worker when the size is not given.  Eight, not four: on a shared machine a worker
+# gets less CPU than the other, and with four the faster one sat idle at the end (busy 82% of the
+# run against 95%; eight: 89% and 97%, bench/bench_dask.py --profile, docs/scale.md).
+PARTS_PER_WORKER = 8
 RETRIES = 2
 
 
@@ -145,10 +149,10 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
     try:
         root = str(store.root.resolve())
         store.root.mkdir(parents=True, exist_ok=True)
-        if block is None:  # about 4 partitions per worker, so a slow one holds the others up little
+        if block is None:  # several partitions per worker, so a slow one holds the others up little
             total = sum(log_size(p) for p in paths)
             n = max(1, len(client.scheduler_info().get("workers", {})))
-            block = min(BLOCK, max(MIN_BLOCK, -(-total // (4 * n))))
+            block = min(BLOCK, max(MIN_BLOCK, -(-total // (PARTS_PER_WORKER * n))))
         split = [(path, source_id(path), partitions(path, block)) for path in paths]
         counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges]
                   for path, _, ranges in split]

@@ -1,0 +1,101 @@
+"""The review page on a checked store in Debian's headless Chromium: a row picked in the Failures
+table opens on the review page, read from the store, and the server never loads the log into memory."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from citecheck.cli.main import main
+from citecheck.reports import figures as F
+from citecheck.store.query import StoreQuery
+from citecheck.store.sources import TABLE_LIMIT
+from citecheck.store.store import Store
+from test_browser import CHROMIUM, free_port, launch
+
+ROOT = Path(__file__).resolve().parent.parent
+LOG = ROOT / "sample_data" / "answers.jsonl"
+CORPUS = ROOT / "sample_data" / "corpus"
+ROW = 3  # the fourth failing answer, worst first
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
+]
+
+
+@pytest.fixture
+def server(tmp_path):
+    log = tmp_path / "answers.jsonl"
+    # one unreadable line: a server that loads the log into memory says so on its terminal
+    log.write_text(LOG.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
+    store = tmp_path / "store"
+    main(["check", str(log), "--corpus", str(CORPUS), "--store", str(store)], io.StringIO(), io.StringIO())
+    port = free_port()
+    terminal = tmp_path / "terminal.txt"
+    with open(terminal, "w") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--", "--log", str(log), "--corpus", str(CORPUS), "--store", str(store),
+             "--labels", str(tmp_path / "labels.jsonl")],
+            cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=sink, stderr=sink)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("the app did not start within 60 s")
+    yield url, store, terminal
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+def test_a_row_of_the_failures_table_opens_from_the_store(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    url, store, terminal = server
+    query = StoreQuery(Store(store))
+    failing = query.failing(F.Filters(failing_only=True), TABLE_LIMIT)
+    pick = failing.iloc[ROW]["answer_id"]
+    everyone = [r[0] for r in query.con.execute(
+        'SELECT answer_id FROM answers ORDER BY "offset"').fetchall()]
+    query.close()
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.goto(f"{url}/failures", timeout=60_000)
+        expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("answers from the checked store")).to_be_visible(timeout=30_000)
+        page.get_by_role("tab", name="Failing answers").click()
+        grid = page.locator('[data-testid="stDataFrame"]:visible').first
+        expect(grid).to_be_visible(timeout=20_000)
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = grid.bounding_box()
+        row_height = 35  # Streamlit's default row and header height
+        page.mouse.click(box["x"] + 18, box["y"] + row_height * (ROW + 1) + row_height / 2)  # the row marker
+        opener = page.get_by_role("button", name="Open the selected answer on the review page")
+        expect(opener).to_be_visible(timeout=20_000)
+        opener.click()
+        heading = page.get_by_role("heading", name=f"Answer {pick} ")
+        expect(heading).to_be_visible(timeout=30_000)
+        expect(heading).to_have_text(f"Answer {pick} ({everyone.index(pick) + 1} of {len(everyone)})")
+        assert f"answer={pick}" in page.url
+        page.keyboard.press("n")  # the Next button's shortcut
+        after = everyone[everyone.index(pick) + 1]
+        expect(page.get_by_role("heading", name=f"Answer {after} ")).to_be_visible(timeout=30_000)
+        browser.close()
+    said = terminal.read_text()
+    assert "could not be read" not in said, said  # the log was never loaded into memory
