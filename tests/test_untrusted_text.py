@@ -53,3 +53,15 @@ def test_right_to_left_text_is_isolated():
     assert md_literal("\u05e9\u05dc\u05d5\u05dd") == FSI + "\u05e9\u05dc\u05d5\u05dd" + PDI
     assert md_literal("\u202eevil") == FSI + "\u202eevil" + PDI
     assert md_literal("plain") == "plain"
+
+
+def test_every_review_link_is_built_by_review_link():
+    """One home for the encoding (core/review/text.py): a second copy elsewhere could drift (the
+    Failures table once had its own)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    built_here = root / "core" / "review" / "text.py"
+    copies = [str(p.relative_to(root)) for folder in ("core", "pages") for p in (root / folder).rglob("*.py")
+              if p != built_here and re.search(r"\?answer=|\bquote\(\s*\w*id\b", p.read_text(encoding="utf-8"))]
+    assert copies == []
