@@ -20,6 +20,8 @@ from test_browser import CHROMIUM, free_port, launch
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKUP = "**b** _i_ [l](http://x) $x^2$ <i>h</i> :smile:"
+LONG_WORD = "w" * 600  # one unbroken word, far wider than its column
+RTL = "\u05e9\u05dc\u05d5\u05dd"  # Hebrew: two right-to-left fields side by side must keep their order
 ODD_ID = "q&a=1 #/%é"
 
 pytestmark = [
@@ -36,13 +38,15 @@ def data_files(tmp_path_factory):
     lines = DEFAULT_LOG.read_text(encoding="utf-8").splitlines()
     first = json.loads(lines[1])
     first.update(answer_id=ODD_ID, model="model " + MARKUP, prompt_version="pv " + MARKUP,
-                 timestamp="2026-01-01T00:00:00Z", question="question " + MARKUP)
+                 timestamp="2026-01-01T00:00:00Z", question="question " + MARKUP + " " + LONG_WORD)
     first["chunks"][0]["chunk_id"] = "chunk " + MARKUP  # (cited by marker [1], so no citation names it)
     other = json.loads(lines[2])
     other.update(answer_id="q",  # the id a badly encoded link to "q&a=1 ..." would open
                  model="other " + MARKUP, prompt_version="pv2 " + MARKUP, timestamp="2026-01-08T00:00:00Z")
+    rtl = json.loads(lines[3])
+    rtl.update(answer_id="rtl", model=RTL + " 1", prompt_version=RTL + " 2", timestamp="2026-01-09T00:00:00Z")
     log = tmp / "log.jsonl"
-    log.write_text("\n".join(json.dumps(x) for x in (first, other, {"log_version": "v " + MARKUP})) + "\n",
+    log.write_text("\n".join(json.dumps(x) for x in (first, other, rtl, {"log_version": "v " + MARKUP})) + "\n",
                    encoding="utf-8")
     item = next(i for i in dataset.load([log]).items(ODD_ID) if i.citation is not None)
     labels, verdicts = tmp / "labels.jsonl", tmp / "verdicts.jsonl"
@@ -150,6 +154,21 @@ def test_review_page_shows_every_value_as_its_text_and_id_links_round_trip(serve
     for value in (f"judge {MARKUP}", f"jpv {MARKUP}", f"why {MARKUP}", f"rev {MARKUP}"):
         assert value in text, value
     no_markup(page)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "a long word widened the page"
+    question = main.locator("p", has_text="Question:").first  # the long word wraps inside its paragraph
+    assert question.evaluate("e => e.scrollWidth <= e.clientWidth"), "a long word overflows its column"
+
+
+def test_right_to_left_fields_keep_their_order(server, page):
+    from playwright.sync_api import expect
+
+    page.goto(f"{server}/review?answer=rtl", timeout=60_000)
+    meta = page.locator(".cc-meta", has_text=RTL).first
+    expect(meta).to_be_visible(timeout=60_000)
+    fields = meta.locator("bdi")  # each value isolated: the two Hebrew fields cannot swap places
+    assert fields.all_text_contents() == [f"{RTL} 1", f"{RTL} 2", "2026-01-09T00:00:00Z"]
+    boxes = [f.evaluate("e => e.getBoundingClientRect().left") for f in fields.all()]
+    assert boxes == sorted(boxes), "the fields are laid out left to right in the order written"
 
 
 def test_failures_page_tables_charts_and_choices_show_values_as_text(server, page):
@@ -204,7 +223,7 @@ def test_calibration_page_shows_judges_items_and_rationales_as_text(server, page
 def test_data_page_lists_an_unreadable_line_as_its_text(server, page):
     from playwright.sync_api import expect
 
-    page.goto(f"{server}/data", timeout=60_000)
+    page.goto(f"{server}/data", timeout=60_000)  # (the log's fourth line is the unreadable one)
     expect(page.get_by_text("1 unreadable line(s)").first).to_be_visible(timeout=60_000)
     expect(page.locator("[data-testid=stDataFrame] td", has_text=f"v {MARKUP}").first).to_be_attached(timeout=30_000)
     assert any(f"v {MARKUP}" in c for c in cells(page)), cells(page)
