@@ -110,3 +110,35 @@ def test_a_malformed_group_mark_is_reported_on_its_field(tmp_path):
     path.write_text(json.dumps({**record, jsonl.GROUP_FIELD: "x 3/2"}) + "\n", encoding="utf-8")
     records, errors = V.read(path)
     assert records == [] and [e.field for e in errors] == [jsonl.GROUP_FIELD]
+
+
+WRITER = """
+import sys
+from citecheck.judging import verdicts as V
+path, n, run = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for g in range(1_000_000):
+    V.append(path, [V.make(f"{run}.{g}-{k}of{n}#s0#c0", "partial", "x" * 2000, "baseline", "b.v1", "sha")
+                    for k in range(n)])
+"""
+
+
+def test_a_writer_killed_during_large_group_appends_leaves_only_whole_groups(tmp_path):
+    """A real SIGKILL, five times, while a process appends groups of 300 records (~700 KB each):
+    whatever the kill cut, every group the reader gives is whole."""
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "verdicts.jsonl"
+    for round_ in range(5):
+        start = path.stat().st_size if path.exists() else 0
+        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path), "300", f"r{round_}"])
+        while child.poll() is None and (not path.exists() or path.stat().st_size < start + 1_000_000 * (round_ + 1)):
+            pass  # until it is well into its appends
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        records, _ = V.read(path)
+        counts: dict[str, int] = {}
+        for v in records:
+            counts[v.item.split("-")[0]] = counts.get(v.item.split("-")[0], 0) + 1
+        assert records and set(counts.values()) == {300}, "a group was used in part"
