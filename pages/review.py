@@ -10,6 +10,7 @@ from citecheck.review import identity as I
 from citecheck.review import labels as L
 from citecheck.review import paging as P
 from citecheck.review import sample as S
+from citecheck.review import tally as T
 from citecheck.review.html import (
     KEYS_HEIGHT,
     agent_trace_html,
@@ -34,12 +35,11 @@ from citecheck.review.queue import (
     FILTERS,
     answer_ids,
     labellers,
-    next_in_queue,
     next_in_sample,
     sample_answer_ids,
     sample_progress,
-    team_progress,
 )
+from citecheck.review.reconnect import reconnect_script, session_token
 
 from pages._common import current_dataset, enter, read_labels, read_verdicts, settings, show_notice, style
 
@@ -89,10 +89,10 @@ def refilter() -> None:
 
 
 who = identity()
-if who.name and not who.signed_in:
+if who.name and not who.by_login:
     state.reviewer_name = who.name
 reviewer = who.name
-if reviewer and not who.signed_in and st.query_params.get("reviewer") != reviewer:
+if reviewer and not who.by_login and st.query_params.get("reviewer") != reviewer:
     st.query_params["reviewer"] = reviewer
 if "reviewer_box" not in state:  # widget state is dropped on a page switch; the name is not
     state.reviewer_box = reviewer
@@ -103,8 +103,13 @@ if "filter_box" not in state:
 overlap = settings().overlap
 
 with st.sidebar:
-    if who.signed_in:
+    if who.signed_in:  # the deployment signs reviewers in (docs/app.md): no name box
         st.html(labelled_html([("Reviewer", reviewer)]))
+        if st.button("Sign out"):
+            st.logout()
+    elif who.by_login:
+        if st.button("Sign in", type="primary"):
+            st.login()
     else:
         st.text_input("Reviewer name", key="reviewer_box", on_change=rename,
                       help="Required before your first label; kept in the page address (?reviewer=) and the session.")
@@ -134,6 +139,7 @@ if sample_path is not None:
     except (OSError, S.SampleError) as exc:
         st.html(notice_html("error", f"Cannot use that sample: {exc}"))
 ids = sample_answer_ids(data, sample) if sample is not None else answer_ids(data, filter_name, current, reviewer)
+where = T.positions_in(data, ids)  # answer id -> its place in ids, without a search through them
 asked = st.query_params.get("answer")
 
 
@@ -181,11 +187,11 @@ def go(answer_id: str) -> None:
 def step_answer(delta: int) -> None:
     if not ids:
         return
-    pos = ids.index(state.answer_id) if state.answer_id in ids else -1
+    pos = where.get(state.answer_id, -1)
     to = pos + delta
     if not 0 <= to < len(ids):
-        where = "last" if delta > 0 else "first"
-        state.flash = ("info", f"This is the {where} answer ({pos + 1} of {len(ids)}); it does not wrap round. "
+        end = "last" if delta > 0 else "first"
+        state.flash = ("info", f"This is the {end} answer ({pos + 1} of {len(ids)}); it does not wrap round. "
                                "Press U for your next unlabelled item.")
         return
     go(ids[to])
@@ -203,10 +209,6 @@ def step_item(delta: int) -> None:
     moved()
 
 
-def queue_order() -> list[tuple[str, list]]:
-    return [(aid, data.items(aid)) for aid in ids]
-
-
 def move_on(after: tuple[str, int] | None) -> bool:
     """Focus the reviewer's next item in the queue; False (and a notice) when it is finished."""
     name = identity().name
@@ -214,7 +216,7 @@ def move_on(after: tuple[str, int] | None) -> bool:
     if sample is not None:
         found = next_in_sample(data, sample, fresh, name)
     else:
-        found = next_in_queue(queue_order(), labellers(fresh), name, overlap, after)
+        found = T.next_item(ids, where, data.items, labellers(fresh), name, overlap, after)
     if found is None:
         state.flash = ("success", "Your queue is finished: every item" + (" of the sample" if sample else " here")
                        + f" is labelled by you or already has {overlap} reviewer(s). Thank you!")
@@ -237,7 +239,7 @@ def save(index: int, label: str) -> None:
         in_sample = sample.sample_id if sample is not None and item.key in sample else ""
         L.append(settings().labels, L.make_label(item, label, name, note, sample=in_sample))
     except L.LabelError as exc:
-        state.flash = ("error", f"Not saved: {exc}. Enter your name in the sidebar, then label again.")
+        state.flash = ("error", f"Not saved: {exc}. {I.how_to_name(identity())}, then label again.")
         return
     except OSError as exc:  # the disk is full...: said plainly, and the label is not acknowledged
         state.flash = ("error", L.not_saved_message(exc, LABEL_TEXT[label], item.sentence))
@@ -260,7 +262,7 @@ for warning in label_warnings:
 
 # --- header and navigation -----------------------------------------------------------------
 team = labellers(current)
-pos = ids.index(state.answer_id) + 1 if state.answer_id in ids else None
+pos = where[state.answer_id] + 1 if state.answer_id in where else None
 here = L.progress(items, current, reviewer)
 nav = st.columns([3, 1, 1, 1])
 nav[0].html(heading_html(f"Answer {result.answer.answer_id}"
@@ -269,7 +271,7 @@ nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_co
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 if reviewer:
-    overall = team_progress(data.all_items, team, reviewer, overlap)
+    overall = T.team_progress(T.fingerprints(data), len(data.all_items), team, reviewer, overlap)
     st.html(notice_html("info", f"{reviewer}: labelled {overall.mine} of {overall.total} items overall, "
                         f"{here.labelled} of {here.total} in this answer"
                         + (f" ({here.stale} stale)" if here.stale else "")
@@ -277,7 +279,7 @@ if reviewer:
                         + (f" ({overlap} reviewers each)" if overlap > 1 else "")))
     st.progress(overall.done / overall.total if overall.total else 1.0)
 else:
-    st.html(notice_html("error", "Enter your name in the sidebar before labelling: labels need a reviewer."))
+    st.html(notice_html("error", f"{I.how_to_name(who)} before labelling: labels need a reviewer."))
 
 if sample is not None:
     done, total = sample_progress(data, sample, current, reviewer)
@@ -373,3 +375,6 @@ for s in result.sentences[shown.start:shown.end]:
                 box.html(others_html([(lab.reviewer, LABEL_TEXT[lab.label]) for lab in others]))
         label_buttons(box, item, n, chosen_label(item), f"b-{item.key}", shortcuts=False)
         box.text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")
+
+# held keys across a server restart (core/review/reconnect.py): a frame drawn once per session
+components.html(reconnect_script(state.setdefault("session_token", session_token())), height=KEYS_HEIGHT)

@@ -61,12 +61,16 @@ def test_team_progress_counts_own_and_done_items():
     (None, None, None, ("", "none")),
     ("  \x00ana\n ", None, None, ("ana", "url")),
     ("ana", "bob", {"is_logged_in": True, "email": "lead@example.org"}, ("lead@example.org", "login")),
-    ("ana", None, {"is_logged_in": False}, ("ana", "url")),
+    ("ana", None, {"email": "test@example.com"}, ("ana", "url")),  # no [auth]: st.user has no is_logged_in
+    ("ana", "bob", {"is_logged_in": False}, ("", "signed-out")),  # [auth] set: only a login names the reviewer
+    ("ana", None, {"is_logged_in": True}, ("", "signed-out")),  # signed in without an email: nobody to record
+    (None, None, {"is_logged_in": True, "email": " lead@example.org\n"}, ("lead@example.org", "login")),
 ])
 def test_identity(url, session, user, expected):
     who = I.resolve(url, session, user)
     assert (who.name, who.source) == expected
     assert who.signed_in == (expected[1] == "login")
+    assert who.by_login == (expected[1] in ("login", "signed-out"))
 
 
 def test_keys_script_and_focus_marker_carry_no_untrusted_text():

@@ -2,8 +2,10 @@
 
 The name is kept in the page's URL (``?reviewer=``) as well as the session, so it survives a
 page switch (the session), a reload and a server restart (the URL, which the open tab keeps).
-When the deployment has Streamlit's OIDC login configured, the signed-in user's email is the
-reviewer and no name can be typed (docs/app.md).
+When the deployment has Streamlit's OIDC login configured (an ``[auth]`` section in
+``.streamlit/secrets.toml``), ``st.user`` carries ``is_logged_in``: the signed-in user's email
+is then the reviewer, no name can be typed and the URL's name is ignored; a user who has not
+signed in is nobody until they do (docs/app.md).
 """
 
 from __future__ import annotations
@@ -16,11 +18,16 @@ MAX_NAME = 80
 @dataclass(frozen=True, slots=True)
 class Identity:
     name: str  # "" when nobody is known yet
-    source: str  # "login", "url", "session" or "none"
+    source: str  # "login", "signed-out" (login configured, not signed in), "url", "session" or "none"
 
     @property
     def signed_in(self) -> bool:
         return self.source == "login"
+
+    @property
+    def by_login(self) -> bool:
+        """The deployment signs reviewers in: no name box, and no name from the URL."""
+        return self.source in ("login", "signed-out")
 
 
 def clean_name(value: object) -> str:
@@ -30,11 +37,18 @@ def clean_name(value: object) -> str:
 
 
 def resolve(url_value: object, session_value: object, user: dict | None = None) -> Identity:
-    """The reviewer for this run.  ``user`` is the signed-in user's claims (``st.user``) or None."""
-    if user and user.get("is_logged_in") and clean_name(user.get("email")):
-        return Identity(clean_name(user.get("email")), "login")
+    """The reviewer for this run.  ``user`` is the signed-in user's claims (``st.user``) or None;
+    it has ``is_logged_in`` only when the deployment configured the login."""
+    if user and "is_logged_in" in user:
+        email = clean_name(user.get("email")) if user.get("is_logged_in") is True else ""
+        return Identity(email, "login") if email else Identity("", "signed-out")
     for value, source in ((session_value, "session"), (url_value, "url")):
         name = clean_name(value)
         if name:
             return Identity(name, source)
     return Identity("", "none")
+
+
+def how_to_name(who: Identity) -> str:
+    """What a reviewer without a name does to get one, for the page's messages."""
+    return "Sign in (sidebar)" if who.by_login else "Enter your name in the sidebar"

@@ -29,8 +29,19 @@ FILTERS = {
 def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], Label], reviewer: str) -> list[str]:
     """Ids of the answers that pass the filter, in log order."""
     kind = FILTERS.get(filter_name, "all")
-    if kind == "all":
-        return data.answer_ids  # needs no check at all
+    if kind == "all":  # needs no check at all; one list per dataset, not one per rerun
+        return data.memo("answer_ids", lambda: data.answer_ids)
+    if kind in ("failed", "refused"):  # fixed by the log: walked once per dataset
+        return data.memo(f"answer_ids:{kind}", lambda: _matching(data, kind, current, reviewer))
+    if kind == "unlabelled":  # found from the reviewer's labels, not by checking every answer
+        empty = data.memo("answer_ids:empty", lambda: set(_matching(data, "empty", current, reviewer)))
+        touched = {label.answer_id for (_, who), label in current.items() if who == reviewer}
+        finished = {a for a in touched if all(is_done(i, current, reviewer) for i in data.items(a))}
+        return [a for a in answer_ids(data, "All answers", current, reviewer) if a not in finished and a not in empty]
+    return _matching(data, kind, current, reviewer)
+
+
+def _matching(data: Dataset, kind: str, current: dict[tuple[str, str], Label], reviewer: str) -> list[str]:
     out = []
     for r, items in zip(data.results, data.items_by_answer):
         if kind == "failed" and not r.failed_citations:
@@ -38,6 +49,8 @@ def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], L
         if kind == "refused" and not r.refused:
             continue
         if kind == "unlabelled" and all(is_done(i, current, reviewer) for i in items):
+            continue
+        if kind == "empty" and items:
             continue
         out.append(r.answer.answer_id)
     return out
