@@ -113,9 +113,7 @@ with reasons_tab:
             tooltip=["reason", "description", "count", "total", alt.Tooltip("rate:Q", format=".1%"), "answers"],
         )
         st.altair_chart(chart, width="stretch")
-    st.dataframe(rs, hide_index=True, column_config={
-        "rate": st.column_config.NumberColumn(format="percent"),
-        "answer_rate": st.column_config.NumberColumn("share of answers", format="percent")})
+    st.dataframe(RD.reasons_view(rs, src.answers), hide_index=True)
 
 
 def group_tab(frame: pd.DataFrame, column: str, present: bool, what: str) -> None:

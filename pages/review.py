@@ -16,6 +16,7 @@ from citecheck.review.html import (
     KEYS_HEIGHT,
     agent_trace_html,
     citation_html,
+    fields_html,
     focus_marker_html,
     focus_token,
     heading_html,
@@ -328,7 +329,7 @@ if sample is not None:
                         "labelled by you; Resume (U) opens the next one."))
 
 meta = [result.answer.model, result.answer.prompt_version, result.answer.timestamp]
-st.html(notice_html("info", " \u00b7 ".join(m for m in meta if m)))
+st.html(fields_html(meta))
 st.html(labelled_html([("Question", result.answer.question)]))
 st.html(reader_html(result, P.MAX_ANSWER_CHARS))
 if result.refused:

@@ -45,3 +45,33 @@ def test_periods_are_dates_in_one_format(table, freq, head):
     long = RD.period_chart_data(series)
     assert set(long["period"]) == set(view[head])
     assert set(long["figure"]) == {"Failing answers", "Failed citations", "Refused answers"}
+
+
+def test_reasons_view_names_every_column_and_reconciles_with_the_counts(table):
+    reasons = F.by_reason(table)
+    view = RD.reasons_view(reasons, len(table))
+    assert list(view.columns) == ["Reason", "What it means", "Occurrences", "Answers with it"]
+    for (_, row), (_, raw) in zip(view.iterrows(), reasons.iterrows()):
+        assert row["Reason"] == raw["reason"]
+        assert row["Occurrences"] == f"{RD.share(raw['count'], raw['total'])} {raw['of']}"
+        assert row["Answers with it"] == RD.share(raw["answers"], len(table))
+    assert view["Occurrences"].str.endswith(("citations", "sentences")).all()
+
+
+def test_the_failures_page_shows_the_readable_reasons_table(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    st.cache_resource.clear()
+    monkeypatch.setenv("CITECHECK_LOGS", str(DEFAULT_LOG))
+    monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "labels.jsonl"))
+    monkeypatch.setenv("CITECHECK_VERDICTS", str(tmp_path / "verdicts.jsonl"))
+    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    at = AppTest.from_file(app, default_timeout=60).run().switch_page("pages/failures.py").run()
+    assert not at.exception
+    shown = [list(d.value.columns) for d in at.dataframe]
+    assert ["Reason", "What it means", "Occurrences", "Answers with it"] in shown
+    raw = {"reason", "count", "rate", "answer_rate", "of", "total"}
+    assert not [columns for columns in shown if raw & set(columns)]

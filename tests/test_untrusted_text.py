@@ -29,7 +29,9 @@ def test_review_links_round_trip_any_text(answer_id):
 
 def _unescape(md: str) -> str:
     """What a CommonMark renderer shows for text in which every punctuation mark is escaped."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md).removeprefix(FSI).removesuffix(PDI)
+    shown = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", md)
+    isolated = len(shown) >= 2 and shown[0] == FSI and shown[-1] == PDI  # (the pair md_literal adds, not a lone FSI)
+    return shown[1:-1] if isolated else shown
 
 
 @pytest.mark.parametrize("text", ["**bold**", "_it_", "`code`", "[link](http://x)", "$x^2$", "<b>b</b>", "# h",
@@ -53,3 +55,37 @@ def test_right_to_left_text_is_isolated():
     assert md_literal("\u05e9\u05dc\u05d5\u05dd") == FSI + "\u05e9\u05dc\u05d5\u05dd" + PDI
     assert md_literal("\u202eevil") == FSI + "\u202eevil" + PDI
     assert md_literal("plain") == "plain"
+
+
+def test_every_review_link_is_built_by_review_link():
+    """One home for the encoding (core/review/text.py): a second copy elsewhere could drift (the
+    Failures table once had its own).  (A string that starts a ``...?answer=`` link, or a quote()
+    of an id; a docstring naming the parameter is not a link.)"""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    built_here = root / "core" / "review" / "text.py"
+    copies = [str(p.relative_to(root)) for folder in ("core", "pages") for p in (root / folder).rglob("*.py")
+              if p != built_here and re.search(r"[\"'][\w/.]*\?answer=|\bquote\(\s*\w*id\b", p.read_text(encoding="utf-8"))]
+    assert copies == []
+
+
+def test_fields_are_escaped_and_isolated_one_by_one():
+    from citecheck.review.html import field, fields_html, labelled_html, others_html, verdict_html
+
+    hebrew, arabic = "\u05e9\u05dc\u05d5\u05dd", "\u0645\u0631\u062d\u0628\u0627"
+    assert field("<b>x</b>") == '<bdi class="cc-field">&lt;b&gt;x&lt;/b&gt;</bdi>'
+    assert fields_html([hebrew, None, arabic]) == (f'<div class="cc-meta"><bdi class="cc-field">{hebrew}</bdi>'
+                                                  f' \u00b7 <bdi class="cc-field">{arabic}</bdi></div>')
+    assert f'<bdi class="cc-field">{hebrew}</bdi>' in labelled_html([("Question", hebrew)])
+    assert verdict_html(hebrew, arabic, "supported", "r").count("<bdi") == 3
+    assert others_html([(hebrew, "Supported"), (arabic, "Partial")]).count("<bdi") == 2
+
+
+@given(st.lists(st.text(), max_size=4))
+def test_fields_html_without_its_tags_is_the_escaped_values(values):
+    from citecheck.review.highlight import escape
+    from citecheck.review.html import fields_html
+
+    out = re.sub(r"</?(bdi|div)[^>]*>", "", fields_html(values))
+    assert out == escape(" \u00b7 ").join(escape(v) for v in values if v)

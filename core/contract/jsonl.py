@@ -17,10 +17,11 @@ import fcntl
 import json
 import os
 import re
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -34,7 +35,12 @@ def now() -> str:
 
 
 def append_records(path: str | Path, records: list[dict], what: str | None = None) -> None:
-    """Append records (dicts) all or nothing: see :func:`append_lines`."""
+    """Append records (dicts) all or nothing: see :func:`append_lines`.  Two or more records are
+    marked as one group (:data:`GROUP_FIELD`), so that a reader can tell a group a crash cut short
+    and use none of it (:func:`read_jsonl`)."""
+    if len(records) > 1:
+        group = secrets.token_hex(8)
+        records = [{**r, GROUP_FIELD: f"{group} {k}/{len(records)}"} for k, r in enumerate(records, start=1)]
     append_lines(path, [json.dumps(r, ensure_ascii=False) for r in records], what)
 
 
@@ -252,7 +258,7 @@ def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], 
     return RecordError(name, line, field, message)
 
 
-def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
+def _read_lines(path: str | Path, parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
     """Stream :func:`parse_lines` over a file; memory stays flat however long it is.
 
     A torn last line gets a second look before it is reported: the reader waits for the writers'
@@ -285,6 +291,108 @@ def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: val
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
         yield from parse_lines(name, rest.splitlines(keepends=True), parse, first_line=previous[0])
+
+
+# --- groups: the records of one append, used whole or not at all ----------------------------------
+
+GROUP_FIELD = "append_group"  # "<group id> <k>/<n>" on each record of an append of n >= 2 records
+_GROUP = re.compile(r"([0-9a-f]{1,64}) ([1-9][0-9]{0,8})/([1-9][0-9]{0,8})")
+
+
+class _Member(NamedTuple):
+    """A record of a group, parsed (``value``) or refused (``error``), and its place in the group."""
+
+    group: str
+    k: int
+    n: int
+    value: Any = None
+    error: FieldError | ValueError | None = None
+
+
+def _grouped(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``parse``, for a record carrying :data:`GROUP_FIELD`: the field is taken off (no record type
+    knows it) and the result comes back as a :class:`_Member`."""
+    def inner(value: Any) -> Any:
+        if type(value) is not dict or GROUP_FIELD not in value:
+            return parse(value)
+        tag = value.pop(GROUP_FIELD)
+        found = _GROUP.fullmatch(tag) if type(tag) is str else None
+        if found is None or int(found[2]) > int(found[3]):
+            raise FieldError(GROUP_FIELD, f"expected \"<id> <k>/<n>\" (record k of a group of n written "
+                                          f"together), got {json.dumps(tag)[:60]}")
+        try:
+            return _Member(found[1], int(found[2]), int(found[3]), parse(value))
+        except (FieldError, ValueError) as exc:
+            return _Member(found[1], int(found[2]), int(found[3]), error=exc)
+    return inner
+
+
+def _unwrap(name: str, line: int, member: _Member) -> Any:
+    if member.error is None:
+        return member.value
+    exc = member.error
+    if isinstance(exc, FieldError):
+        return RecordError(name, line, exc.field, exc.message)
+    return RecordError(name, line, "(record)", str(exc))
+
+
+def _incomplete(name: str, pending: list[tuple[int, _Member]]) -> Iterator[tuple[int, RecordError]]:
+    n = pending[0][1].n
+    for line, member in pending:
+        yield line, RecordError(name, line, GROUP_FIELD, (
+            f"record {member.k} of a group of {n} written together, of which only {len(pending)} are in the "
+            "file (probably a crash while writing): none of the group is used; append them again"))
+
+
+def _whole_groups(name: str, results: Iterable[tuple[int, Any]],
+                  pending: list[tuple[int, _Member]]) -> Iterator[tuple[int, Any]]:
+    """``results`` with each group's records held until the whole group is read; the records of a
+    group cut short (another record, or the end, before its last one) become RecordErrors.  A group
+    still open at the end is left in ``pending``."""
+    for line, value in results:
+        if type(value) is _Member:
+            first = pending[0][1] if pending else None
+            follows = first is not None and (value.group, value.n, value.k) == (first.group, first.n, len(pending) + 1)
+            if pending and not follows:
+                yield from _incomplete(name, pending)
+                pending.clear()
+            if follows or value.k == 1:
+                pending.append((line, value))
+            else:
+                yield from _incomplete(name, [(line, value)])
+            if pending and len(pending) == pending[0][1].n:
+                yield from ((n, _unwrap(name, n, m)) for n, m in pending)
+                pending.clear()
+            continue
+        if pending:
+            yield from _incomplete(name, pending)
+            pending.clear()
+        yield line, value
+
+
+def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
+    """Stream the records of a JSON-lines file: ``(line, parse(value))`` or ``(line, RecordError)``.
+
+    The records of one append (a group, :data:`GROUP_FIELD`) are given only once the whole group is
+    read: a group a crash cut short is reported line by line and none of it is used.  A group still
+    open at the end of the file gets a second look, as a torn line does: once any append in
+    progress is done (the writers' lock), the file is read again from the group's first line."""
+    name = str(path)
+    pending: list[tuple[int, _Member]] = []
+    yield from _whole_groups(name, _read_lines(path, _grouped(parse)), pending)
+    if not pending:
+        return
+    start = pending[0][0]
+    with open(path, "rb") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+        try:
+            again = [(n, v) for n, v in _read_lines(path, _grouped(parse)) if n >= start]
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    pending.clear()
+    yield from _whole_groups(name, again, pending)
+    if pending:
+        yield from _incomplete(name, pending)
 
 
 class _LongLine(int):

@@ -19,6 +19,11 @@ from .jsonl import MAX_DEPTH, MAX_INT_DIGITS, MAX_LINE_BYTES, decode  # noqa: F4
 
 LOG_VERSION = 1
 CHECKSUM_PREFIX = "sha256:"
+# The largest offset, and the largest marker either way: a 64-bit signed integer, as the JSON
+# Schema's "maximum" says (the checked store keeps offsets in int64 columns).
+MAX_OFFSET = 2**63 - 1
+# Offset fields: left out when there is no offset (an explicit null is refused, as by the schema).
+_OFFSETS = ("start", "end", "at", "answer_start", "answer_end", "quote_start", "quote_end")
 
 # Limits on one line (docs/log-format.md, "Limits"): a longer or deeper line is one unreadable
 # line, reported with its number, and the lines after it are read.  They bound the time and
@@ -104,7 +109,7 @@ def _show(value: Any) -> str:
     """A wrong value for an error message: short, and never a walk of a deeply nested one."""
     if type(value) in (list, dict):
         return f"a{'n object' if type(value) is dict else ' list'} of {len(value)} item(s)"
-    if type(value) is int and value.bit_length() > 64:
+    if type(value) is int and value.bit_length() > 64:  # (the digits of a large float's value, too)
         return f"an integer of {len(str(value)) if value.bit_length() < 14_000 else 'thousands of'} digits"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -126,21 +131,49 @@ def _req_str(obj: dict, key: str, where: str) -> str:
     raise FieldError(f"{where}{key}", f"expected a string, got {type(value).__name__}")
 
 
-def _opt_int(obj: dict, key: str, where: str) -> int | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if type(value) is int and value >= 0:
+def _integer(value: Any) -> int | None:
+    """``value`` as an integer if JSON Schema calls it one (``3`` or ``3.0``; never ``true``), else None."""
+    if type(value) is int:
         return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
+def _opt_int(obj: dict, key: str, where: str) -> int | None:
+    """An offset: left out (None), or an integer from 0 to :data:`MAX_OFFSET`.  An explicit null
+    is refused, as the schema refuses it: leave the field out when there is no offset."""
+    if key not in obj:
+        return None
+    value = obj[key]
+    number = _integer(value)
+    if number is not None and 0 <= number <= MAX_OFFSET:
+        return number
+    if value is None:
+        raise FieldError(f"{where}{key}", "expected a non-negative integer (a code-point offset), got null; "
+                                          "leave the field out when there is no offset")
+    if number is not None and number > MAX_OFFSET:
+        raise FieldError(f"{where}{key}", f"expected an offset of at most {MAX_OFFSET:,} (2^63 - 1), got "
+                                          f"{_show(number)}")
     raise FieldError(f"{where}{key}", f"expected a non-negative integer (a code-point offset), got {_show(value)}")
 
 
 def _at(obj: dict, where: str) -> int | None:
     """A marker entry's ``at``: left out, or an offset; an explicit null is refused, as the schema does."""
-    if "at" in obj and obj["at"] is None:
-        raise FieldError(f"{where}at", "expected a non-negative integer (a code-point offset), got null; "
-                                       "leave the field out when there is no offset")
     return _opt_int(obj, "at", where)
+
+
+def _marker(obj: dict, where: str, required: bool) -> int | None:
+    """The n of a marker ``[n]``: an integer within +-:data:`MAX_OFFSET` (required for kind marker)."""
+    if "marker" not in obj and not required:
+        return None
+    number = _integer(obj.get("marker"))
+    if number is not None and -MAX_OFFSET <= number <= MAX_OFFSET:
+        return number
+    if number is not None:
+        raise FieldError(f"{where}marker", f"expected a marker within +-{MAX_OFFSET:,} (2^63 - 1), got {_show(number)}")
+    got = "" if "marker" not in obj else f", got {_show(obj['marker'])}"
+    raise FieldError(f"{where}marker", f"is required for kind 'marker' (the n of [n]), an integer{got}")
 
 
 def _opt_num(obj: dict, key: str, where: str) -> float | None:
@@ -177,7 +210,8 @@ def _fast_chunk(obj: Any) -> Chunk | None:
         and type(chunk_id) in _STR and type(document_id) in _STR and type(source) in _STR
         and type(title) in _STR and type(section) in _STR and type(checksum_) in _STR
         and type(rs) in _NUM and type(rr) in _NUM
-        and ((start is None and end is None) or (type(start) is int and type(end) is int and 0 <= start <= end))
+        and ((start is None and end is None and "start" not in obj and "end" not in obj)
+             or (type(start) is int and type(end) is int and 0 <= start <= end <= MAX_OFFSET))
     ):
         return tuple.__new__(Chunk, (chunk_id, document_id, source, title, section, text, start, end, checksum_, rs, rr))
     return None
@@ -211,15 +245,21 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
     )
 
 
+_NOT_IN_A_MARKER = frozenset(("answer_start", "answer_end", "chunk_id", "document_id"))
+
+
 def _fast_citation(obj: Any) -> Citation | None:
     if type(obj) is not dict or obj.get("kind") != "marker" or obj.get("locator") is not None:
         return None
     g = obj.get
     marker, at, quote, qs, qe, label = g("marker"), g("at"), g("quote"), g("quote_start"), g("quote_end"), g("label")
-    if (type(marker) is int and ((at is None and "at" not in obj) or (type(at) is int and at >= 0))
+    if (type(marker) is int and -MAX_OFFSET <= marker <= MAX_OFFSET
+            and ((at is None and "at" not in obj) or (type(at) is int and 0 <= at <= MAX_OFFSET))
             and type(quote) in _STR
             and type(label) in _STR
-            and ((qs is None and qe is None) or (type(qs) is int and type(qe) is int and 0 <= qs <= qe))):
+            and ((qs is None and qe is None and "quote_start" not in obj and "quote_end" not in obj)
+                 or (type(qs) is int and type(qe) is int and 0 <= qs <= qe <= MAX_OFFSET))
+            and _NOT_IN_A_MARKER.isdisjoint(obj)):
         return tuple.__new__(Citation, ("marker", marker, at, None, None, None, None, quote, qs, qe, label, None))
     return None
 
@@ -239,20 +279,25 @@ def _parse_citation_checked(obj: Any, where: str) -> Citation:
     if locator is not None and type(locator) is not dict:
         raise FieldError(f"{where}locator", "expected an object or null")
     label = _opt_str(obj, "label", where)
+    if kind in ("marker", "span"):  # a field of the other kind is still checked, as the schema does
+        chunk_id = _opt_str(obj, "chunk_id", where)
+        document_id = _opt_str(obj, "document_id", where)
+        marker = _marker(obj, where, required=kind == "marker")
+        at = _at(obj, where)
+        answer_start, answer_end = _opt_int(obj, "answer_start", where), _opt_int(obj, "answer_end", where)
+        if answer_start is not None and answer_end is None:
+            raise FieldError(f"{where}answer_start", "give both answer_start and answer_end, or neither")
+        if answer_start is not None and answer_end is not None and answer_start > answer_end:
+            raise FieldError(f"{where}answer_start", f"answer_start={answer_start} is after answer_end={answer_end}")
     if kind == "marker":
-        marker = obj.get("marker")
-        if type(marker) is not int:
-            raise FieldError(f"{where}marker", "is required for kind 'marker' (the n of [n])")
         return Citation(
-            "marker", marker=marker, at=_at(obj, where), quote=quote,
+            "marker", marker=marker, at=at, quote=quote,
             quote_start=quote_start, quote_end=quote_end, label=label, locator=locator,
         )
     if kind == "span":
         answer_start, answer_end = _pair(obj, "answer_start", "answer_end", where)
         if answer_start is None:
             raise FieldError(f"{where}answer_start", "is required for kind 'span'")
-        chunk_id = _opt_str(obj, "chunk_id", where)
-        document_id = _opt_str(obj, "document_id", where)
         if chunk_id is None and document_id is None:
             raise FieldError(f"{where}chunk_id", "a span citation needs chunk_id or document_id")
         return Citation(
@@ -268,7 +313,7 @@ def parse_answer(obj: Any) -> Answer:
     if type(obj) is not dict:
         raise FieldError("(line)", f"expected a JSON object, got {type(obj).__name__}")
     version = obj.get("log_version")
-    if type(version) is not int or version != LOG_VERSION:  # true is not 1, as in the JSON Schema
+    if _integer(version) != LOG_VERSION:  # true is not 1 (1.0 is), as in the JSON Schema
         if version is None:
             raise FieldError("log_version", f'is required: add "log_version": {LOG_VERSION}')
         raise FieldError(

@@ -44,6 +44,18 @@ def group_view(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame:
     return out
 
 
+def reasons_view(reasons: pd.DataFrame, answers: int) -> pd.DataFrame:
+    """The reasons table (``figures.by_reason``) as read: the reason, what it means, its occurrences
+    as a share of the citations or sentences it is counted over, and the answers it occurs in as a
+    share of the ``answers`` loaded."""
+    return pd.DataFrame({
+        "Reason": reasons["reason"],
+        "What it means": reasons["description"],
+        "Occurrences": [f"{share(c, t)} {of}" for c, t, of in zip(reasons["count"], reasons["total"], reasons["of"])],
+        "Answers with it": [share(a, answers) for a in reasons["answers"]],
+    }, columns=["Reason", "What it means", "Occurrences", "Answers with it"])
+
+
 def group_chart_data(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     """Long form of a breakdown for a chart: group, figure name, rate, count, total and the share text."""
     rows = []

@@ -8,6 +8,7 @@ from datetime import date
 
 import pandas as pd
 
+from ..review.text import review_link
 from . import figures as F
 from .golden import RetrievalEval
 from .rates import percent
@@ -55,14 +56,8 @@ def filters(reason: str = ANY, model: str = ANY, prompt_version: str = ANY, date
 def failing_view(shown: pd.DataFrame) -> pd.DataFrame:
     """The failing-answers table as shown: no file/line, and an ``open`` link to the review page."""
     view = shown[[c for c in F.TABLE_COLUMNS if c not in ("file", "line")]].copy()
-    view.insert(1, "open", "review?answer=" + view["answer_id"].map(_query_value))
+    view.insert(1, "open", view["answer_id"].map(review_link))
     return view
-
-
-def _query_value(answer_id: str) -> str:
-    from urllib.parse import quote
-
-    return quote(answer_id, safe="")
 
 
 def misses_table(r: RetrievalEval) -> pd.DataFrame:

@@ -27,6 +27,7 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-nv{color:#9a6700;font-weight:600}
 .cc-answer sup.cc-nv{color:#9a6700}
 .cc-answer,.cc-chunk,.cc-fail,.cc-meta,.cc-judge,.cc-sentence{overflow-wrap:anywhere;unicode-bidi:plaintext}
+.cc-field,h1,h2,h3{overflow-wrap:anywhere}
 </style>"""
 
 
@@ -241,6 +242,17 @@ def agent_trace_html(extra: dict) -> str:
 # here, and the pages render the result with ``st.html`` (never as Markdown).
 
 
+def field(text: str) -> str:
+    """One untrusted value among others: escaped, and isolated (``<bdi>``), so that right-to-left text
+    cannot reorder the fields beside it; a long unbroken word wraps (``.cc-field``)."""
+    return f'<bdi class="cc-field">{escape(text)}</bdi>'
+
+
+def fields_html(values: list[str | None], sep: str = " \u00b7 ") -> str:
+    """Values side by side on one line (model · prompt version · time), each isolated; empty ones left out."""
+    return '<div class="cc-meta">' + escape(sep).join(field(v) for v in values if v) + "</div>"
+
+
 def heading_html(text: str, level: int = 3) -> str:
     return f"<h{level}>{escape(text)}</h{level}>"
 
@@ -253,7 +265,7 @@ def notice_html(kind: str, text: str) -> str:
 
 def labelled_html(pairs: list[tuple[str, str]]) -> str:
     """``<p><b>Name:</b> value</p>`` rows, e.g. the question above an answer."""
-    return "".join(f"<p><b>{escape(name)}:</b> {escape(value)}</p>" for name, value in pairs)
+    return "".join(f"<p><b>{escape(name)}:</b> {field(value)}</p>" for name, value in pairs)
 
 
 def sentence_html(result: AnswerResult, index: int, flags: list[str]) -> str:
@@ -271,19 +283,19 @@ def unresolved_html(c: CitationResult) -> str:
 
 
 def verdict_html(judge: str, prompt_version: str, verdict: str, rationale: str) -> str:
-    return (f'<div class="cc-judge"><b>Judge</b> {escape(judge)} ({escape(prompt_version)}): '
-            f"<b>{escape(verdict.replace('_', ' '))}</b> \u2014 {escape(rationale)}</div>")
+    return (f'<div class="cc-judge"><b>Judge</b> {field(judge)} ({field(prompt_version)}): '
+            f"<b>{escape(verdict.replace('_', ' '))}</b> \u2014 {field(rationale)}</div>")
 
 
 def own_label_html(label_text: str, note: str, stale: bool) -> str:
     lead = "STALE (the answer or chunk changed since): " if stale else "Your label: "
     return (f'<div class="cc-meta">{escape(lead)}<b>{escape(label_text)}</b>'
-            + (f" \u2014 {escape(note)}" if note else "") + "</div>")
+            + (f" \u2014 {field(note)}" if note else "") + "</div>")
 
 
 def others_html(others: list[tuple[str, str]]) -> str:
     """Other reviewers' labels on an item, as (reviewer, label text)."""
-    return ('<div class="cc-meta">Others: ' + "; ".join(f"{escape(who)}: {escape(what)}" for who, what in others)
+    return ('<div class="cc-meta">Others: ' + "; ".join(f"{field(who)}: {escape(what)}" for who, what in others)
             + "</div>")
 
 
@@ -291,7 +303,7 @@ def disagreement_html(question: str, sentence: str, human: str, judge: str, rati
     """The calibration page's view of one item where the judge and the human label differ."""
     return (labelled_html([("Question", question), ("Sentence", sentence)])
             + f"<p><b>Human:</b> {escape(human.replace('_', ' '))}<br><b>Judge:</b> "
-              f"{escape(judge.replace('_', ' '))} \u2014 {escape(rationale)}</p>")
+              f"{escape(judge.replace('_', ' '))} \u2014 {field(rationale)}</p>")
 
 
 # --- keyboard flow ------------------------------------------------------------------------------
