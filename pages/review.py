@@ -15,11 +15,11 @@ from citecheck.review import sample as S
 from citecheck.review.html import (
     KEYS_HEIGHT,
     agent_trace_html,
+    answer_heading_html,
     citation_html,
     fields_html,
     focus_marker_html,
     focus_token,
-    heading_html,
     keys_script,
     labelled_html,
     notice_html,
@@ -307,8 +307,7 @@ team = labellers(current)
 pos = where[state.answer_id] + 1 if state.answer_id in where else None
 here = L.progress(items, current, reviewer)
 nav = st.columns([3, 1, 1, 1])
-nav[0].html(heading_html(f"Answer {result.answer.answer_id}"
-                         + (f" ({pos} of {len(ids)})" if pos else " (outside the filter)")))
+nav[0].html(answer_heading_html(result.answer.answer_id, pos, len(ids)))
 nav[1].button("Previous", on_click=step_answer, args=(-1,), shortcut="P", use_container_width=True)
 nav[2].button("Next", on_click=step_answer, args=(1,), shortcut="N", use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)

@@ -89,3 +89,11 @@ def test_fields_html_without_its_tags_is_the_escaped_values(values):
 
     out = re.sub(r"</?(bdi|div)[^>]*>", "", fields_html(values))
     assert out == escape(" \u00b7 ").join(escape(v) for v in values if v)
+
+
+def test_the_answer_heading_isolates_the_id_from_its_position():
+    from citecheck.review.html import answer_heading_html
+
+    shown = answer_heading_html("\u05d0\u05d1 <b>x</b>", 3, 8)
+    assert shown == '<h3>Answer <bdi class="cc-field">\u05d0\u05d1 &lt;b&gt;x&lt;/b&gt;</bdi> (3 of 8)</h3>'
+    assert answer_heading_html("a-1", None, 8).endswith("</bdi> (outside the filter)</h3>")

@@ -257,6 +257,12 @@ def heading_html(text: str, level: int = 3) -> str:
     return f"<h{level}>{escape(text)}</h{level}>"
 
 
+def answer_heading_html(answer_id: str, position: int | None, total: int) -> str:
+    """``Answer <id> (k of n)``: the id isolated, so a right-to-left id cannot move "(k of n)"."""
+    where = f" ({position} of {total})" if position else " (outside the filter)"
+    return f"<h3>Answer {field(answer_id)}{escape(where)}</h3>"
+
+
 def notice_html(kind: str, text: str) -> str:
     """A warning or error line whose text is untrusted (a file name, a record error, a typed id)."""
     css = {"error": "cc-fail", "warning": "cc-fail", "success": "cc-ok"}.get(kind, "cc-meta")
