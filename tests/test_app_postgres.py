@@ -67,7 +67,7 @@ def test_label_flow_on_the_database(db, pg_cluster):
     fresh.sidebar.text_input[0].input("ana").run()
     fresh.button(key="resume").click().run()
     page = "\n".join(str(h.proto.body) for h in fresh.get("html"))
-    assert "<h3>Answer a-001" in page and "ana: labelled 1 of" in page
+    assert '<h3>Answer <bdi class="cc-field">a-001</bdi>' in page and "ana: labelled 1 of" in page
     data = app().switch_page("pages/data.py").run()
     shown = everything(data)
     assert db.replace(pg_cluster.password, "***") in shown and pg_cluster.password not in shown
