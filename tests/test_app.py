@@ -182,7 +182,7 @@ def test_failures_page_filters_change_the_table():
     worst = F.failing(table)
     assert list(every["answer_id"]) == list(worst["answer_id"]) and len(every) < len(table)
     assert worst.iloc[0]["problems"] >= worst.iloc[-1]["problems"] > 0  # worst first
-    assert (every["open"] == "review?answer=" + every["answer_id"]).all()
+    assert (every["open"] == "./?answer=" + every["answer_id"]).all()
     at.selectbox(key="f_model").select("claude-haiku-4-5").run()
     haiku = failing_table(at)
     assert 0 < len(haiku) < len(every) and set(haiku["model"]) == {"claude-haiku-4-5"}

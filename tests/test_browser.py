@@ -131,3 +131,25 @@ def test_first_request_to_a_fresh_server_goes_through_the_router(server):
         expect(nav.get_by_text("common")).to_have_count(0)
         assert page.url.endswith("/failures")
         browser.close()
+
+
+def test_a_review_link_opened_in_a_new_tab_of_a_running_server_finds_its_page(server):
+    """The Failures table's links open in a new tab, a new session of a server that has already
+    run: each opens its answer, with no "Page not found" on the way (as /review?... gave)."""
+    from urllib.parse import urljoin
+
+    from citecheck.review.text import review_link
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _ = server
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        first = browser.new_context().new_page()
+        first.goto(f"{url}/failures", timeout=60_000)
+        expect(first.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=60_000)
+        tab = browser.new_context().new_page()
+        tab.goto(urljoin(f"{url}/failures", review_link("a-033")), timeout=60_000)
+        expect(tab.get_by_role("heading", name="Answer a-033")).to_be_visible(timeout=60_000)
+        expect(tab.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
+        assert "Page not found" not in tab.inner_text("body")
+        browser.close()

@@ -62,7 +62,7 @@ def test_failing_view_links_every_answer_with_its_id_quoted(table):
     odd.loc[odd.index[0], "answer_id"] = "conv-12#turn 3&x=/y"
     view = V.failing_view(F.failing(odd, F.Filters(failing_only=False)))
     assert "file" not in view.columns and list(view.columns[:2]) == ["answer_id", "open"]
-    assert view.set_index("answer_id").loc["conv-12#turn 3&x=/y", "open"] == "review?answer=conv-12%23turn%203%26x%3D%2Fy"
+    assert view.set_index("answer_id").loc["conv-12#turn 3&x=/y", "open"] == "./?answer=conv-12%23turn%203%26x%3D%2Fy"
 
 
 def test_compare_table_shows_counts_and_points(table):

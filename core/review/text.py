@@ -33,6 +33,12 @@ def md_literal(text: object) -> str:
     return value
 
 
-def review_link(answer_id: str, page: str = "review") -> str:
-    """The relative URL of ``page`` opened on ``answer_id`` (``review?answer=q%26a%3D1``)."""
-    return f"{page}?answer={quote(answer_id, safe='')}"
+DEFAULT_PAGE = "review"  # the router's default page, which Streamlit serves at the app's root
+
+
+def review_link(answer_id: str, page: str = DEFAULT_PAGE) -> str:
+    """The relative URL of ``page`` opened on ``answer_id`` (``./?answer=q%26a%3D1`` for the review
+    page).  The default page is linked at the root: a new tab opened on ``/review?...`` of a
+    running server meets Streamlit's "Page not found" before it falls back to the root."""
+    path = "./" if page == DEFAULT_PAGE else page
+    return f"{path}?answer={quote(answer_id, safe='')}"
