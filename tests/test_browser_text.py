@@ -146,6 +146,8 @@ def test_review_page_shows_every_value_as_its_text_and_id_links_round_trip(serve
     expect(caption).to_be_visible()
     assert plain(caption.inner_text()) == f"model {MARKUP} \u00b7 pv {MARKUP} \u00b7 2026-01-01T00:00:00Z"
     main = page.get_by_test_id("stMain")
+    expect(main).to_contain_text("Question:", timeout=30_000)  # the whole page is drawn, not only its top
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
     assert f"question {MARKUP}" in plain(main.inner_text())
     assert f"chunk {MARKUP}" in plain(main.inner_text())  # the cited chunk's id, over its text
     page.get_by_test_id("stSidebar").get_by_text("Blind mode").click()  # show the verdict and the label
