@@ -2,14 +2,10 @@
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from appserver import free_port, running_app  # noqa: F401 (free_port: imported from here by other tests)
 from citecheck.contract.log import checksum
 from citecheck.review import labels as L
 from citecheck.web.settings import DEFAULT_LOG
@@ -22,12 +18,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -45,28 +35,8 @@ def server(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text(lines[32] + "\n" + json.dumps(hostile) + "\n", encoding="utf-8")
     labels = tmp_path / "labels.jsonl"
-    port = free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--", "--log", str(log), "--labels", str(labels)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start within 60 s")
-    yield url, labels
-    proc.terminate()
-    proc.wait(timeout=20)
+    with running_app(["--log", log, "--labels", labels]) as url:
+        yield url, labels
 
 
 def launch(pw):

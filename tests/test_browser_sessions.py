@@ -4,14 +4,12 @@ for each shown), the other on a short answer. Both pages come up: the long one a
 
 import json
 import os
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from test_browser import CHROMIUM, free_port, launch
+from appserver import running_app
+from test_browser import CHROMIUM, launch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -28,28 +26,8 @@ pytestmark = [
 def server(tmp_path):
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps(B.answer_with_citations(10_000)) + "\n" + json.dumps(B.answer_with_citations(3)) + "\n")
-    port = free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--", "--log", str(log), "--labels", str(tmp_path / "labels.jsonl")],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    with running_app(["--log", log, "--labels", tmp_path / "labels.jsonl"]) as url:
+        yield url
 
 
 def test_a_pathological_answer_does_not_hold_up_another_session(server):

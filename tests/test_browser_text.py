@@ -4,19 +4,16 @@ captions, notices, tables, selectboxes, chart labels), and a link built from an 
 
 import json
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from appserver import running_app
 from citecheck.judging import verdicts as V
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.web.settings import DEFAULT_LOG
-from test_browser import CHROMIUM, free_port, launch
+from test_browser import CHROMIUM, launch
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKUP = "**b** _i_ [l](http://x) $x^2$ <i>h</i> :smile:"
@@ -59,26 +56,8 @@ def data_files(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(data_files):
     log, labels, verdicts, _ = data_files
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--", "--log", str(log), "--labels", str(labels), "--verdicts", str(verdicts)],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    with running_app(["--log", log, "--labels", labels, "--verdicts", verdicts]) as url:
+        yield url
 
 
 @pytest.fixture

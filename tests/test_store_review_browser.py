@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from appserver import running_app
 from citecheck.cli.main import main
 from citecheck.reports import figures as F
 from citecheck.store.query import StoreQuery
 from citecheck.store.sources import TABLE_LIMIT
 from citecheck.store.store import Store
-from test_browser import CHROMIUM, free_port, launch
+from test_browser import CHROMIUM, launch
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "sample_data" / "answers.jsonl"
@@ -37,29 +34,10 @@ def server(tmp_path):
     log.write_text(LOG.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
     store = tmp_path / "store"
     main(["check", str(log), "--corpus", str(CORPUS), "--store", str(store)], io.StringIO(), io.StringIO())
-    port = free_port()
     terminal = tmp_path / "terminal.txt"
-    with open(terminal, "w") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--", "--log", str(log), "--corpus", str(CORPUS), "--store", str(store),
-             "--labels", str(tmp_path / "labels.jsonl")],
-            cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=sink, stderr=sink)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start within 60 s")
-    yield url, store, terminal
-    proc.terminate()
-    proc.wait(timeout=20)
+    with open(terminal, "w") as sink, running_app(["--log", log, "--corpus", CORPUS, "--store", store,
+                                                   "--labels", tmp_path / "labels.jsonl"], sink) as url:
+        yield url, store, terminal
 
 
 def test_a_row_of_the_failures_table_opens_from_the_store(server):
