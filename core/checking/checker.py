@@ -50,7 +50,7 @@ class CheckOptions:
 
 
 class CitationResult(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # a field, not tuple.index
     kind: str
     marker: int | None
     label: str | None
@@ -83,7 +83,7 @@ class CitationResult(NamedTuple):
 
 
 class SentenceResult(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # a field, not tuple.index
     start: int
     end: int
     text: str
@@ -362,7 +362,7 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
         codes = (*codes, R.SPAN_MISMATCH)
     return _new(CitationResult, (
         index, raw.kind, raw.marker, raw.label, raw.answer_start, raw.answer_end, i, chunk_id,
-        raw.quote, qs, qe, R.ordered(codes) if len(codes) > 1 else codes, sentence, blind and not codes,
+        raw.quote, qs, qe, R.ordered(list(codes)) if len(codes) > 1 else codes, sentence, blind and not codes,
     ))
 
 

@@ -9,12 +9,12 @@ both happen, giving 5).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TextIO
 
 from ..contract.jsonl import append_lines
 from ..contract.log import dumps
+from ..reports.check_report import report_line
 
 EXIT_GATE = 1
 EXIT_USAGE = 2
@@ -22,11 +22,9 @@ EXIT_FAILED = 3
 EXIT_UNREADABLE = 4
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(obj, ensure_ascii=False), built once
-
-
 def json_line(obj: dict, out: TextIO) -> None:
-    out.write(_ENCODER.encode(obj) + "\n")
+    """One record of ``check --format json`` (docs/check-report.md: compact, UTF-8)."""
+    out.write(report_line(obj))
 
 
 def append_answer(path: str, answer) -> None:

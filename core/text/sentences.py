@@ -36,7 +36,7 @@ MARKER_ONLY = re.compile(rf"^(?:\s*{MARKER})+\s*$")
 
 
 class Sentence(NamedTuple):  # a NamedTuple: built six times per answer, and cheaper than a dataclass
-    index: int
+    index: int  # type: ignore[assignment]  # a field, not tuple.index
     start: int
     end: int
     text: str
