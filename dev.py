@@ -32,8 +32,15 @@ def ensure_venv() -> None:
         print(f"creating {VENV} ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     print("installing citecheck and its dependencies (first run only) ...", flush=True)
-    subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
+    subprocess.run([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test,compiled]"], check=True)
     STAMP.write_text(want)
+
+
+def ensure_compiled() -> None:
+    """The mypyc build of the hot modules (core/text/compiled.py), when their sources changed since
+    the last build; without a C compiler it fails once, quietly, and everything runs as Python."""
+    subprocess.run([str(PY), "-c", "from citecheck.text.compiled import main; import sys; main(sys.argv[1:])"],
+                   cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), check=False)
 
 
 def main(argv: list[str]) -> int:
@@ -41,6 +48,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     ensure_venv()
+    ensure_compiled()
     command, rest = argv[0], argv[1:]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if command == "test":

@@ -4,3 +4,7 @@ Everything here is importable without Streamlit; the UI lives in ``app.py`` and 
 """
 
 __version__ = "0.1.0"
+
+from .text import compiled as _compiled
+
+_compiled.install()  # the mypyc build of the hot modules when it is current (core/text/compiled.py)

@@ -1,0 +1,98 @@
+"""The compiled build of the hot modules (core/text/compiled.py, issue #14) gives the same bytes
+as the pure-Python modules: ``citecheck check`` (JSON and text) on the sample data, on a
+generated log with every reason code and on every malformed log of the fuzz families is run
+both ways and compared.  When no current build exists (no C compiler), the comparison is
+skipped with the reason; ``python3 dev.py`` builds it, so CI runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from citecheck.checking import checker
+from citecheck.contract import reasons as R
+from citecheck.text import compiled
+from fuzzlogs import cases
+from test_store import generated_log
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_data"
+BUILT = compiled._usable(compiled.BUILD) and os.environ.get(compiled.PURE_ENV, "") in ("", "0")
+needs_build = pytest.mark.skipif(not BUILT, reason="no current compiled build (python3 dev.py builds it with mypyc)")
+
+
+def check(pure: bool, *argv) -> tuple[int, bytes, bytes]:
+    env = {**os.environ, compiled.PURE_ENV: "1" if pure else "0"}
+    code = ("import sys; from citecheck.checking import checker; from citecheck.cli.main import main; "
+            "assert checker.__file__.endswith('.py') == (sys.argv[1] == '1'), checker.__file__; "
+            "sys.exit(main(sys.argv[2:]))")
+    done = subprocess.run([sys.executable, "-c", code, "1" if pure else "0", *map(str, argv)], capture_output=True,
+                          env=env, cwd=ROOT, timeout=300)
+    assert b"Traceback" not in done.stderr, done.stderr.decode(errors="replace")[-2000:]
+    return done.returncode, done.stdout, done.stderr
+
+
+def same_both_ways(*argv) -> bytes:
+    pure, fast = check(True, *argv), check(False, *argv)
+    assert fast == pure
+    return pure[1]
+
+
+@pytest.fixture(scope="module")
+def fuzz_logs(tmp_path_factory) -> list[Path]:
+    folder = tmp_path_factory.mktemp("fuzz")
+    paths = []
+    for i, case in enumerate(cases()):
+        if case.kind == "file" and case.data.strip() and len(case.data) < 1_000_000:
+            path = folder / f"case-{i:03d}.jsonl"
+            path.write_bytes(case.data)
+            paths.append(path)
+    return paths
+
+
+def test_the_suite_runs_the_compiled_modules_when_they_are_built():
+    assert checker.__file__.endswith(".py") != BUILT
+
+
+@needs_build
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_sample_data_gives_the_same_bytes_compiled_and_pure(fmt):
+    out = same_both_ways("check", SAMPLE / "answers.jsonl", "--corpus", SAMPLE / "corpus", "--format", fmt)
+    if fmt == "json":
+        summary = json.loads(out.splitlines()[-1])
+        assert all(summary["reasons"][code] >= 1 for code in R.ALL_REASONS), summary["reasons"]
+    same_both_ways("check", SAMPLE / "answers.jsonl", "--casefold", "--refusal", "No idea.", "--format", fmt)
+
+
+@needs_build
+def test_a_generated_log_with_every_reason_code_gives_the_same_bytes(tmp_path):
+    log = generated_log(tmp_path / "gen.jsonl")
+    out = same_both_ways("check", log, "--corpus", SAMPLE / "corpus", "--format", "json")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert {r["record"] for r in records} == {"answer", "error", "summary"}
+    assert all(records[-1]["reasons"][code] >= 1 for code in R.ALL_REASONS)
+    same_both_ways("check", log, "--corpus", SAMPLE / "corpus")
+
+
+@needs_build
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_every_malformed_log_gives_the_same_bytes(fuzz_logs, fmt):
+    out = same_both_ways("check", *fuzz_logs, "--format", fmt)
+    if fmt == "json":
+        kinds = [json.loads(line)["record"] for line in out.splitlines()]
+        assert kinds.count("error") > 50 and kinds.count("answer") > 100
+
+
+def test_a_build_is_used_only_for_the_sources_it_was_built_from(tmp_path):
+    sources = compiled.source_hashes()
+    (tmp_path / compiled.STAMP).write_text(compiled._stamp(sources, True))
+    assert compiled._usable(tmp_path)
+    edited = {**sources, compiled.MODULES[0]: "0" * 64}
+    (tmp_path / compiled.STAMP).write_text(compiled._stamp(edited, True))
+    assert not compiled._usable(tmp_path)
+    (tmp_path / compiled.STAMP).write_text(compiled._stamp(sources, False))  # a build that failed
+    assert not compiled._usable(tmp_path)
