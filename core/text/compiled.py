@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 
 # The modules compiled, as paths under core/ (the citecheck package).
-MODULES = ("text/normalise.py", "text/sentences.py", "contract/log.py", "checking/checker.py")
+MODULES = ("text/normalise.py", "text/sentences.py", "contract/log.py", "checking/checker.py",
+           "reports/check_report.py")
 PACKAGE = Path(__file__).resolve().parent.parent  # core/, the citecheck package
 BUILD = PACKAGE.parent / "build" / "mypyc"  # in the checkout (git ignores build/)
 STAMP = "citecheck-build.json"

@@ -111,7 +111,7 @@ def split_sentences(text: str) -> list[Sentence]:
     """The sentences of ``text`` with code-point offsets; surrounding whitespace is not included."""
     out: list[Sentence] = []
     start = 0
-    merged = False
+    merged: list[int] = []  # sentences that marker-only lines extended: their text is cut at the end
     for end in [*_ends(text), len(text)]:
         if end < start:
             continue
@@ -124,13 +124,14 @@ def split_sentences(text: str) -> list[Sentence]:
             continue
         if out and piece[0] == "[" and MARKER_ONLY.match(piece):
             prev = out[-1]  # (its text is cut once, below: a run of marker-only lines stays linear)
-            out[-1] = tuple.__new__(Sentence, (prev.index, prev.start, e, None))
-            merged = True
+            out[-1] = tuple.__new__(Sentence, (prev.index, prev.start, e, prev.text))
+            if not merged or merged[-1] != prev.index:
+                merged.append(prev.index)
             continue
         out.append(tuple.__new__(Sentence, (len(out), s, e, piece)))  # (as Sentence(...), without a call)
-    if merged:
-        out = [tuple.__new__(Sentence, (x.index, x.start, x.end, text[x.start:x.end])) if x.text is None else x
-               for x in out]
+    for i in merged:
+        x = out[i]
+        out[i] = tuple.__new__(Sentence, (x.index, x.start, x.end, text[x.start:x.end]))
     return out
 
 
