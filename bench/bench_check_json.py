@@ -9,6 +9,8 @@ not fall on one side only): ``orjson.loads`` of every line, and ``check LOG --fo
 its output written to /dev/null.  Both are timed in CPU seconds of this process
 (``time.process_time``) and in wall seconds; the ratio is check / parse.
 Target: ratio <= 7 at 100,000 answers.  ``--profile`` prints the top of a cProfile of one check.
+The hot modules run compiled when ``python3 dev.py`` has built them (core/text/compiled.py); the
+first line says which; ``CITECHECK_PURE_PYTHON=1`` measures the pure-Python modules instead.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
 from bench_check import generate  # noqa: E402
+from citecheck.checking import checker  # noqa: E402
 from citecheck.cli.main import main as cli  # noqa: E402
 
 
@@ -49,6 +52,7 @@ def main() -> None:
     path = ROOT / "bench" / "out" / f"synthetic-v2-{args.answers}.jsonl"
     if not path.exists():
         generate(path, args.answers)
+    print("hot modules: " + ("pure Python" if checker.__file__.endswith(".py") else "compiled (mypyc)"))
     print(f"log: {args.answers:,} answers, {path.stat().st_size / 1e6:.0f} MB; load average before "
           f"{os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     parses, checks = [], []
