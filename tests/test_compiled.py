@@ -96,3 +96,17 @@ def test_a_build_is_used_only_for_the_sources_it_was_built_from(tmp_path):
     assert not compiled._usable(tmp_path)
     (tmp_path / compiled.STAMP).write_text(compiled._stamp(sources, False))  # a build that failed
     assert not compiled._usable(tmp_path)
+
+
+def test_options_answers_and_results_pickle_whichever_modules_run():
+    """Dask sends them between processes; a compiled frozen class cannot be set field by field."""
+    import pickle
+
+    from citecheck.contract.log import read_log
+
+    options = checker.CheckOptions(casefold=True, refusals=("No idea.",))
+    assert pickle.loads(pickle.dumps(options)) == options
+    for _, answer in read_log(SAMPLE / "answers.jsonl"):
+        result = checker.check_answer(answer, options)
+        assert pickle.loads(pickle.dumps(answer)) == answer
+        assert pickle.loads(pickle.dumps(result)) == result

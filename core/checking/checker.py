@@ -48,6 +48,9 @@ class CheckOptions:
     refusals: tuple[str, ...] = (DEFAULT_REFUSAL,)
     corpus: Corpus | None = None
 
+    def __reduce__(self):  # pickled by field (Dask sends it to workers); the compiled class needs it
+        return (CheckOptions, (self.casefold, self.refusals, self.corpus))
+
 
 class CitationResult(NamedTuple):
     index: int  # type: ignore[assignment]  # a field, not tuple.index
@@ -127,6 +130,10 @@ class AnswerResult:
     refused: bool
     invalid_markers: tuple[int, ...]
     tally: Tally
+
+    def __reduce__(self):  # pickled by field: a compiled frozen class cannot be set field by field
+        return (AnswerResult, (self.answer, self.sentences, self.citations, self.refused, self.invalid_markers,
+                               self.tally))
 
     @property
     def failed_citations(self) -> int:

@@ -94,6 +94,10 @@ class Answer:
     refused: bool = False
     extra: dict = field(default_factory=dict)
 
+    def __reduce__(self):  # pickled by field: a compiled frozen class cannot be set field by field
+        return (Answer, (self.answer_id, self.question, self.answer, self.chunks, self.citations, self.timestamp,
+                         self.model, self.prompt_version, self.index_snapshot, self.refused, self.extra))
+
 
 ANSWER_FIELDS = (
     "log_version answer_id question answer chunks citations timestamp model prompt_version "

@@ -19,6 +19,9 @@ class Normalised:
     starts: tuple[int, ...]
     ends: tuple[int, ...]
 
+    def __reduce__(self):  # pickled by field: a compiled frozen class cannot be set field by field
+        return (Normalised, (self.text, self.starts, self.ends))
+
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """Map ``[start, end)`` in the normalised text back to the original text."""
         return self.starts[start], self.ends[end - 1]
