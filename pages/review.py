@@ -6,6 +6,7 @@ import streamlit as st
 import streamlit.components.v1 as components
 from citecheck.contract.postgres import StoreError
 from citecheck.reports.check_report import sentence_flags
+from citecheck.review import address as A
 from citecheck.review import guidelines as G
 from citecheck.review import history as H
 from citecheck.review import identity as I
@@ -100,6 +101,12 @@ def rename() -> None:
 
 def refilter() -> None:
     state.filter_name = state.filter_box
+    A.sync(st.query_params, "show", A.show_param(state.filter_name))
+
+
+def reblind() -> None:
+    state.blind_on = state.blind
+    A.sync(st.query_params, "blind", A.blind_param(state.blind_on))
 
 
 who = identity()
@@ -110,10 +117,14 @@ if reviewer and not who.by_login and st.query_params.get("reviewer") != reviewer
     st.query_params["reviewer"] = reviewer
 if "reviewer_box" not in state:  # widget state is dropped on a page switch; the name is not
     state.reviewer_box = reviewer
-if state.get("filter_name") not in FILTERS:
-    state.filter_name = next(iter(FILTERS))
-if "filter_box" not in state:
+state.filter_name = A.filter_name(st.query_params.get("show"), state.get("filter_name"))
+A.sync(st.query_params, "show", A.show_param(state.filter_name))  # (a page switch leaves the address bare)
+if "filter_box" not in state:  # widget state is dropped on a page switch; the setting is not
     state.filter_box = state.filter_name
+state.blind_on = A.blind(st.query_params.get("blind"), state.get("blind_on"))
+A.sync(st.query_params, "blind", A.blind_param(state.blind_on))
+if "blind" not in state:
+    state.blind = state.blind_on
 overlap = settings().overlap
 
 with st.sidebar:
@@ -136,7 +147,7 @@ with st.sidebar:
             else:
                 state.answer_id = wanted.strip()
                 state.focus = 0
-    blind = st.toggle("Blind mode", value=True, key="blind",
+    blind = st.toggle("Blind mode", key="blind", on_change=reblind,
                       help="Hide judge verdicts and other reviewers' labels on an item until you have labelled it, "
                            "so they cannot sway you.")
     sample_path = st.selectbox("Calibration sample", [None, *S.find(settings().folders)], key="review_sample",

@@ -6,6 +6,7 @@ finished; the chosen label marked; label texts readable at 1280 px."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -146,6 +147,42 @@ def test_identity_survives_a_page_switch_and_a_reload(make_app, browser):
     page.reload()
     progress(page, "ana: labelled 1 of")
     expect(page.get_by_role("textbox", name="Reviewer name")).to_have_value("ana")
+
+
+
+def test_the_answer_filter_and_blind_mode_survive_a_page_switch_a_reload_and_a_restart(make_app, browser):
+    """Issue #12: "Show answers" was back to all answers after a reload (only the session kept it)."""
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:6])
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of")
+    failed_only = page.get_by_role("radio", name="With failed citations")
+    failed_only.check(force=True)
+    expect(failed_only).to_be_checked()
+    blind = page.get_by_role("switch", name="Blind mode")
+    expect(blind).to_be_checked()
+    blind.uncheck(force=True)
+    expect(blind).not_to_be_checked()
+    idle(page)
+    expect(page).to_have_url(re.compile(r"[?&]show=failed(&|$)"))
+    expect(page).to_have_url(re.compile(r"[?&]blind=off(&|$)"))
+
+    def still_set() -> None:
+        progress(page, "ana: labelled 0 of")
+        expect(page.get_by_role("radio", name="With failed citations")).to_be_checked(timeout=20_000)
+        expect(page.get_by_role("switch", name="Blind mode")).not_to_be_checked()
+
+    page.get_by_test_id("stSidebarNav").get_by_text("Failures").click()
+    expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=20_000)
+    page.get_by_test_id("stSidebarNav").get_by_text("Review").click()
+    still_set()
+    page.reload()
+    still_set()
+    app.stop()
+    app.start()
+    page.reload()
+    still_set()
 
 
 
