@@ -85,6 +85,13 @@ def signed_in_user() -> dict | None:
         return None
 
 
+def authlib_ready() -> bool:
+    """Streamlit's own check that st.login can work (Authlib>=1.3.2, the ``auth`` extra)."""
+    from streamlit.auth_util import is_authlib_installed
+
+    return is_authlib_installed()
+
+
 def identity() -> I.Identity:
     """Who is labelling, from the login, the session or the URL (also inside callbacks)."""
     return I.resolve(st.query_params.get("reviewer"), state.get("reviewer_name"), signed_in_user())
@@ -133,7 +140,10 @@ with st.sidebar:
         if st.button("Sign out"):
             st.logout()
     elif who.by_login:
-        if st.button("Sign in", type="primary"):
+        problem = I.login_problem(who, authlib_ready())
+        if problem:  # st.login would only raise
+            st.html(notice_html("error", problem))
+        elif st.button("Sign in", type="primary"):
             st.login()
     else:
         st.text_input("Reviewer name", key="reviewer_box", on_change=rename,
