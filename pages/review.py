@@ -10,6 +10,7 @@ from citecheck.review import address as A
 from citecheck.review import guidelines as G
 from citecheck.review import history as H
 from citecheck.review import identity as I
+from citecheck.review import keyqueue
 from citecheck.review import labels as L
 from citecheck.review import paging as P
 from citecheck.review import sample as S
@@ -59,6 +60,7 @@ from pages._common import (
 enter("review")
 
 style()
+components.html(keyqueue.installer_html(), height=KEYS_HEIGHT)  # the same on every run: drawn once
 data = review_dataset()  # a checked store's answers are read one at a time
 show_notice(data)
 if not len(data):
@@ -240,6 +242,7 @@ def step_answer(delta: int) -> None:
 
 
 def step_item(delta: int) -> None:
+    items = data.items(state.answer_id)  # (this session's answer now, not the one drawn last)
     if not items:
         return
     to = state.focus + delta
@@ -272,9 +275,12 @@ def resume() -> None:
     move_on(None)
 
 
-def save(index: int, label: str) -> None:
+def save(at: tuple[str, int] | None, label: str) -> None:
+    """Label the item ``at`` (answer id, position), or with None the focused item as it is now: a
+    shortcut acts on the item the reviewer has come to, even if the page was not redrawn since."""
     state._label_saved = True
-    item = items[index]
+    answer_id, index = at if at is not None else (state.answer_id, state.focus)
+    item = data.items(answer_id)[index]
     note = state.get(f"note-{item.key}", "")
     name = identity().name
     try:
@@ -359,18 +365,18 @@ for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.a
         st.html(extra_html)
 
 
-def label_buttons(where, item, n: int, chosen: str | None, prefix: str, shortcuts: bool) -> None:
+def label_buttons(where, item, n: int | None, chosen: str | None, prefix: str, shortcuts: bool) -> None:
     """One button per label, the reviewer's current label marked and primary; texts never cut."""
     row = where.container(horizontal=True, gap="small")
     for k, label in enumerate(item.labels):
         picked = label == chosen
         definition = rules.definitions.get(label) if rules else None
         clicked = row.button(("\u2713 " if picked else "") + LABEL_TEXT[label], key=f"{prefix}-{label}",
-                             on_click=save, args=(n, label), type="primary" if picked else "secondary",
+                             on_click=save, args=(None if n is None else (state.answer_id, n), label), type="primary" if picked else "secondary",
                              shortcut=str(k + 1) if shortcuts else None, width="content",
                              help=md_literal(definition) if definition else None)
         if clicked and not handled:  # a new session (a restarted server) has no callback for it yet
-            save(n, label)
+            save(None if n is None else (state.answer_id, n), label)
             st.rerun()
 
 
@@ -386,7 +392,7 @@ if items:
         st.html(labelled_html([(f"Focused item {state.focus + 1} of {len(items)}",
                                 f"sentence {focused.sentence + 1}"
                                 + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))]))
-        label_buttons(st, focused, state.focus, chosen_label(focused), "key", shortcuts=True)
+        label_buttons(st, focused, None, chosen_label(focused), "key", shortcuts=True)
         moves = st.container(horizontal=True, gap="small")
         moves.button("Previous item", on_click=step_item, args=(-1,), shortcut="K")
         moves.button("Next item", on_click=step_item, args=(1,), shortcut="J")
