@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import altair as alt
 import streamlit as st
-from citecheck.contract.items import parse_item_key
 from citecheck.judging import calibration as C
+from citecheck.judging import calibration_view as VIEW
 from citecheck.judging import captions as CAP
 from citecheck.judging import verdicts as V
 from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
 from citecheck.judging.outcome import run_outcome
 from citecheck.llm.client import have_key, make_client
-from citecheck.reports.rates import percent
-from citecheck.review import consensus as CON
 from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review.html import citation_html, disagreement_html, notice_html
@@ -65,8 +62,8 @@ for w in verdict_warnings:
 
 labelled_keys = {r.item for r in records if r.citation is not None}
 items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
-st.caption(CAP.reconcile_caption(len(labelled_keys), len(items),
-                                 CAP.left_out(records, {i.key: i.fingerprint for i in data.all_items}))
+fingerprints = {i.key: i.fingerprint for i in data.all_items}
+st.caption(CAP.reconcile_caption(len(labelled_keys), len(items), CAP.left_out(records, fingerprints))
            + f" Verdicts: {m(cfg.shown(verdicts_path))}")
 
 # --- running a judge ----------------------------------------------------------------------------------
@@ -90,29 +87,14 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
     if why_not:
         st.caption(f"Run is disabled: {why_not}")
     if go:
-        if kind == "baseline":
-            judge = BaselineJudge()
-        else:
-            judge = ClaudeJudge(make_client(secret_key), model=model, concurrency=int(concurrency),
-                                max_cost_usd=float(budget))
+        judge = BaselineJudge() if kind == "baseline" else ClaudeJudge(
+            make_client(secret_key), model=model, concurrency=int(concurrency), max_cost_usd=float(budget))
         todo = not_yet_judged(items, verdict_records, judge)
         progress = Progress(total=len(todo))
         bar = st.progress(0.0, text=f"0 of {len(todo)} judged")
-
-        saved = []
-
-        def record(v: V.Verdict) -> None:
-            V.append(verdicts_path, [v])  # on disk before it counts as saved
-            saved.append(v)
-            bar.progress(progress.done / max(progress.total, 1),
-                         text=f"{progress.done} of {progress.total} judged \u00b7 ${progress.spent:.4f} spent")
-
-        write_error = None
-        try:
-            judge.judge(todo, on_verdict=record, progress=progress)
-        except OSError as exc:  # the disk filled: said plainly, what was saved is kept
-            write_error = exc
-        outcome = run_outcome(progress, len(saved), len(items) - len(todo), write_error)
+        run = VIEW.run_judge(judge, todo, progress, verdicts_path, on_saved=lambda p: bar.progress(
+            p.done / max(p.total, 1), text=f"{p.done} of {p.total} judged \u00b7 ${p.spent:.4f} spent"))
+        outcome = run_outcome(progress, run.saved, len(items) - len(todo), run.write_error)
         if outcome.kind == "success":
             st.success(outcome.text)
         else:  # names a file: untrusted text, escaped
@@ -130,44 +112,25 @@ c1, c2 = st.columns([2, 1])
 run = c1.selectbox("Judge and prompt version", runs, format_func=lambda r: f"{r[0]} \u00b7 {r[1]}", key="cal_run")
 split = c2.radio("Items", ["all", "dev", "test"], horizontal=True, key="cal_split",
                  help="Items split by a hash of their key: iterate on the prompt with dev, quote test.")
-fingerprints = {i.key: i.fingerprint for i in data.all_items}
 report = C.calibrate(records, verdict_records, run[0], run[1], split, fingerprints, adjudicated=adjudicated,
                      overlap=cfg.overlap)
-p = report.pairs
-st.caption(f"{len(p.keys):,} items with a human label and a verdict; {p.unscored} unscored by the judge; "
-           f"{p.unjudged} not judged yet. Human labels: {CON.counts_text(report.rules)} (overlap {cfg.overlap}).")
-if not len(p.keys):
+st.caption(VIEW.pairs_caption(report, cfg.overlap))
+if not len(report.pairs.keys):
     st.info("No labelled item has a verdict from this judge in this split yet.")
     st.stop()
 
-names = {"accuracy": "Accuracy (3 classes)", "kappa": "Cohen's kappa", "weighted_kappa": "Weighted kappa (linear)",
-         "tpr": "TPR: not supported caught", "tnr": "TNR: others left alone", "precision": "Precision",
-         "recall": "Recall", "f1": "F1"}
 cols = st.columns(4)
-for n, (key, title) in enumerate(names.items()):
-    est = report.figures[key]
-    value = "n/a" if est.value is None else f"{est.value:.2f}"
-    cols[n % 4].metric(title, value, border=True)
-    (cols[n % 4].warning if CAP.small(est) else cols[n % 4].caption)(CAP.estimate_caption(est))
+for n, tile in enumerate(VIEW.figure_tiles(report)):
+    cols[n % 4].metric(tile.title, tile.value, border=True)
+    (cols[n % 4].warning if tile.warn else cols[n % 4].caption)(tile.caption)
 
 left, right = st.columns(2)
-matrix = CAP.matrix_frame(report.matrix)
-order = list(CAP.CLASS_NAMES.values())
-heat = alt.Chart(matrix).mark_rect().encode(
-    x=alt.X("judge:N", sort=order, title="judge says", axis=alt.Axis(labelAngle=0, orient="top")),
-    y=alt.Y("human:N", sort=order, title="human says", axis=alt.Axis(labelLimit=200)),
-    color=alt.Color("items:Q", scale=alt.Scale(scheme="blues"), legend=None), tooltip=["human", "judge", "items"])
-labels_layer = alt.Chart(matrix).mark_text(fontSize=16).encode(
-    x=alt.X("judge:N", sort=order), y=alt.Y("human:N", sort=order), text="items:Q",
-    color=alt.condition(alt.datum.items > float(matrix["items"].max()) / 2, alt.value("white"), alt.value("black")))
-left.altair_chart(heat + labels_layer, width="stretch")
+left.altair_chart(VIEW.matrix_chart(report), width="stretch")
 with right:
-    if report.corrected is not None and report.corrected.value is not None:
-        ce = report.corrected
-        st.metric("Not-supported rate on unlabelled items, corrected", percent(ce.value), border=True)
-        st.caption(f"raw judge rate {percent(report.raw_rate)} over {ce.n} unlabelled item(s); Rogan-Gladen "
-                   "correction " + (f"95% CI {percent(ce.low)} to {percent(ce.high)}" if ce.low is not None
-                                    else "(too few items for an interval)"))
+    corrected = VIEW.corrected_texts(report)
+    if corrected is not None:
+        st.metric("Not-supported rate on unlabelled items, corrected", corrected[0], border=True)
+        st.caption(corrected[1])
     else:
         st.caption("Judge more than the labelled items (`citecheck judge --all-items`) to estimate the true "
                    "not-supported rate of unlabelled answers.")
@@ -175,10 +138,7 @@ with right:
     if a.shared_items:
         st.metric("Reviewer agreement (Krippendorff's alpha)", "n/a" if a.alpha is None else f"{a.alpha:.2f}",
                   border=True)
-        st.html(notice_html("info", f"{a.shared_items} items labelled by two or more of {', '.join(a.reviewers)}"
-                            + ("" if a.kappa is None else f"; Cohen's kappa {a.kappa:.2f}")
-                            + ". A judge cannot be expected to agree with people better than they agree with "
-                              "each other."))
+        st.html(notice_html("info", VIEW.agreement_text(a)))
     else:
         st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
 
@@ -186,41 +146,35 @@ show_estimates(records, verdict_records, data.all_items, run, cfg.folders)
 
 # --- disagreements ---------------------------------------------------------------------------------------
 st.subheader("Disagreements")
-rows = [{"item": k, "human": C.CLASSES[h], "judge": C.CLASSES[j], "rationale": report.verdicts[k].rationale}
-        for k, h, j in zip(p.keys, p.human, p.judge) if h != j]
+rows = VIEW.disagreements(report)
 if not rows:
     st.success("The judge agrees with every human label here.")
     st.stop()
-kinds = sorted({(r["human"], r["judge"]) for r in rows})
-kind = st.selectbox("Human / judge", ["all"] + [f"{h} / {j}" for h, j in kinds], key="cal_kind")
-shown = [r for r in rows if kind == "all" or f"{r['human']} / {r['judge']}" == kind]
+kind = st.selectbox("Human / judge", VIEW.kind_choices(rows), key="cal_kind")
+shown = VIEW.of_kind(rows, kind)
 st.caption(f"{len(shown)} of {len(rows)} disagreement(s)")
-keys = [r["item"] for r in shown]
+keys = [r.item for r in shown]
 if st.session_state.get("cal_item") not in keys:
     st.session_state["cal_item"] = keys[0]
 
 
 def _step(delta: int) -> None:
-    at = keys.index(st.session_state["cal_item"]) if st.session_state.get("cal_item") in keys else 0
-    st.session_state["cal_item"] = keys[(at + delta) % len(keys)]
+    st.session_state["cal_item"] = VIEW.step(keys, st.session_state.get("cal_item"), delta)
 
 
 b1, b2, _ = st.columns([1, 1, 4])
 b1.button("Previous", key="cal_prev", on_click=_step, args=(-1,), use_container_width=True)
 b2.button("Next", key="cal_next", on_click=_step, args=(1,), use_container_width=True)
 pick = st.selectbox("Item", keys, key="cal_item")
-row = next(r for r in shown if r["item"] == pick)
-key = parse_item_key(pick)
-result = data.get(key.answer_id)
-if result is not None and key.citation is not None and key.sentence < len(result.sentences) \
-        and key.citation < len(result.citations):
-    s = result.sentences[key.sentence]
-    c = result.citations[key.citation]
+row = next(r for r in shown if r.item == pick)
+found = VIEW.cited_pair(data, pick)
+if found is not None:
+    result, s, c = found
     left, right = st.columns([2, 3])
-    left.html(disagreement_html(result.answer.question, s.text, row["human"], row["judge"], row["rationale"]))
+    left.html(disagreement_html(result.answer.question, s.text, row.human, row.judge, row.rationale))
     right.html(citation_html(result, c, whole=True))
     if which == "configured":
         st.page_link("pages/review.py", label="Open this answer on the review page",
-                     query_params={"answer": key.answer_id})
+                     query_params={"answer": result.answer.answer_id})
 else:
     st.html(notice_html("warning", f"Item {pick} is not in the loaded answers (the log changed since it was labelled)."))

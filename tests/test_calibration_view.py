@@ -1,0 +1,108 @@
+"""What the Judge calibration page shows, computed without Streamlit (core/judging/calibration_view.py),
+on the bundled ExpertQA sample: real expert labels, judged by the baseline judge."""
+
+from __future__ import annotations
+
+import pytest
+from citecheck.contract.items import parse_item_key
+from citecheck.judging import calibration as C
+from citecheck.judging import calibration_view as VIEW
+from citecheck.judging import verdicts as V
+from citecheck.judging.judges import BaselineJudge, Progress, judge_items, not_yet_judged
+from citecheck.review import dataset
+from citecheck.review import labels as L
+from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+@pytest.fixture(scope="module")
+def expertqa():
+    data = dataset.load([EXPERTQA_LOG])
+    labels, problems = L.read(EXPERTQA_LABELS)
+    assert not problems
+    return data, labels
+
+
+def _judged(data, labels, target):
+    keys = {r.item for r in labels if r.citation is not None}
+    items = judge_items(data.results, keys, data.items_by_answer)
+    progress = Progress(total=len(items))
+    seen = []
+    run = VIEW.run_judge(BaselineJudge(), items, progress, target, on_saved=lambda p: seen.append(p.done))
+    return items, run, seen
+
+
+def test_a_run_saves_every_verdict_before_counting_it(expertqa, tmp_path):
+    data, labels = expertqa
+    target = tmp_path / "verdicts.jsonl"
+    items, run, seen = _judged(data, labels, target)
+    on_disk, problems = V.read(target)
+    assert not problems and run.write_error is None
+    assert run.saved == len(on_disk) == len(items) > 10
+    assert len(seen) == len(items)  # the bar moved once per saved verdict
+    unscored = {v.item for v in on_disk if not v.scored}  # no chunk text to judge: retried by a second run
+    assert {i.key for i in not_yet_judged(items, on_disk, BaselineJudge())} == unscored
+
+
+def test_a_write_error_stops_the_run_and_is_returned(expertqa, tmp_path):
+    data, labels = expertqa
+    target = tmp_path / "not-a-file"
+    target.mkdir()  # appending to a folder fails like a full disk would: with an OSError
+    _, run, seen = _judged(data, labels, target)
+    assert isinstance(run.write_error, OSError) and run.saved == 0 and seen == []
+
+
+def test_tiles_captions_and_disagreements_agree_with_the_report(expertqa, tmp_path):
+    data, labels = expertqa
+    target = tmp_path / "verdicts.jsonl"
+    _judged(data, labels, target)
+    verdicts, _ = V.read(target)
+    (judge, prompt), = V.runs(verdicts)
+    fingerprints = {i.key: i.fingerprint for i in data.all_items}
+    report = C.calibrate(labels, verdicts, judge, prompt, "all", fingerprints, draws=200)
+
+    tiles = VIEW.figure_tiles(report)
+    assert [t.title for t in tiles] == list(VIEW.FIGURE_TITLES.values())
+    accuracy = report.figures["accuracy"]
+    assert tiles[0].value == f"{accuracy.value:.2f}" and tiles[0].caption.endswith(f"n = {accuracy.n}")
+    assert tiles[0].warn == (accuracy.n < 30)
+    assert VIEW.pairs_caption(report, 1).startswith(f"{len(report.pairs.keys):,} items with a human label")
+
+    rows = VIEW.disagreements(report)
+    p = report.pairs
+    assert len(rows) == sum(int(h != j) for h, j in zip(p.human, p.judge)) > 0
+    assert all(r.human != r.judge and r.rationale == report.verdicts[r.item].rationale for r in rows)
+    choices = VIEW.kind_choices(rows)
+    assert choices[0] == VIEW.ALL_KINDS and choices[1:] == sorted({f"{r.human} / {r.judge}" for r in rows})
+    assert sum(len(VIEW.of_kind(rows, k)) for k in choices[1:]) == len(VIEW.of_kind(rows, VIEW.ALL_KINDS))
+
+    result, sentence, citation = VIEW.cited_pair(data, rows[0].item)
+    key = parse_item_key(rows[0].item)
+    assert result.answer.answer_id == key.answer_id
+    assert sentence is result.sentences[key.sentence] and citation is result.citations[key.citation]
+    assert VIEW.cited_pair(data, f"{key.answer_id}#s9999#c0") is None  # the log changed since labelling
+    assert VIEW.cited_pair(data, "no-such-answer#s0#c0") is None
+
+    chart = VIEW.matrix_chart(report).to_dict()
+    cells = chart["datasets"][next(iter(chart["datasets"]))]
+    assert sum(c["items"] for c in cells) == len(p.keys)
+
+
+def test_the_corrected_rate_and_agreement_texts():
+    agreement = C.Agreement(("ana", "bo"), 12, 0.5, 0.48)
+    text = VIEW.agreement_text(agreement)
+    assert text.startswith("12 items labelled by two or more of ana, bo; Cohen's kappa 0.50.")
+    assert "; Cohen's kappa" not in VIEW.agreement_text(C.Agreement(("a", "b", "c"), 3, None, 0.2))
+
+
+@given(st.lists(st.text(min_size=1), min_size=1, max_size=8, unique=True), st.data())
+def test_next_visits_every_item_once_and_previous_undoes_it(keys, data):
+    start = data.draw(st.sampled_from(keys))
+    seen, at = [], start
+    for _ in keys:
+        at = VIEW.step(keys, at, 1)
+        seen.append(at)
+    assert sorted(seen) == sorted(keys) and seen[-1] == start  # wraps round to where it began
+    assert VIEW.step(keys, VIEW.step(keys, start, 1), -1) == start
+    assert VIEW.step(keys, None, 0) == keys[0]  # an item no longer shown: start from the first
