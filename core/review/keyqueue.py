@@ -89,7 +89,10 @@ win.addEventListener("keydown", (e) => {
   e.stopImmediatePropagation();
   q.queue.push({seq, key: e.key});
 }, true);
-new MutationObserver(watch).observe(doc.documentElement, {subtree: true, attributes: true,
+new MutationObserver((changes) => {  // a run may start and end between two looks: any change counts
+  if (q.inflight && changes.length) q.inflight.seen = true;
+  watch();
+}).observe(doc.documentElement, {subtree: true, attributes: true,
                                                         attributeFilter: ["data-test-script-state"]});
 setInterval(flush, 15);
 })();
