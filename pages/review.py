@@ -6,9 +6,11 @@ import streamlit as st
 import streamlit.components.v1 as components
 from citecheck.contract.postgres import StoreError
 from citecheck.reports.check_report import sentence_flags
+from citecheck.review import address as A
 from citecheck.review import guidelines as G
 from citecheck.review import history as H
 from citecheck.review import identity as I
+from citecheck.review import keyqueue
 from citecheck.review import labels as L
 from citecheck.review import paging as P
 from citecheck.review import sample as S
@@ -58,6 +60,7 @@ from pages._common import (
 enter("review")
 
 style()
+components.html(keyqueue.installer_html(), height=KEYS_HEIGHT)  # the same on every run: drawn once
 data = review_dataset()  # a checked store's answers are read one at a time
 show_notice(data)
 if not len(data):
@@ -84,6 +87,13 @@ def signed_in_user() -> dict | None:
         return None
 
 
+def authlib_ready() -> bool:
+    """Streamlit's own check that st.login can work (Authlib>=1.3.2, the ``auth`` extra)."""
+    from streamlit.auth_util import is_authlib_installed
+
+    return is_authlib_installed()
+
+
 def identity() -> I.Identity:
     """Who is labelling, from the login, the session or the URL (also inside callbacks)."""
     return I.resolve(st.query_params.get("reviewer"), state.get("reviewer_name"), signed_in_user())
@@ -100,6 +110,12 @@ def rename() -> None:
 
 def refilter() -> None:
     state.filter_name = state.filter_box
+    A.sync(st.query_params, "show", A.show_param(state.filter_name))
+
+
+def reblind() -> None:
+    state.blind_on = state.blind
+    A.sync(st.query_params, "blind", A.blind_param(state.blind_on))
 
 
 who = identity()
@@ -110,10 +126,14 @@ if reviewer and not who.by_login and st.query_params.get("reviewer") != reviewer
     st.query_params["reviewer"] = reviewer
 if "reviewer_box" not in state:  # widget state is dropped on a page switch; the name is not
     state.reviewer_box = reviewer
-if state.get("filter_name") not in FILTERS:
-    state.filter_name = next(iter(FILTERS))
-if "filter_box" not in state:
+state.filter_name = A.filter_name(st.query_params.get("show"), state.get("filter_name"))
+A.sync(st.query_params, "show", A.show_param(state.filter_name))  # (a page switch leaves the address bare)
+if "filter_box" not in state:  # widget state is dropped on a page switch; the setting is not
     state.filter_box = state.filter_name
+state.blind_on = A.blind(st.query_params.get("blind"), state.get("blind_on"))
+A.sync(st.query_params, "blind", A.blind_param(state.blind_on))
+if "blind" not in state:
+    state.blind = state.blind_on
 overlap = settings().overlap
 
 with st.sidebar:
@@ -122,7 +142,10 @@ with st.sidebar:
         if st.button("Sign out"):
             st.logout()
     elif who.by_login:
-        if st.button("Sign in", type="primary"):
+        problem = I.login_problem(who, authlib_ready())
+        if problem:  # st.login would only raise
+            st.html(notice_html("error", problem))
+        elif st.button("Sign in", type="primary"):
             st.login()
     else:
         st.text_input("Reviewer name", key="reviewer_box", on_change=rename,
@@ -136,7 +159,7 @@ with st.sidebar:
             else:
                 state.answer_id = wanted.strip()
                 state.focus = 0
-    blind = st.toggle("Blind mode", value=True, key="blind",
+    blind = st.toggle("Blind mode", key="blind", on_change=reblind,
                       help="Hide judge verdicts and other reviewers' labels on an item until you have labelled it, "
                            "so they cannot sway you.")
     sample_path = st.selectbox("Calibration sample", [None, *S.find(settings().folders)], key="review_sample",
@@ -219,6 +242,7 @@ def step_answer(delta: int) -> None:
 
 
 def step_item(delta: int) -> None:
+    items = data.items(state.answer_id)  # (this session's answer now, not the one drawn last)
     if not items:
         return
     to = state.focus + delta
@@ -251,9 +275,12 @@ def resume() -> None:
     move_on(None)
 
 
-def save(index: int, label: str) -> None:
+def save(at: tuple[str, int] | None, label: str) -> None:
+    """Label the item ``at`` (answer id, position), or with None the focused item as it is now: a
+    shortcut acts on the item the reviewer has come to, even if the page was not redrawn since."""
     state._label_saved = True
-    item = items[index]
+    answer_id, index = at if at is not None else (state.answer_id, state.focus)
+    item = data.items(answer_id)[index]
     note = state.get(f"note-{item.key}", "")
     name = identity().name
     try:
@@ -338,18 +365,18 @@ for extra_html in (withheld_html(result.answer.extra), agent_trace_html(result.a
         st.html(extra_html)
 
 
-def label_buttons(where, item, n: int, chosen: str | None, prefix: str, shortcuts: bool) -> None:
+def label_buttons(where, item, n: int | None, chosen: str | None, prefix: str, shortcuts: bool) -> None:
     """One button per label, the reviewer's current label marked and primary; texts never cut."""
     row = where.container(horizontal=True, gap="small")
     for k, label in enumerate(item.labels):
         picked = label == chosen
         definition = rules.definitions.get(label) if rules else None
         clicked = row.button(("\u2713 " if picked else "") + LABEL_TEXT[label], key=f"{prefix}-{label}",
-                             on_click=save, args=(n, label), type="primary" if picked else "secondary",
+                             on_click=save, args=(None if n is None else (state.answer_id, n), label), type="primary" if picked else "secondary",
                              shortcut=str(k + 1) if shortcuts else None, width="content",
                              help=md_literal(definition) if definition else None)
         if clicked and not handled:  # a new session (a restarted server) has no callback for it yet
-            save(n, label)
+            save(None if n is None else (state.answer_id, n), label)
             st.rerun()
 
 
@@ -365,7 +392,7 @@ if items:
         st.html(labelled_html([(f"Focused item {state.focus + 1} of {len(items)}",
                                 f"sentence {focused.sentence + 1}"
                                 + ("" if focused.citation is None else f", citation of {focused.chunk_id}"))]))
-        label_buttons(st, focused, state.focus, chosen_label(focused), "key", shortcuts=True)
+        label_buttons(st, focused, None, chosen_label(focused), "key", shortcuts=True)
         moves = st.container(horizontal=True, gap="small")
         moves.button("Previous item", on_click=step_item, args=(-1,), shortcut="K")
         moves.button("Next item", on_click=step_item, args=(1,), shortcut="J")

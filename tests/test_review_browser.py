@@ -6,6 +6,7 @@ finished; the chosen label marked; label texts readable at 1280 px."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -146,6 +147,42 @@ def test_identity_survives_a_page_switch_and_a_reload(make_app, browser):
     page.reload()
     progress(page, "ana: labelled 1 of")
     expect(page.get_by_role("textbox", name="Reviewer name")).to_have_value("ana")
+
+
+
+def test_the_answer_filter_and_blind_mode_survive_a_page_switch_a_reload_and_a_restart(make_app, browser):
+    """Issue #12: "Show answers" was back to all answers after a reload (only the session kept it)."""
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:6])
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of")
+    failed_only = page.get_by_role("radio", name="With failed citations")
+    failed_only.check(force=True)
+    expect(failed_only).to_be_checked()
+    blind = page.get_by_role("switch", name="Blind mode")
+    expect(blind).to_be_checked()
+    blind.uncheck(force=True)
+    expect(blind).not_to_be_checked()
+    idle(page)
+    expect(page).to_have_url(re.compile(r"[?&]show=failed(&|$)"))
+    expect(page).to_have_url(re.compile(r"[?&]blind=off(&|$)"))
+
+    def still_set() -> None:
+        progress(page, "ana: labelled 0 of")
+        expect(page.get_by_role("radio", name="With failed citations")).to_be_checked(timeout=20_000)
+        expect(page.get_by_role("switch", name="Blind mode")).not_to_be_checked()
+
+    page.get_by_test_id("stSidebarNav").get_by_text("Failures").click()
+    expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=20_000)
+    page.get_by_test_id("stSidebarNav").get_by_text("Review").click()
+    still_set()
+    page.reload()
+    still_set()
+    app.stop()
+    app.start()
+    page.reload()
+    still_set()
 
 
 
@@ -362,3 +399,34 @@ def test_ten_labels_with_keys_only_land_on_exactly_the_items_shown(make_app, bro
                 ("a-003#s1#c1", "1"), ("a-006#s0#c0", "2")]
     assert [(r.item, r.label, r.reviewer) for r in app.records()] == [
         (item, names[key], "ana") for item, key in expected]
+
+
+def test_keys_pressed_in_quick_succession_and_right_after_a_reload_all_land_once(make_app, browser):
+    """Issue #12: a key pressed while the page was still running (or before its keys frame had run)
+    was sometimes lost or put on the wrong item.  Here nobody waits between keys: five labels in a
+    row, then a reload and a label at once, then two more in a row; the file holds exactly eight
+    labels, each on the item the queue had come to."""
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:8])  # a-001 ... a-008: 11 items
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of 11")
+    for key in "12341":
+        page.keyboard.press(key)
+    progress(page, "ana: labelled 5 of 11")
+    page.reload()
+    # the focused panel's buttons are drawn (their shortcuts are bound); the run may still go on
+    expect(page.get_by_role("button", name="Supported", exact=True).first).to_be_visible(timeout=60_000)
+    page.keyboard.press("2")
+    page.keyboard.press("3")
+    page.keyboard.press("4")
+    progress(page, "ana: labelled 8 of 11")
+    # every key pressed has been served: none is held back, none is waiting for its run
+    page.wait_for_function("() => { const q = window.__ccKeyQueue; return !!q && !q.queue.length && !q.inflight"
+                           " && q.served === q.seq; }", timeout=20_000)
+    idle(page)
+    expected = ["a-001#s0#c0", "a-001#s1#c1", "a-002#s0#c0", "a-003#s0#c0", "a-003#s1#c1",
+                "a-004#s0#c0", "a-005#s0#c0", "a-005#s1#c1"]
+    names = dict(zip("1234", CITATION_LABELS))
+    assert [(r.item, r.label) for r in app.records()] == list(zip(expected, (names[k] for k in "12341234")))
+    progress(page, "ana: labelled 8 of 11")

@@ -82,3 +82,15 @@ def test_keys_script_and_focus_marker_carry_no_untrusted_text():
     assert f'[data-focus="{token}"]' in script and "window.parent.document" in script
     with pytest.raises(ValueError):
         keys_script('"];alert(1)//', 0)
+
+
+def test_the_key_queue_installer_carries_only_its_constants():
+    from citecheck.review import keyqueue
+
+    page = keyqueue.installer_html()
+    assert page.count("</script>") == 1 and page.startswith("<script>")  # its code cannot end the element early
+    assert keyqueue.installer_html() == page  # the same on every run: the frame is not drawn again
+    code = keyqueue.script()
+    assert "@" not in code and "window.__ccKeyQueue" in code
+    for key in "1234jknpuzJKNPUZ":
+        assert key in code.split('keys = "')[1].split('"')[0]

@@ -333,23 +333,12 @@ def focus_marker_html(key: str, position: int, total: int) -> str:
 def keys_script(token: str, serial: int) -> str:
     """A script for ``streamlit.components.v1.html``, run in a frame of the same origin.
 
-    It installs one listener on the app's document: Enter or Escape in a text box leaves the box
-    (Streamlit commits the value on Enter and on blur), so the next key labels instead of typing.
-    Then it scrolls the focused item (``.cc-focus`` with this ``token``) into view.  ``token`` is
+    It scrolls the focused item (``.cc-focus`` with this ``token``) into view.  ``token`` is
     hex from :func:`focus_token` and ``serial`` an int, so nothing untrusted reaches the script."""
     if not all(ch in "0123456789abcdef" for ch in token):
         raise ValueError("token must be hex from focus_token")
     return f"""<script>
 const doc = window.parent.document;
-if (!doc.__ccKeys) {{
-  doc.__ccKeys = true;
-  doc.addEventListener("keydown", (e) => {{
-    const t = e.target;
-    if ((e.key === "Enter" || e.key === "Escape") && t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) {{
-      setTimeout(() => t.blur(), 0);
-    }}
-  }}, true);
-}}
 // run {int(serial)}
 let tries = 0;
 (function scroll() {{

@@ -52,3 +52,13 @@ def resolve(url_value: object, session_value: object, user: dict | None = None) 
 def how_to_name(who: Identity) -> str:
     """What a reviewer without a name does to get one, for the page's messages."""
     return "Sign in (sidebar)" if who.by_login else "Enter your name in the sidebar"
+
+
+AUTHLIB_MISSING = ("Sign-in is configured ([auth] in .streamlit/secrets.toml) but Authlib 1.3.2 or later, which "
+                   "Streamlit's login needs, is not installed. Install it with: pip install -e '.[auth]' "
+                   "(docs/app.md, Signing in), then restart the app.")
+
+
+def login_problem(who: Identity, authlib_ready: bool) -> str | None:
+    """Why a reviewer who must sign in cannot (the login library missing), else None."""
+    return AUTHLIB_MISSING if who.source == "signed-out" and not authlib_ready else None
