@@ -32,20 +32,20 @@ from ..review import tally as T
 from ..review.items import Item, items_of
 from ..review.labels import Label, is_done
 from .batch import line_hash
+from .index import make_index
 from .query import StoreQuery, read_line
 from .store import Store, options_from
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
-ITEMS_KEPT = 200_000
-ITEM_SLICE = 50_000  # answers counted at a time for the item total  # answers whose review items are kept (cleared when full)
+ITEMS_KEPT = 200_000  # answers whose review items are kept (cleared when full)
+ITEM_SLICE = 50_000  # answers counted at a time for the item total
 _ORDER = "pos"
 _ROWS = "nav"
 # The review page's index of the answers, made once per store: one row per answer in log order
 # (``pos``), only the columns navigation and reading back need (about 50 bytes an answer in DuckDB's
 # memory; each query on it is a scan of a column in memory, not of the Parquet files).
-_NAV = ('CREATE TEMP TABLE nav AS SELECT (row_number() OVER (ORDER BY seq, "offset") - 1)::BIGINT AS pos, '
-        'answer_id, source, line, "offset", line_hash, failed, refused FROM answers JOIN logs USING (source) '
-        "ORDER BY pos")
+# Made by store.index.make_index a slice of one log at a time: one window over a million rows held
+# about 350 MB more than the index itself at its peak (bench/bench_app_store.py).
 
 
 class StoreAnswers:
@@ -63,7 +63,7 @@ class StoreAnswers:
         self._itemless = False
         self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
         self._files = {e["source"]: e["file"] for e in self.store.logs}
-        self.query.con.execute(_NAV)
+        make_index(self.query.con, self.query.sources)
 
     # --- what a Dataset answers -----------------------------------------------------------------
 
