@@ -59,31 +59,15 @@ print(first, again, opened, (steps[4] + steps[5]) / 2, resource.getrusage(resour
 
 
 def main() -> None:
-    import duckdb
-    from citecheck.store import schema as S
     from citecheck.store.store import Store
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--base", default=str(ROOT / "bench" / "out" / "store-50000"))
+    parser.add_argument("--keep", action="store_true", help="keep the store of copies (bench/out/store-copies-N)")
     args = parser.parse_args()
-    base = Store(args.base)
-    (entry,) = base.logs
     out = ROOT / "bench" / "out" / f"store-copies-{args.copies}"
-    shutil.rmtree(out, ignore_errors=True)
-    logs = []
-    con = duckdb.connect()
-    for i in range(args.copies):
-        source = f"{i:016x}"
-        for table in S.TABLES:
-            target = out / table / f"log-{source}" / "part-000001.parquet"
-            target.parent.mkdir(parents=True)
-            files = ", ".join(f"'{f}'" for f in base.files(table))
-            con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source) FROM read_parquet([{files}])) "
-                        f"TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
-        logs.append({**entry, "source": source, "parts": ["part-000001"]})
-    (out / "store.json").write_text(json.dumps({"store_version": S.STORE_VERSION, "next_part": 2, "logs": logs}))
-    answers = con.execute(f"SELECT count(*) FROM read_parquet('{out}/answers/*/*.parquet')").fetchone()[0]
+    answers = make_copies(Store(args.base), args.copies, out)
     print(f"store of {answers:,} answers ({args.copies} copies of {args.base})")
     proc = subprocess.run([sys.executable, "-c", CHILD.format(store=str(out), app=str(ROOT / "app.py"))],
                           capture_output=True, text=True, cwd=ROOT)
@@ -98,7 +82,31 @@ def main() -> None:
                             capture_output=True, text=True, cwd=ROOT, check=True)
     elapsed, rss = report.stdout.split()[-2:]
     print(f"citecheck report --store on it: {float(elapsed):.2f} s (target < 5 s), peak RSS {float(rss):.0f} MB")
+    if not args.keep:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def make_copies(base, copies: int, out: Path) -> int:
+    """A store of ``copies`` logs, each a copy of ``base``'s parts under another log id (nothing is
+    checked); returns its number of answers."""
+    import duckdb
+    from citecheck.store import schema as S
+
+    (entry,) = base.logs
     shutil.rmtree(out, ignore_errors=True)
+    logs = []
+    con = duckdb.connect()
+    for i in range(copies):
+        source = f"{i:016x}"
+        for table in S.TABLES:
+            target = out / table / f"log-{source}" / "part-000001.parquet"
+            target.parent.mkdir(parents=True)
+            files = ", ".join(f"'{f}'" for f in base.files(table))
+            con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source) FROM read_parquet([{files}])) "
+                        f"TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
+        logs.append({**entry, "source": source, "parts": ["part-000001"]})
+    (out / "store.json").write_text(json.dumps({"store_version": S.STORE_VERSION, "next_part": 2, "logs": logs}))
+    return con.execute(f"SELECT count(*) FROM read_parquet('{out}/answers/*/*.parquet')").fetchone()[0]
 
 
 REPORT = """
