@@ -23,6 +23,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def healthy(url: str, seconds: float = 60) -> bool:
+    """Whether the Streamlit server at ``url`` answers its health check within ``seconds``."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                return True
+        except OSError:
+            time.sleep(0.3)
+    return False
+
+
 @contextlib.contextmanager
 def running_app(settings: list[str], output=subprocess.DEVNULL) -> Iterator[str]:
     """The app's URL while a server with these app settings runs; its output goes to ``output``.
@@ -35,14 +47,7 @@ def running_app(settings: list[str], output=subprocess.DEVNULL) -> Iterator[str]
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=output, stderr=output)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.3)
-        else:
+        if not healthy(url):
             pytest.fail("the app did not start within 60 s")
         yield url
     finally:

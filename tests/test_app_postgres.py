@@ -4,12 +4,11 @@ store never chosen by the browser, and two real app servers sharing one database
 import os
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 import streamlit as st
+from appserver import healthy
 from citecheck.review import labels as L
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
@@ -107,14 +106,8 @@ def serve(port: int, url: str, tmp_path: Path) -> subprocess.Popen:
 
 
 def wait_healthy(port: int) -> None:
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).status == 200:
-                return
-        except OSError:
-            time.sleep(0.3)
-    pytest.fail(f"the app on port {port} did not start within 60 s")
+    if not healthy(f"http://127.0.0.1:{port}"):
+        pytest.fail(f"the app on port {port} did not start within 60 s")
 
 
 @pytest.mark.browser

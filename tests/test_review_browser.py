@@ -9,11 +9,10 @@ import os
 import re
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from appserver import healthy
 from citecheck.contract.items import CITATION_LABELS
 from citecheck.review import labels as L
 from citecheck.web.settings import DEFAULT_LOG
@@ -48,13 +47,8 @@ class App:
              "--log", str(self.log), "--labels", str(self.labels), "--corpus", "", *self.extra],
             cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).status == 200:
-                    return
-            except OSError:
-                time.sleep(0.3)
+        if healthy(self.url):
+            return
         self.stop()
         pytest.fail("the app did not start within 60 s")
 
