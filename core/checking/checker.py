@@ -30,6 +30,8 @@ _new = tuple.__new__
 _MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 # A marker of 19 digits or more cites no retrieved chunk: it is checked as this number (out of range).
 _HUGE_MARKER = 10 ** 18
+# Up to this many entries logged inside one marker are searched in turn; more get a queue per number.
+_FEW = 8
 _ANY_MARKER = re.compile(MARKER)
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
 # (Checking the letter in Python is faster than a lookbehind, which the regex engine would try at
@@ -200,51 +202,77 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
     and whether the list is in text order (it is unless entries with no marker were added).
 
     The entry for a marker at ``start:end`` is the first unused one logged at that marker (``at``
-    inside the marker), else the first unused one with no position.  Found through queues, so
-    that thousands of entries for the same marker stay linear."""
+    inside the marker), else the first unused one with no position.  Linear however many entries
+    share a marker: the entries with a position are walked once alongside the markers (which do
+    not overlap), those without one wait in a queue per marker number."""
+    text = answer.answer
     entries = [c for c in answer.citations if c.kind == "marker"]
-    by_at: dict[int, list[int]] = {}
+    placed: list[tuple[int, int]] = []  # (at, entry) of the entries with a position, by position
     free: dict[int | None, deque[int]] = {}
     for i, entry in enumerate(entries):
-        if entry.at is None:
-            free.setdefault(entry.marker, deque()).append(i)
+        at = entry.at
+        if at is None:
+            queue = free.get(entry.marker)
+            if queue is None:
+                queue = free[entry.marker] = deque()
+            queue.append(i)
         else:
-            by_at.setdefault(entry.at, []).append(i)
-    used: set[int] = set()
+            placed.append((at, i))
+    placed.sort()  # (by position, then by entry: the first logged comes first; mostly sorted already)
+    used = 0
+    taken: list[bool] = [False] * len(entries)
     out: list[_Raw] = []
-    ats = sorted(by_at)  # the logged offsets, walked once alongside the markers (which do not overlap)
-    k = 0
-    for m in _MARKER.finditer(answer.answer):
+    k, end_k = 0, len(placed)
+    for m in _MARKER.finditer(text):
         group = m.group(1)
         start, end = m.span()
-        here: dict[int | None, deque[int]] = {}
-        if k < len(ats):
-            while k < len(ats) and ats[k] < start:
-                k += 1
-            inside: list[int] = []
-            while k < len(ats) and ats[k] < end:
-                inside += by_at[ats[k]]
-                k += 1
-            if inside:
-                inside.sort()
-                for i in inside:
-                    here.setdefault(entries[i].marker, deque()).append(i)
+        inside: list[int] = []  # the entries logged inside this marker, in log order
+        while k < end_k and placed[k][0] < start:
+            k += 1
+        while k < end_k and placed[k][0] < end:
+            inside.append(placed[k][1])
+            k += 1
+        here: dict[int | None, deque[int]] | None = None
+        if len(inside) > _FEW:  # many entries at one marker: a queue per number, as for ``free``
+            inside.sort()
+            here = {}
+            for i in inside:
+                queue = here.get(entries[i].marker)
+                if queue is None:
+                    queue = here[entries[i].marker] = deque()
+                queue.append(i)
+        elif len(inside) > 1:
+            inside.sort()
         for part in (group.split(",") if "," in group else (group,)):
-            n = int(part) if len(part) < 19 else _HUGE_MARKER  # (no slow or refused conversion of 5,000 digits)
-            queue = here.get(n) or free.get(n)
-            if queue:
-                i = queue.popleft()
-                used.add(i)
-                entry = entries[i]
+            # (no slow or refused conversion of 5,000 digits: 19 digits or more is out of range)
+            n = int(part) if len(part) < 19 else _HUGE_MARKER
+            pick = -1
+            if here is not None:
+                queue = here.get(n)
+                if queue:
+                    pick = queue.popleft()
+            else:  # a few entries: the first unused one for this number, in log order
+                for i in inside:
+                    if not taken[i] and entries[i].marker == n:
+                        pick = i
+                        break
+            if pick < 0 and free:
+                queue = free.get(n)
+                if queue:
+                    pick = queue.popleft()
+            if pick >= 0:
+                taken[pick] = True
+                used += 1
+                entry = entries[pick]
                 out.append(_new(_Raw, ("marker", start, end, n, None, None, entry.quote, entry.quote_start,
                                        entry.quote_end, entry.label, False, False)))
             else:
-                out.append(_Raw("marker", start, end, n))
-    if len(used) == len(entries):
+                out.append(_new(_Raw, ("marker", start, end, n, None, None, None, None, None, None, False, False)))
+    if used == len(entries):
         return out, True
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
-        if i not in used:
-            at = entry.at if entry.at is not None and entry.at <= len(answer.answer) else len(answer.answer)
+        if not taken[i]:
+            at = entry.at if entry.at is not None and entry.at <= len(text) else len(text)
             out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
                             quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
     return out, False
