@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from . import jsonl
 from .errors import FieldError, RecordError
@@ -103,7 +103,7 @@ ANSWER_FIELDS = (
     "log_version answer_id question answer chunks citations timestamp model prompt_version "
     "index_snapshot refused"
 ).split()
-_ANSWER_FIELD_SET = frozenset(ANSWER_FIELDS)
+_ANSWER_FIELD_SET: Final = frozenset(ANSWER_FIELDS)
 
 
 # --- parsing ---------------------------------------------------------------------------------
@@ -197,25 +197,30 @@ def _pair(obj: dict, start_key: str, end_key: str, where: str) -> tuple[int | No
     return start, end
 
 
-_STR = (str, type(None))
-_NUM = (int, float, type(None))
+# Offsets below this are compared as machine integers by the compiled build (core/text/compiled.py);
+# MAX_OFFSET itself is past its small-integer range, so only a larger offset is compared with it.
+_SMALL: Final = 2**60
 
 
 def _fast_chunk(obj: Any) -> Chunk | None:
     """The common case in one pass of type checks; None sends the record to the careful path."""
     if type(obj) is not dict:
         return None
-    g = obj.get
-    text, start, end = g("text"), g("start"), g("end")
-    chunk_id, document_id, source, title, section = g("chunk_id"), g("document_id"), g("source"), g("title"), g("section")
-    checksum_, rs, rr = g("checksum"), g("retrieval_score"), g("rerank_score")
+    d: dict[str, Any] = obj  # (typed, so that the compiled build looks fields up directly)
+    text, start, end = d.get("text"), d.get("start"), d.get("end")
+    chunk_id, document_id, source = d.get("chunk_id"), d.get("document_id"), d.get("source")
+    title, section, checksum_ = d.get("title"), d.get("section"), d.get("checksum")
+    rs, rr = d.get("retrieval_score"), d.get("rerank_score")
     if (
         type(text) is str
-        and type(chunk_id) in _STR and type(document_id) in _STR and type(source) in _STR
-        and type(title) in _STR and type(section) in _STR and type(checksum_) in _STR
-        and type(rs) in _NUM and type(rr) in _NUM
-        and ((start is None and end is None and "start" not in obj and "end" not in obj)
-             or (type(start) is int and type(end) is int and 0 <= start <= end <= MAX_OFFSET))
+        and (chunk_id is None or type(chunk_id) is str) and (document_id is None or type(document_id) is str)
+        and (source is None or type(source) is str) and (title is None or type(title) is str)
+        and (section is None or type(section) is str) and (checksum_ is None or type(checksum_) is str)
+        and (rs is None or type(rs) is float or type(rs) is int)
+        and (rr is None or type(rr) is float or type(rr) is int)
+        and ((start is None and end is None and "start" not in d and "end" not in d)
+             or (type(start) is int and type(end) is int and 0 <= start <= end
+                 and (end < _SMALL or end <= MAX_OFFSET)))
     ):
         return tuple.__new__(Chunk, (chunk_id, document_id, source, title, section, text, start, end, checksum_, rs, rr))
     return None
@@ -249,21 +254,22 @@ def _parse_chunk_checked(obj: Any, where: str) -> Chunk:
     )
 
 
-_NOT_IN_A_MARKER = frozenset(("answer_start", "answer_end", "chunk_id", "document_id"))
-
-
 def _fast_citation(obj: Any) -> Citation | None:
-    if type(obj) is not dict or obj.get("kind") != "marker" or obj.get("locator") is not None:
+    if type(obj) is not dict:
         return None
-    g = obj.get
-    marker, at, quote, qs, qe, label = g("marker"), g("at"), g("quote"), g("quote_start"), g("quote_end"), g("label")
-    if (type(marker) is int and -MAX_OFFSET <= marker <= MAX_OFFSET
-            and ((at is None and "at" not in obj) or (type(at) is int and 0 <= at <= MAX_OFFSET))
-            and type(quote) in _STR
-            and type(label) in _STR
-            and ((qs is None and qe is None and "quote_start" not in obj and "quote_end" not in obj)
-                 or (type(qs) is int and type(qe) is int and 0 <= qs <= qe <= MAX_OFFSET))
-            and _NOT_IN_A_MARKER.isdisjoint(obj)):
+    d: dict[str, Any] = obj
+    if d.get("kind") != "marker" or d.get("locator") is not None:
+        return None
+    marker, at, quote, qs, qe, label = (d.get("marker"), d.get("at"), d.get("quote"), d.get("quote_start"),
+                                        d.get("quote_end"), d.get("label"))
+    if (type(marker) is int and (-_SMALL < marker < _SMALL or -MAX_OFFSET <= marker <= MAX_OFFSET)
+            and ((at is None and "at" not in d) or (type(at) is int and 0 <= at and (at < _SMALL or at <= MAX_OFFSET)))
+            and (quote is None or type(quote) is str)
+            and (label is None or type(label) is str)
+            and ((qs is None and qe is None and "quote_start" not in d and "quote_end" not in d)
+                 or (type(qs) is int and type(qe) is int and 0 <= qs <= qe and (qe < _SMALL or qe <= MAX_OFFSET)))
+            # (fields of a span citation, which the careful path checks)
+            and "answer_start" not in d and "answer_end" not in d and "chunk_id" not in d and "document_id" not in d):
         return tuple.__new__(Citation, ("marker", marker, at, None, None, None, None, quote, qs, qe, label, None))
     return None
 
@@ -312,10 +318,11 @@ def _parse_citation_checked(obj: Any, where: str) -> Citation:
     raise FieldError(f"{where}kind", f"expected 'marker' or 'span', got {_show(kind)}")
 
 
-def parse_answer(obj: Any) -> Answer:
+def parse_answer(value: Any) -> Answer:
     """Turn one decoded log line into an :class:`Answer`, or raise :class:`FieldError`."""
-    if type(obj) is not dict:
-        raise FieldError("(line)", f"expected a JSON object, got {type(obj).__name__}")
+    if type(value) is not dict:
+        raise FieldError("(line)", f"expected a JSON object, got {type(value).__name__}")
+    obj: dict[str, Any] = value  # (typed, so that the compiled build looks fields up directly)
     version = obj.get("log_version")
     if _integer(version) != LOG_VERSION:  # true is not 1 (1.0 is), as in the JSON Schema
         if version is None:
@@ -339,7 +346,7 @@ def parse_answer(obj: Any) -> Answer:
         raise FieldError("refused", f"expected true or false, got {_show(refused)}")
     # Fields the format does not name are kept (``extra``): found by a set difference, so a line with
     # few known fields loses none of its own.
-    extra = {k: v for k, v in obj.items() if k not in _ANSWER_FIELD_SET} if obj.keys() - _ANSWER_FIELD_SET else {}
+    extra = {k: v for k, v in obj.items() if k not in _ANSWER_FIELD_SET} if not _ANSWER_FIELD_SET.issuperset(obj) else {}
     for key, value in extra.items():
         if type(value) in (list, dict):
             _check_depth(value, 2, key)
