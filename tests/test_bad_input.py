@@ -244,6 +244,19 @@ def test_marker_entries_are_matched_by_the_rule(parts, specs):
     assert len(raws) == len(in_text) + len(entries) - sum(1 for _, _, q in in_text if q is not None)
 
 
+@given(st.lists(st.sampled_from(["[1]", "[2]", "[1,2,1]", "[2, 2, 1, 1]", " x. "]), min_size=1, max_size=8),
+       st.lists(st.tuples(st.sampled_from([1, 2]), st.one_of(st.none(), st.integers(0, 6))), min_size=9, max_size=30))
+def test_many_entries_at_one_marker_are_matched_by_the_rule(parts, specs):
+    """More entries logged inside one marker than the checker searches in turn (it queues them
+    per number then): the same rule."""
+    text = "".join(parts)
+    entries = [Citation("marker", marker=n, at=at, quote=f"q{i}") for i, (n, at) in enumerate(specs)]
+    raws, _ = _marker_citations(answer(text, [chunk("x")], entries))
+    in_text = [(r.answer_start, r.marker, r.quote) for r in raws if r.answer_end > r.answer_start]
+    assert in_text == _reference_marker_quotes(text, entries)
+    assert len(raws) == len(in_text) + len(entries) - sum(1 for _, _, q in in_text if q is not None)
+
+
 @given(st.lists(st.sampled_from(["A b.", "C d!", "e", "F.\n", "[1]", " "]), max_size=30),
        st.integers(0, 200), st.integers(0, 200))
 def test_span_citations_cover_the_sentences_they_overlap(parts, a, b):

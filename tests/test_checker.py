@@ -298,6 +298,20 @@ def test_numbers_in_a_sentence(text, numbers):
     assert _numbers(text) == numbers
 
 
+@given(st.text(alphabet="aZ\u00e9\u00b2\u4e2d0159,._ -$%\u0663\uff11", max_size=40))
+def test_numbers_follow_the_plain_rule_in_ascii_and_other_text(text):
+    """The rule as first written (a run of digits with . or , between digits, not glued to a
+    preceding letter), against the checker's two patterns (one for ASCII text, one for the rest)."""
+    from citecheck.checking.checker import _numbers
+
+    plain = [m.group().replace(",", "") for m in re.finditer(r"\d+(?:[.,]\d+)*", text)
+             if not (m.start() and text[m.start() - 1].isalpha())]
+    assert _numbers(text) == plain
+    ascii_only = "".join(ch for ch in text if ch.isascii())
+    assert _numbers(ascii_only) == [m.group().replace(",", "") for m in re.finditer(r"\d+(?:[.,]\d+)*", ascii_only)
+                                    if not (m.start() and ascii_only[m.start() - 1].isalpha())]
+
+
 @given(st.text(alphabet="aZ\u00e9\u4e2d19,._ -$%\u0663", max_size=40))
 def test_every_number_found_is_in_the_text_and_every_free_digit_is_in_a_number(text):
     from citecheck.checking.checker import _numbers

@@ -39,6 +39,8 @@ _ANY_MARKER = re.compile(MARKER)
 # pattern that starts with a character class is searched for by a quick scan of the text for that
 # class, one that starts with a repeat is tried as a match at every position, a fifth slower.)
 _NUMBER = re.compile(r"\d\d*(?:[.,]\d+)*")
+# The same for ASCII text, where \d is [0-9]: a range test per character instead of a Unicode lookup.
+_ASCII_NUMBER = re.compile(r"[0-9][0-9]*(?:[.,][0-9]+)*")
 _QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
 _CLAUSE_HINT = re.compile(r";| (?:and|but|while|whereas|plus) ")
 _CLAUSE_SPLIT = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
@@ -408,7 +410,7 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
 
 def _numbers(text: str) -> list[str]:
     out = []
-    for m in _NUMBER.finditer(text):
+    for m in (_ASCII_NUMBER if text.isascii() else _NUMBER).finditer(text):
         at = m.start()
         if not (at and text[at - 1].isalpha()):
             number = m.group()
