@@ -307,29 +307,46 @@ class _Chunks:
     def __init__(self, chunks: tuple[Chunk, ...], options: CheckOptions):
         self.chunks = chunks
         self.options = options
-        self.by_id: dict[str, int] = {}
+        # chunk id and document id -> chunk: made when a span citation first needs them
+        self.by_id: dict[str, int] | None = None
         self.by_doc: dict[str, list[int]] = {}
-        for i, chunk in enumerate(chunks):
-            if chunk.chunk_id is not None:
-                self.by_id.setdefault(chunk.chunk_id, i)
-            if chunk.document_id is not None:
-                self.by_doc.setdefault(chunk.document_id, []).append(i)
         self._integrity: dict[int, tuple[str, ...]] = {}
         self._numbers: dict[tuple[int, str], bool] = {}
         self._normalised: dict[int, str] = {}
+
+    def _index(self) -> dict[str, int]:
+        by_id: dict[str, int] = {}
+        for i, chunk in enumerate(self.chunks):
+            if chunk.chunk_id is not None:
+                by_id.setdefault(chunk.chunk_id, i)
+            if chunk.document_id is not None:
+                self.by_doc.setdefault(chunk.document_id, []).append(i)
+        self.by_id = by_id
+        return by_id
 
     def resolve(self, raw: _Raw) -> int | None:
         if raw.kind == "marker":
             n = raw.marker or 0
             return n - 1 if 1 <= n <= len(self.chunks) else None
+        by_id = self.by_id if self.by_id is not None else self._index()
         if raw.chunk_id is not None:
-            return self.by_id.get(raw.chunk_id)
+            return by_id.get(raw.chunk_id)
         candidates = self.by_doc.get(raw.document_id or "", [])
         if len(candidates) > 1 and raw.quote:
             for i in candidates:
-                if find_quote(self.chunks[i].text, raw.quote, self.options.casefold):
+                if self.find(i, raw.quote):
                     return i
         return candidates[0] if candidates else None
+
+    def find(self, i: int, quote: str) -> tuple[int, int] | None:
+        """``find_quote`` in chunk ``i``, with its normalised text made once for every quote."""
+        text = self.chunks[i].text
+        if not quote.strip():
+            return None
+        pos = text.find(quote)  # (find_quote's first step, before the normalised text is needed)
+        if pos >= 0:
+            return pos, pos + len(quote)
+        return find_quote(text, quote, self.options.casefold, self.normalised(i))
 
     def integrity(self, i: int) -> tuple[str, ...]:
         """Reasons that concern the chunk itself, whatever is quoted from it (cached)."""
@@ -361,18 +378,19 @@ class _Chunks:
         return found
 
 
-def _locate(text: str, raw: _Raw, casefold: bool) -> tuple[str | None, int | None, int | None]:
-    """(reason or None, quote start, quote end) for a quote against its chunk's text."""
+def _locate(chunks: _Chunks, i: int, raw: _Raw, casefold: bool) -> tuple[str | None, int | None, int | None]:
+    """(reason or None, quote start, quote end) for a quote against the text of chunk ``i``."""
     quote = raw.quote
     if not quote or quote.isspace():
         return R.QUOTE_MISSING, None, None
     qs, qe = raw.quote_start, raw.quote_end
     if qs is not None and qe is not None:
+        text = chunks.chunks[i].text
         at = text[qs:qe]
         if at == quote or (qe <= len(text) and same_text(at, quote, casefold)):
             return None, qs, qe
-        return (R.OFFSET_MISMATCH if find_quote(text, quote, casefold) else R.QUOTE_NOT_FOUND), None, None
-    found = find_quote(text, quote, casefold)
+        return (R.OFFSET_MISMATCH if chunks.find(i, quote) else R.QUOTE_NOT_FOUND), None, None
+    found = chunks.find(i, quote)
     if found is None:
         return R.QUOTE_NOT_FOUND, None, None
     return None, found[0], found[1]
@@ -392,7 +410,7 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
     else:
         chunk = chunks.chunks[i]
         chunk_id = chunk.chunk_id
-        reason, qs, qe = _locate(chunk.text, raw, chunks.options.casefold)
+        reason, qs, qe = _locate(chunks, i, raw, chunks.options.casefold)
         if reason == R.QUOTE_MISSING and raw.no_quote:
             reason, blind = None, True
         integrity = chunks.integrity(i)

@@ -78,10 +78,12 @@ def normalise_with_map(text: str, casefold: bool = False) -> Normalised:
     return Normalised("".join(out), tuple(starts), tuple(ends))
 
 
-def find_quote(text: str, quote: str, casefold: bool = False) -> tuple[int, int] | None:
+def find_quote(text: str, quote: str, casefold: bool = False, normalised: str | None = None
+               ) -> tuple[int, int] | None:
     """Where ``quote`` occurs in ``text`` (first occurrence), as offsets into ``text``, or None.
 
     Exact substring first; then the normalised forms.  An empty quote is never found.
+    ``normalised`` is ``normalise(text, casefold)`` when the caller has it already.
     """
     if not quote.strip():
         return None
@@ -89,7 +91,7 @@ def find_quote(text: str, quote: str, casefold: bool = False) -> tuple[int, int]
     if pos >= 0:
         return pos, pos + len(quote)
     needle = normalise(quote, casefold)
-    if needle not in normalise(text, casefold):
+    if needle not in (normalise(text, casefold) if normalised is None else normalised):
         return None
     hay = normalise_with_map(text, casefold)
     pos = hay.text.find(needle)

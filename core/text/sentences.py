@@ -64,12 +64,12 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     return word in ABBREVIATIONS or ("." in word and bool(_ACRONYM.match(word + ".")))
 
 
-def _continues(text: str, pos: int) -> bool:
-    """True when the text after ``pos`` (on the same line) starts with a lower-case letter or digit."""
+def _blanks_end(text: str, pos: int) -> int:
+    """Where the spaces and tabs from ``pos`` end."""
     n = len(text)
     while pos < n and text[pos] in " \t":
         pos += 1
-    return pos < n and (text[pos].islower() or text[pos].isdigit())
+    return pos
 
 
 def _ends(text: str) -> list[int]:
@@ -98,11 +98,13 @@ def _ends(text: str) -> list[int]:
         if (first == "." and dot and text[dot - 1].isalpha()  # only a word can be an abbreviation
                 and m.group().count(".") == 1 and _is_abbreviation(text, dot)):
             continue
-        if _continues(text, end):
-            continue
-        markers = _MARKERS.match(text, end)
-        if markers:
-            end = markers.end()
+        after = _blanks_end(text, end)
+        if after < len(text) and (text[after].islower() or text[after].isdigit()):
+            continue  # the next word goes on the sentence
+        if after < len(text) and text[after] == "[":  # (markers start with one, after any blanks)
+            markers = _MARKERS.match(text, end)
+            if markers:
+                end = markers.end()
         ends.append(end)
     return ends
 
