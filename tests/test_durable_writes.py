@@ -248,3 +248,15 @@ def test_physical_lines_split_as_universal_newlines_at_any_chunk_size(pieces, ch
 
     data = b"".join(pieces)
     assert list(jsonl.physical_lines(io.BytesIO(data), chunk_size)) == data.splitlines(keepends=True)
+
+
+@given(st.lists(st.sampled_from([b"a", b"{}", b"\n", b"\r", b"\r\n", b" ", b"\xc3\xa9", b"abcdef"]), max_size=40),
+       st.integers(1, 7), st.integers(0, 6))
+def test_physical_lines_give_a_line_past_the_limit_as_its_length(pieces, chunk_size, limit):
+    import io
+
+    data = b"".join(pieces)
+    expected = [line if len(line.rstrip(b"\r\n")) <= limit else len(line) for line in data.splitlines(keepends=True)]
+    got = list(jsonl.physical_lines(io.BytesIO(data), chunk_size, limit))
+    assert got == expected
+    assert [type(x) is bytes for x in got] == [type(x) is bytes for x in expected]

@@ -13,7 +13,7 @@ import re
 from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ..contract import reasons as R
 from ..contract.corpus import Corpus
@@ -25,25 +25,25 @@ DEFAULT_REFUSAL = "I cannot answer from the sources."
 
 # NamedTuples built in the hot loop are made with tuple.__new__ directly: every field given in
 # order, without the generated __new__'s extra call (a few per cent of the check's time).
-_new = tuple.__new__
+_new: Final = tuple.__new__
 
-_MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+_MARKER: Final = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 # A marker of 19 digits or more cites no retrieved chunk: it is checked as this number (out of range).
-_HUGE_MARKER = 10 ** 18
+_HUGE_MARKER: Final = 10 ** 18
 # Up to this many entries logged inside one marker are searched in turn; more get a queue per number.
-_FEW = 8
-_ANY_MARKER = re.compile(MARKER)
+_FEW: Final = 8
+_ANY_MARKER: Final = re.compile(MARKER)
 # A number; one glued to a preceding letter ("M2", "sha256") is a name, not a quantity (see _numbers).
 # (Checking the letter in Python is faster than a lookbehind, which the regex engine would try at
 # every position of the sentence.  It starts with one digit, ``\d\d*`` rather than ``\d+``: a
 # pattern that starts with a character class is searched for by a quick scan of the text for that
 # class, one that starts with a repeat is tried as a match at every position, a fifth slower.)
-_NUMBER = re.compile(r"\d\d*(?:[.,]\d+)*")
+_NUMBER: Final = re.compile(r"\d\d*(?:[.,]\d+)*")
 # The same for ASCII text, where \d is [0-9]: a range test per character instead of a Unicode lookup.
-_ASCII_NUMBER = re.compile(r"[0-9][0-9]*(?:[.,][0-9]+)*")
-_QUOTED = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
+_ASCII_NUMBER: Final = re.compile(r"[0-9][0-9]*(?:[.,][0-9]+)*")
+_QUOTED: Final = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d")
 _CLAUSE_HINT = re.compile(r";| (?:and|but|while|whereas|plus) ")
-_CLAUSE_SPLIT = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
+_CLAUSE_SPLIT: Final = re.compile(r";|,?\s+(?:and|but|while|whereas|plus)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +124,8 @@ class Tally(NamedTuple):
         return self.failed + self.uncited + self.sentence_problems
 
 
-_REASON_AT = {code: i for i, code in enumerate(R.ALL_REASONS)}
-_OUT_OF_RANGE = (R.MARKER_OUT_OF_RANGE,)
+_REASON_AT: Final = {code: i for i, code in enumerate(R.ALL_REASONS)}
+_OUT_OF_RANGE: Final = (R.MARKER_OUT_OF_RANGE,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +249,10 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
             inside.sort()
         for part in (group.split(",") if "," in group else (group,)):
             # (no slow or refused conversion of 5,000 digits: 19 digits or more is out of range)
-            n = int(part) if len(part) < 19 else _HUGE_MARKER
+            if len(part) == 1 and "0" <= part <= "9":
+                n = ord(part) - 48  # (one ASCII digit, the common case, without a call of int)
+            else:
+                n = int(part) if len(part) < 19 else _HUGE_MARKER
             pick = -1
             if here is not None:
                 queue = here.get(n)
@@ -470,7 +473,7 @@ def strip_markers(text: str) -> str:
     return _ANY_MARKER.sub("", text)
 
 
-_MARKER_WITH_SPACE = re.compile(rf"\s*{MARKER}")
+_MARKER_WITH_SPACE: Final = re.compile(rf"\s*{MARKER}")
 
 
 def _has_clause_hint(text: str) -> bool:

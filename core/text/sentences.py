@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 ABBREVIATIONS = frozenset(
     """mr mrs ms mx dr prof sr jr st mme mlle mmes messrs rev hon gen col capt lt sgt sen rep gov pres
@@ -26,12 +26,12 @@ ABBREVIATIONS = frozenset(
 # Written to start with one character class, which the regex engine scans for quickly (five
 # times faster than the plain form ``[.!?]+[closers]*(?=[\s\[]|$)|\r\n|\n|\r``, which a
 # property test holds it equal to).
-_END = re.compile(r"[.!?\r\n](?:(?<=[.!?])[.!?]*[\"'\u201d\u2019)]*(?=[\s\[]|$)|(?<=\r)\n?|(?<=\n))")
+_END: Final = re.compile(r"[.!?\r\n](?:(?<=[.!?])[.!?]*[\"'\u201d\u2019)]*(?=[\s\[]|$)|(?<=\r)\n?|(?<=\n))")
 # One citation marker: [3], [1, 3] or a labelled [S1]. Every marker regex is built from this.
 MARKER = r"\[[A-Za-z]{0,3}\d+(?:\s*,\s*[A-Za-z]{0,3}\d+)*\]"
-_MARKERS = re.compile(rf"[ \t]*(?:{MARKER}[ \t]*)+")
-_QUOTE = re.compile('["\u201c\u201d]')
-_ACRONYM = re.compile(r"^(?:[A-Za-z]\.){2,}$")
+_MARKERS: Final = re.compile(rf"[ \t]*(?:{MARKER}[ \t]*)+")
+_QUOTE: Final = re.compile('["\u201c\u201d]')
+_ACRONYM: Final = re.compile(r"^(?:[A-Za-z]\.){2,}$")
 MARKER_ONLY = re.compile(rf"^(?:\s*{MARKER})+\s*$")
 
 
@@ -44,7 +44,7 @@ class Sentence(NamedTuple):  # a NamedTuple: built six times per answer, and che
 
 # No abbreviation or acronym is longer than this: the word before a full stop is looked for only
 # this far back, so that a text with no space in it (``"x.\nx.\n..."``) is split in linear time.
-_LONGEST_WORD = 32
+_LONGEST_WORD: Final = 32
 
 
 def _word_before(text: str, pos: int) -> str:
