@@ -642,6 +642,6 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
     refused = answer.refused or refusals.match(answer.answer)
     invalid = tuple([c.marker for c in results if c.reasons == _OUT_OF_RANGE and c.marker is not None])
     blind = sum(1 for c in results if c.not_verifiable) if any_no_quote else 0
-    tally = Tally(len(results), failed, with_quote, in_source, counted, uncited, multi, sentence_problems,
-                  tuple(reasons), blind)
+    tally = _new(Tally, (len(results), failed, with_quote, in_source, counted, uncited, multi, sentence_problems,
+                         tuple(reasons), blind))
     return AnswerResult(answer, tuple(sentence_results), tuple(results), refused, invalid, tally)

@@ -353,18 +353,18 @@ def parse_answer(value: Any) -> Answer:
     for i, c in enumerate(citations):
         if c.locator:
             _check_depth(c.locator, 4, f"citations[{i}].locator")
-    return Answer(
-        answer_id=_req_str(obj, "answer_id", ""),
-        question=_req_str(obj, "question", ""),
-        answer=_req_str(obj, "answer", ""),
-        chunks=chunks,
-        citations=citations,
-        timestamp=_opt_str(obj, "timestamp", ""),
-        model=_opt_str(obj, "model", ""),
-        prompt_version=_opt_str(obj, "prompt_version", ""),
-        index_snapshot=_opt_str(obj, "index_snapshot", ""),
-        refused=refused,
-        extra=extra,
+    return Answer(  # (by position, in field order: half the cost of the same call by keyword)
+        _req_str(obj, "answer_id", ""),  # answer_id
+        _req_str(obj, "question", ""),  # question
+        _req_str(obj, "answer", ""),  # answer
+        chunks,
+        citations,
+        _opt_str(obj, "timestamp", ""),  # timestamp
+        _opt_str(obj, "model", ""),  # model
+        _opt_str(obj, "prompt_version", ""),  # prompt_version
+        _opt_str(obj, "index_snapshot", ""),  # index_snapshot
+        refused,
+        extra,
     )
 
 
