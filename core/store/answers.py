@@ -32,7 +32,7 @@ from ..review import tally as T
 from ..review.items import Item, items_of
 from ..review.labels import Label, is_done
 from .batch import line_hash
-from .index import make_index
+from .index import hash_int, make_index
 from .query import StoreQuery, read_line
 from .store import Store, options_from
 
@@ -60,7 +60,6 @@ class StoreAnswers:
         self._items: dict[str, list[Item]] = {}
         self._options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
         self._count: int | None = None
-        self._itemless = False
         self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
         self._files = {e["source"]: e["file"] for e in self.store.logs}
         make_index(self.query.con, self.query.sources)
@@ -116,9 +115,10 @@ class StoreAnswers:
             if found is not None:
                 self._kept.move_to_end(answer_id)
                 return found
-        row = self.one(f'SELECT source, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
+        row = self.one(f'SELECT log, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
                        f"ORDER BY {_ORDER} LIMIT 1", [answer_id])
-        result = None if row is None else self._read(answer_id, row[0], self._files[row[0]], *row[1:])
+        source = None if row is None else self.query.sources[row[0]]
+        result = None if row is None else self._read(answer_id, source, self._files[source], *row[1:])
         entry = (result, items_of(result) if result is not None else [])
         with self._lock:
             self._kept[answer_id] = entry
@@ -126,12 +126,12 @@ class StoreAnswers:
                 self._kept.popitem(last=False)
         return entry
 
-    def _read(self, answer_id: str, source: str, file: str, line: int, offset: int, digest: bytes):
+    def _read(self, answer_id: str, source: str, file: str, line: int, offset: int, digest: int):
         try:
             raw = read_line(file, offset)
         except OSError as exc:
             return self._gone(answer_id, file, line, f"cannot read the log: {exc}")
-        if line_hash(raw) != bytes(digest):
+        if hash_int(line_hash(raw)) != digest:
             return self._gone(answer_id, file, line, f"the line of answer {answer_id} at byte {offset} changed "
                                                      "since it was checked; check the log into the store again")
         try:
@@ -164,34 +164,25 @@ class StoreAnswers:
     def _item_total(self) -> int:
         """Counted a slice of answers at a time (``ITEM_SLICE`` answers of one log): the join of
         sentences to citations of a whole store of a million answers took 1.5 GB of DuckDB memory."""
-        slices = self.rows(f'SELECT source, min("offset") FROM {_ROWS} GROUP BY source, pos // {ITEM_SLICE} '
+        slices = self.rows(f'SELECT log, min("offset") FROM {_ROWS} GROUP BY log, pos // {ITEM_SLICE} '
                            'ORDER BY 1, 2')
         total = 0
-        for n, (source, low) in enumerate(slices):
-            high = slices[n + 1][1] if n + 1 < len(slices) and slices[n + 1][0] == source else None
+        for n, (log, low) in enumerate(slices):
+            high = slices[n + 1][1] if n + 1 < len(slices) and slices[n + 1][0] == log else None
             where = 'source = ? AND "offset" >= ?' + ('' if high is None else ' AND "offset" < ?')
-            params = [source, low] + ([] if high is None else [high])
+            params = [self.query.sources[log], low] + ([] if high is None else [high])
+            # (one log's rows: the join and the grouping need not carry the log's id)
             row = self.one(
-                f"WITH s AS (SELECT source, \"offset\", \"index\" AS sentence, citations FROM sentences "
-                f"WHERE NOT refusal AND {where}), c AS (SELECT source, \"offset\", \"index\" FROM citations "
+                f"WITH s AS (SELECT \"offset\", \"index\" AS sentence, citations FROM sentences "
+                f"WHERE NOT refusal AND {where}), c AS (SELECT \"offset\", \"index\" FROM citations "
                 f"WHERE chunk_index IS NOT NULL AND {where}), "
-                "r AS (SELECT s.source, s.\"offset\", s.sentence, count(*) AS n FROM "
-                "(SELECT source, \"offset\", sentence, unnest(citations) AS ci FROM s) s JOIN c "
-                "ON c.source = s.source AND c.\"offset\" = s.\"offset\" AND c.\"index\" = s.ci GROUP BY ALL) "
+                "r AS (SELECT s.\"offset\", s.sentence, count(*) AS n FROM "
+                "(SELECT \"offset\", sentence, unnest(citations) AS ci FROM s) s JOIN c "
+                "ON c.\"offset\" = s.\"offset\" AND c.\"index\" = s.ci GROUP BY ALL) "
                 "SELECT (SELECT count(*) FROM s) - (SELECT count(*) FROM r) + (SELECT coalesce(sum(n), 0) FROM r)",
                 params + params)
             total += int(row[0])
         return total
-
-    def itemless(self) -> str:
-        """The name of a table of the answers with no review item (only refusal sentences), made once."""
-        with self._lock:
-            if not self._itemless:
-                self.query.con.execute(
-                    "CREATE TEMP TABLE itemless AS SELECT source, \"offset\" FROM answers ANTI JOIN "
-                    "(SELECT DISTINCT source, \"offset\" FROM sentences WHERE NOT refusal) USING (source, \"offset\")")
-                self._itemless = True
-        return "itemless"
 
 
 class AnswerIds(Sequence):
@@ -287,8 +278,8 @@ def filtered_ids(data, filter_name: str, current: dict[tuple[str, str], Label], 
                 if all(is_done(i, current, reviewer) for i in data.items(aid)) and data.items(aid)]
         name = f"done_{abs(hash((reviewer, tuple(done))))}"
         data.register(name, pd.DataFrame({"answer_id": done}, dtype=object))
-        return AnswerIds(data, f"answer_id NOT IN (SELECT answer_id FROM {name}) AND (source, \"offset\") NOT IN "
-                               f"(SELECT (source, \"offset\") FROM {data.itemless()})")
+        # (an answer with no item, only the refusal sentence, is never "unlabelled": ``items`` is false)
+        return AnswerIds(data, f"answer_id NOT IN (SELECT answer_id FROM {name}) AND items")
     return AnswerIds(data)
 
 
