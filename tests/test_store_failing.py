@@ -136,3 +136,15 @@ def test_the_label_counts_ride_with_the_narrow_ranking(store, logs):
         assert len(whole) > 10 and (whole["labelled"] > 0).all()
         for limit in (1, 5, len(whole)):
             pd.testing.assert_frame_equal(query.failing(f, limit), query.failing_whole(f, limit))
+
+
+def test_the_cut_leaves_out_rows_ranked_below_the_last_kept(store):
+    query = StoreQuery(store)
+    f = F.Filters(failing_only=False)
+    where, params = query._where(f)
+    total = query.one(f"SELECT count(*) FROM a WHERE {where}", params)[0]
+    for limit in (1, 10, 100):
+        cut, more = query._cut(where, params, limit)
+        kept = query.one(f"SELECT count(*) FROM a WHERE {where} AND {cut}", params + more)[0]
+        assert limit <= kept < total  # (the whole ranking's first rows are kept: the tests above)
+    assert query._cut(where, params, total) == ("TRUE", [])
