@@ -33,7 +33,7 @@ from ..review.items import Item, items_of
 from ..review.labels import Label, is_done
 from .batch import line_hash
 from .index import hash_int, make_index
-from .query import StoreQuery, read_line, release_memory
+from .query import StoreQuery, _list, read_line, release_memory
 from .store import Store, options_from
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
@@ -193,12 +193,9 @@ class StoreAnswers:
 
 
 def _parts(store: Store, table: str, source: str) -> str:
-    """SQL reading the Parquet files of one log's ``table`` (with the view's filter on the log,
-    when it has none)."""
-    files = store.files(table, [source])
-    if not files:
-        return f"(SELECT * FROM {table} WHERE source = '{source}')"
-    return "read_parquet([" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "])"
+    """SQL reading the Parquet files of one log's ``table`` (every part writes every table; parts
+    written by different citecheck versions are read by column name, as the views read them)."""
+    return f"read_parquet({_list(store.files(table, [source]))}, union_by_name = true)"
 
 
 class AnswerIds(Sequence):
