@@ -70,3 +70,17 @@ def test_the_index_keeps_each_lines_hash(store):
                              'JOIN answers a ON a.source = l.source AND a."offset" = n."offset"').fetchall()
     assert len(rows) > 400 and all(got == hash_int(bytes(want)) for got, want in rows)
     assert len({got for got, _ in rows}) > 100
+
+
+@pytest.mark.parametrize("slice_", [50_000, 13])
+def test_item_total_over_several_logs_is_every_items_of(store, monkeypatch, slice_):
+    from citecheck.checking.options import check_files
+    from citecheck.reports import figures as F
+    from citecheck.review.items import items_of
+    from citecheck.store import answers as SA
+
+    monkeypatch.setattr(SA, "ITEM_SLICE", slice_)
+    logs = [e["file"] for e in store.logs]
+    want = sum(len(items_of(r)) for _, _, r in check_files(logs, CheckOptions(corpus=Corpus(CORPUS)))
+               if isinstance(r, F.AnswerResult))
+    assert SA.StoreAnswers(store.root)._item_total() == want > 400
