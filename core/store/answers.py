@@ -42,7 +42,7 @@ ITEM_SLICE = 50_000  # answers counted at a time for the item total
 _ORDER = "pos"
 _ROWS = "nav"
 # The review page's index of the answers, made once per store: one row per answer in log order
-# (``pos``), only the columns navigation and reading back need (about 50 bytes an answer in DuckDB's
+# (``pos``), only the columns navigation and reading back need (about 75 bytes an answer in DuckDB's
 # memory; each query on it is a scan of a column in memory, not of the Parquet files).
 # Made by store.index.make_index a slice of one log at a time: one window over a million rows held
 # about 350 MB more than the index itself at its peak (bench/bench_app_store.py).

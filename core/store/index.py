@@ -7,7 +7,7 @@ whole store, the window over a million rows (its sort holds every row's columns)
 ``SLICE`` lines of one log at a time, the sort holds one slice, and the rows are appended in
 ``pos`` order (so a lookup by ``pos`` reads one row group).
 
-The columns are kept narrow (about 70 bytes an answer in DuckDB's memory instead of 95): the log
+The columns are kept narrow (about 75 bytes an answer in DuckDB's memory instead of 95): the log
 as its place in ``sources`` (``log``, not its 16-character id), the line's hash as one 128-bit
 integer (``line_hash``; ``hash_int`` gives the same of a digest), and whether the answer has
 anything to review (``items``: a sentence that is not the refusal sentence, ``sentences > 0``; the
