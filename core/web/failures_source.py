@@ -1,0 +1,74 @@
+"""Where the Failures page's figures come from, made once and kept while their inputs stay the same.
+
+The figures of a log in memory (``TableSource``) are kept with its ``Dataset``: a changed log is a
+new ``Dataset`` (the app re-reads a log whose path, size or modification time changed), and an
+uploaded log is one of its own.  The figures of a checked store (``StoreSource``) are kept under
+the identity of the store's manifest (path, size, modification time: ``citecheck check --store``
+rewrites it whenever it adds answers).  Either is made again when the labels that count or the
+golden set differ from those it was made with (both are read on every run: other sessions label).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from ..reports import figures as F
+from ..reports.failures import build
+from ..reports.golden import GoldenQuestion
+from ..review.labels import Label
+from ..store.sources import StoreSource, TableSource
+from ..store.store import META
+
+_NOTHING = object()
+
+
+def stamp(path: str | Path) -> tuple[str, int, int]:
+    """A file's identity for a cache key: its path, modification time (ns) and size; zeros when it
+    cannot be read (so it differs from the stamp it has once it can)."""
+    try:
+        s = os.stat(path)
+    except OSError:
+        return str(path), 0, 0
+    return str(path), s.st_mtime_ns, s.st_size
+
+
+class Slot:
+    """One value and the inputs it was made from: ``get`` makes it again only when they differ
+    (by ``==``).  Thread-safe: a slot kept with a shared dataset is used by several sessions."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: object = _NOTHING
+        self._value: object = None
+
+    def get(self, key: object, make: Callable[[], object]):
+        with self._lock:
+            if self._key is _NOTHING or self._key != key:
+                self._value, self._key = make(), key
+            return self._value
+
+
+def table_source(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
+                 k: int = 5) -> TableSource:
+    """The figures of the answers of ``data`` (a ``Dataset``) with the current ``labels``."""
+
+    def make() -> TableSource:
+        base = F.dataset_table(data)
+        table = F.with_labels(base, data.get, labels) if labels else base
+        runs = [F.retrieval_run(r) for r in data.results] if golden is not None else []
+        return TableSource(table, build(table, golden, runs, k))
+
+    return data.memo("failures.source", Slot).get((dict(labels), golden, k), make)
+
+
+def store_source(folder: str | Path, golden: Sequence[GoldenQuestion] | None,
+                 labels: Mapping[tuple[str, str], Label], slot: Slot, k: int = 5) -> tuple[StoreSource, list[str]]:
+    """The figures of the checked store ``folder`` and the warnings of reading its labelled answers
+    back, kept in ``slot`` (one per session: a store's figures answer queries on its own DuckDB
+    connection, which is not for two threads at once).  Raises ``StoreError`` for a folder that
+    is not a store."""
+    key = (stamp(Path(folder) / META), dict(labels), golden, k)
+    return slot.get(key, lambda: StoreSource.of(folder, golden, labels, k))
