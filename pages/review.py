@@ -18,7 +18,6 @@ from citecheck.review import paging as P
 from citecheck.review import review_view as RV
 from citecheck.review import sample as S
 from citecheck.review.html import KEYS_HEIGHT, labelled_html, notice_html
-from citecheck.review.items import LABEL_TEXT
 from citecheck.review.queue import FILTERS
 from citecheck.review.reconnect import reconnect_script, session_token
 from citecheck.web.review_queue import ReviewQueue, read_sample
@@ -42,19 +41,7 @@ judged = RV.judged_by_item(C.read_verdicts()[0])  # item key -> the latest verdi
 state, params = st.session_state, st.query_params
 
 
-def signed_in_user() -> dict | None:
-    """The OIDC user's claims when the deployment configured ``[auth]`` (docs/app.md), else None."""
-    try:
-        return st.user.to_dict()
-    except Exception:  # no [auth] section: Streamlit has no user to give
-        return None
-
-
-def identity() -> I.Identity:
-    """Who is labelling, from the login, the session or the URL (also inside callbacks)."""
-    return I.resolve(st.query_params.get("reviewer"), state.get("reviewer_name"), signed_in_user())
-
-
+identity = C.identity  # who is labelling (also inside the callbacks below)
 who = identity()
 reviewer = N.settle(state, params, who)
 overlap = C.settings().overlap
@@ -133,38 +120,29 @@ nav[1].button("Previous", on_click=N.step_answer, args=(state, queue.ids, queue.
 nav[2].button("Next", on_click=N.step_answer, args=(state, queue.ids, queue.where, 1), shortcut="N",
               use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
-if reviewer:
-    overall = queue.team_progress(current, reviewer)
-    st.html(notice_html("info", RV.progress_text(reviewer, overall, L.progress(items, current, reviewer), overlap)))
-    st.progress(RV.share_done(overall))
-else:
-    st.html(notice_html("error", f"{I.how_to_name(who)} before labelling: labels need a reviewer."))
-if sample is not None:
-    st.html(notice_html("info", RV.sample_text(sample.sample_id, *queue.sample_progress(current, reviewer))))
+notices, done = queue.header(current, reviewer, items, who)
+for n, notice in enumerate(notices):
+    st.html(notice_html(*notice))
+    if n == 0 and done is not None:  # the bar under the reviewer's progress
+        st.progress(done)
 
-st.html(HT.fields_html([result.answer.model, result.answer.prompt_version, result.answer.timestamp]))
-st.html(labelled_html([("Question", result.answer.question)]))
-st.html(HT.reader_html(result, P.MAX_ANSWER_CHARS))
+head, extras = RV.answer_parts(result)
+for part in head:
+    st.html(part)
 if result.refused:
     st.info("This answer is a refusal.")
-for extra_html in (HT.withheld_html(result.answer.extra), HT.agent_trace_html(result.answer.extra)):
-    if extra_html:
-        st.html(extra_html)
+for part in extras:
+    st.html(part)
 
 
 def label_buttons(where, item, n: int | None, prefix: str, shortcuts: bool) -> None:
     """One button per label, the reviewer's current label marked and primary; texts never cut."""
     row = where.container(horizontal=True, gap="small")
-    chosen = RV.chosen_label(item, current, reviewer)
     at = None if n is None else (state.answer_id, n)
-    for k, label in enumerate(item.labels):
-        picked = label == chosen
-        clicked = row.button(("\u2713 " if picked else "") + LABEL_TEXT[label], key=f"{prefix}-{label}",
-                             on_click=save, args=(at, label), type="primary" if picked else "secondary",
-                             shortcut=str(k + 1) if shortcuts else None, width="content",
-                             help=RV.label_help(rules, label))
-        if clicked and not handled:  # a new session (a restarted server) has no callback for it yet
-            save(at, label)
+    for b in RV.label_buttons(item, RV.chosen_label(item, current, reviewer), rules, prefix, shortcuts):
+        if row.button(b.text, key=b.key, on_click=save, args=(at, b.label), type="primary" if b.primary else
+                      "secondary", shortcut=b.shortcut, width="content", help=b.help) and not handled:
+            save(at, b.label)  # a new session (a restarted server) has no callback for it yet
             st.rerun()
 
 
@@ -185,9 +163,8 @@ if items:
 
 # --- one row per sentence -------------------------------------------------------------------
 others_of = L.others_by_item(current, reviewer)
-count = P.pages(len(result.sentences))
 page = 1
-if count > 1:  # a long answer a page at a time: the page's cost stays bounded
+if (count := P.pages(len(result.sentences))) > 1:  # a long answer a page at a time: its cost stays bounded
     page = st.number_input("Sentences page", 1, count, RV.start_page(items, state.focus),
                            key=f"page-{result.answer.answer_id}")
 shown = P.window(len(result.sentences), int(page))
@@ -197,9 +174,8 @@ rows = RV.by_sentence(items, shown)
 for s in result.sentences[shown.start:shown.end]:
     left, right = st.columns([2, 3])
     left.html(HT.sentence_html(result, s.index, sentence_flags(s)))
-    for c in (result.citations[i] for i in s.citations):
-        if c.chunk_index is None:
-            right.html(HT.unresolved_html(c))
+    for part in RV.unresolved(result, s):
+        right.html(part)
     for n in rows.get(s.index, []):
         item, box = items[n], right.container(border=True)
         view = RV.item_view(result, items, n, state.focus, current, reviewer, judged.get(item.key, {}),

@@ -295,3 +295,24 @@ def test_labels_made_in_a_sample_record_it(answers, tmp_path):
     none, problem = read_sample(path.parent / "broken.jsonl")
     assert none is None and problem.startswith("Cannot use that sample: ")
     assert read_sample(None) == (None, None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp_path):
+    data = answers[kind]
+    aid, items = cited(data)
+    current = L.latest([L.make_label(items[0], items[0].labels[0], "ana")])
+    queue = ReviewQueue.of(data, None, "All answers", current, "ana", overlap=2)
+    (notice,), done = queue.header(current, "ana", items, ANA)
+    overall = queue.team_progress(current, "ana")
+    assert notice[0] == "info" and notice[1].startswith(f"ana: labelled 1 of {overall.total} items overall, "
+                                                        f"1 of {len(items)} in this answer")
+    assert done == 0  # one label of two wanted: nothing done yet
+    (notice,), done = queue.header(current, "", items, NOBODY)
+    assert notice == ("error", "Enter your name in the sidebar before labelling: labels need a reviewer.")
+    assert done is None
+    path = tmp_path / "sample.jsonl"
+    S.write(path, S.draw([i.key for i in items], 2, seed=1))
+    sampled = ReviewQueue.of(data, read_sample(path)[0], "All answers", current, "ana")
+    notices, _ = sampled.header(current, "ana", items, ANA)
+    assert len(notices) == 2 and notices[1][1].startswith("Calibration sample sample-")

@@ -152,3 +152,43 @@ def test_the_rows_hold_exactly_the_items_of_the_sentences_shown(sentences, page,
         start = P.window(total, RV.start_page(items, focus))
         assert start.start <= items[focus].sentence < start.end  # the focused item's page opens
     assert RV.start_page([], 0) == 1
+
+
+def test_label_buttons_tick_the_current_label_and_number_the_focused_items(expertqa):
+    data, labels, _ = expertqa
+    item = next(i for i in data.all_items if i.citation is not None)
+    buttons = RV.label_buttons(item, item.labels[1], None, "key", shortcuts=True)
+    assert [b.label for b in buttons] == list(item.labels) and [b.shortcut for b in buttons] == ["1", "2", "3", "4"]
+    assert [b.primary for b in buttons] == [False, True, False, False]
+    assert buttons[1].text == "\u2713 " + LABEL_TEXT[item.labels[1]] and buttons[0].text == LABEL_TEXT[item.labels[0]]
+    assert buttons[0].key == f"key-{item.labels[0]}" and buttons[0].help is None
+    row = RV.label_buttons(item, None, None, f"b-{item.key}", shortcuts=False)
+    assert not any(b.primary or b.shortcut for b in row) and row[0].key == f"b-{item.key}-{item.labels[0]}"
+
+
+def test_label_help_is_the_guidelines_definition_as_literal_text():
+    from citecheck.review import guidelines as G
+    from citecheck.review.text import md_literal
+
+    rules = G.load()  # the bundled guidelines
+    label = next(iter(rules.definitions))
+    assert RV.label_help(rules, label) == md_literal(rules.definitions[label]) and RV.label_help(None, label) is None
+
+
+def test_the_answer_parts_and_unresolved_citations_of_the_sample():
+    from citecheck.checking.options import check_options
+    from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
+
+    data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
+    result = data.results[0]
+    head, extras = RV.answer_parts(result)
+    assert len(head) == 3 and "Question" in head[1] and extras == []
+    bad = [(r, s) for r in data.results for s in r.sentences
+           if any(r.citations[i].chunk_index is None for i in s.citations)]
+    assert bad, "the sample log has a citation to no chunk"
+    r, s = bad[0]
+    parts = RV.unresolved(r, s)
+    assert len(parts) == sum(r.citations[i].chunk_index is None for i in s.citations)
+    fine = next(s for r_ in data.results for s in r_.sentences if s.citations and all(
+        r_.citations[i].chunk_index is not None for i in s.citations))
+    assert RV.unresolved(next(r_ for r_ in data.results if fine in r_.sentences), fine) == []

@@ -15,7 +15,19 @@ from dataclasses import dataclass
 from ..checking.checker import AnswerResult
 from . import history as H
 from . import paging as P
-from .html import citation_html, focus_marker_html, others_html, own_label_html, verdict_html
+from .html import (
+    agent_trace_html,
+    citation_html,
+    fields_html,
+    focus_marker_html,
+    labelled_html,
+    others_html,
+    own_label_html,
+    reader_html,
+    unresolved_html,
+    verdict_html,
+    withheld_html,
+)
 from .items import LABEL_TEXT, Item
 from .labels import Label, Progress
 from .queue import TeamProgress
@@ -68,6 +80,23 @@ def label_help(rules, label: str) -> str | None:
     return md_literal(definition) if definition else None
 
 
+@dataclass(frozen=True, slots=True)
+class LabelButton:
+    label: str  # the label it gives
+    text: str  # what it says; the reviewer's current label ticked
+    key: str  # the widget key: ``prefix-label``
+    primary: bool  # the reviewer's current label
+    shortcut: str | None  # "1".."4" on the focused item's buttons
+    help: str | None  # the guidelines' definition, as literal text
+
+
+def label_buttons(item: Item, chosen: str | None, rules, prefix: str, shortcuts: bool) -> list[LabelButton]:
+    """One button per label of the item, in order (``chosen`` from :func:`chosen_label`)."""
+    return [LabelButton(label, ("\u2713 " if label == chosen else "") + LABEL_TEXT[label], f"{prefix}-{label}",
+                        label == chosen, str(k + 1) if shortcuts else None, label_help(rules, label))
+            for k, label in enumerate(item.labels)]
+
+
 def history_html(events: Iterable, item: Item, reviewer: str, blind: bool, chosen: str | None) -> str:
     """The item's label history; in blind mode, until the reviewer has labelled it, only their own
     entries (the others counted as hidden)."""
@@ -77,6 +106,20 @@ def history_html(events: Iterable, item: Item, reviewer: str, blind: bool, chose
 
 
 # --- the sentence rows ------------------------------------------------------------------------------
+
+
+def unresolved(result: AnswerResult, sentence) -> list[str]:
+    """The sentence's citations that name no chunk of the answer, as HTML (they have no item)."""
+    return [unresolved_html(c) for c in (result.citations[i] for i in sentence.citations) if c.chunk_index is None]
+
+
+def answer_parts(result: AnswerResult) -> tuple[list[str], list[str]]:
+    """The answer as the reader sees it, as HTML: its fields, question and text; then what the
+    pipeline recorded beside it (withheld sentences, the search agent's trace), when it did."""
+    a = result.answer
+    head = [fields_html([a.model, a.prompt_version, a.timestamp]), labelled_html([("Question", a.question)]),
+            reader_html(result, P.MAX_ANSWER_CHARS)]
+    return head, [h for h in (withheld_html(a.extra), agent_trace_html(a.extra)) if h]
 
 
 def start_page(items: Sequence[Item], focus: int) -> int:

@@ -14,8 +14,9 @@ from pathlib import Path
 from ..review import labelling as LB
 from ..review import labels as L
 from ..review import navigation as N
+from ..review import review_view as RV
 from ..review import sample as S
-from ..review.identity import Identity
+from ..review.identity import Identity, how_to_name
 from ..review.queue import labellers, next_in_sample, sample_answer_ids, sample_progress
 from ..store.answers import filtered_ids, positions_of, progress, queue_next
 
@@ -79,6 +80,21 @@ class ReviewQueue:
     def team_progress(self, current: dict[tuple[str, str], L.Label], reviewer: str):
         """The reviewer's and the team's progress over every item."""
         return progress(self.data, labellers(current), reviewer, self.overlap)
+
+    def header(self, current: dict[tuple[str, str], L.Label], reviewer: str, items, who: Identity):
+        """The notices (kind, text) above the answer, and the team's share of items done for the
+        progress bar (None without a reviewer: the notice then says how to become one)."""
+        notices, done = [], None
+        if reviewer:
+            overall = self.team_progress(current, reviewer)
+            notices.append(("info", RV.progress_text(reviewer, overall, L.progress(items, current, reviewer),
+                                                     self.overlap)))
+            done = RV.share_done(overall)
+        else:
+            notices.append(("error", f"{how_to_name(who)} before labelling: labels need a reviewer."))
+        if self.sample is not None:
+            notices.append(("info", RV.sample_text(self.sample.sample_id, *self.sample_progress(current, reviewer))))
+        return notices, done
 
     def sample_progress(self, current: dict[tuple[str, str], L.Label], reviewer: str) -> tuple[int, int] | None:
         """(sampled items the reviewer has labelled, sampled items loaded), None without a sample."""
