@@ -24,24 +24,23 @@ labels = L.latest(records) if records else {}
 golden, golden_warning = FV.golden_set(cfg.golden)
 if golden_warning:
     st.html(notice_html("warning", golden_warning))
+unreadable = False
 if cfg.store is not None:  # a checked store: every figure is SQL over its Parquet (no answer in memory)
     try:
-        src, store_warnings = FS.store_source(cfg.store, golden, labels, st.session_state.setdefault(
-            "_failures_store", FS.Slot()), FV.K)
+        src, warnings = FS.store_source(cfg.store, golden, labels, st.session_state.setdefault("_failures_store",
+                                                                                             FS.Slot()), FV.K)
     except StoreError as exc:
         st.html(notice_html("error", str(exc)))
         st.stop()
-    for w in store_warnings:
-        st.html(notice_html("warning", w))
-    loaded, unreadable = FV.loaded_from_store(src.answers, cfg.store.name), False
 else:
     data = current_dataset()
     show_notice(data)
     if not len(data):
         st.info(FV.NO_ANSWERS + " " + FV.SEE_DATA_PAGE)
         st.stop()
-    src = FS.table_source(data, golden, labels, FV.K)
-    loaded, unreadable = FV.loaded_from_logs(src.answers, len(cfg.logs), using_upload()), bool(data.errors)
+    src, warnings, unreadable = FS.table_source(data, golden, labels, FV.K), [], bool(data.errors)
+for w in warnings:
+    st.html(notice_html("warning", w))
 report = src.report
 if not src.answers:
     st.info(FV.NO_ANSWERS)
@@ -55,14 +54,14 @@ def show_tiles(tiles: list[FV.Tile], per_row: int = 4) -> None:
             col.caption(t.caption)
 
 
-st.caption(loaded)
+st.caption(FV.loaded_from_store(src.answers, cfg.store.name) if cfg.store is not None
+           else FV.loaded_from_logs(src.answers, len(cfg.logs), using_upload()))
 show_tiles(FV.tiles(report.headline))
 if clear := FV.all_clear(src.any_failing(), unreadable):
     (st.warning if clear[0] == "warning" else st.success)(clear[1])
-if report.faithfulness is not None:
+if (scores := FV.faithfulness_view(report)) is not None:
     with st.expander("Faithfulness scores of the scored answers (withheld below the threshold)"):
-        st.dataframe(report.faithfulness[["bin", "answers", "withheld", "share"]], hide_index=True,
-                     column_config={"share": st.column_config.NumberColumn(format="percent")})
+        st.dataframe(scores, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent")})
 
 reasons_tab, model_tab, prompt_tab, time_tab, table_tab, golden_tab, compare_tab = st.tabs(FV.TABS)
 
@@ -74,9 +73,7 @@ with reasons_tab:
         st.altair_chart(FV.reasons_chart(shown), width="stretch")
     st.dataframe(RD.reasons_view(report.reasons, src.answers), hide_index=True)
 
-for tab, frame, column, present, what in ((model_tab, report.by_model, "model", report.has_models, "model"),
-                                          (prompt_tab, report.by_prompt, "prompt_version", report.has_prompts,
-                                           "prompt version")):
+for tab, (frame, column, present, what) in zip((model_tab, prompt_tab), FV.breakdowns(report)):
     with tab:
         if not present:
             st.info(FV.no_group_text(column, what))
@@ -86,8 +83,7 @@ for tab, frame, column, present, what in ((model_tab, report.by_model, "model", 
 
 with time_tab:
     freq = FV.PERIODS[st.radio("Per", list(FV.PERIODS), horizontal=True, index=1)]
-    series = src.over_time(freq)
-    if series.empty:
+    if (series := src.over_time(freq)).empty:
         st.info(FV.NO_TREND)
     else:
         st.altair_chart(FV.period_chart(series, freq), width="stretch")
@@ -99,8 +95,7 @@ with table_tab:
     chosen = {c.name: col.date_input(c.label, value=c.dates or (), key=c.key) if c.is_dates
               else col.selectbox(c.label, list(c.options), key=c.key)
               for col, c in zip(st.columns(4) + st.columns(4), FV.choices(src.values, src.date_range()))}
-    filters = V.filters(**chosen)
-    shown = src.failing(filters)
+    shown = src.failing(V.filters(**chosen))
     st.caption(FV.table_caption(len(shown), src.limit))
     view = V.failing_view(shown)
     picked = st.dataframe(view, hide_index=True, key="failing_table", on_select="rerun", selection_mode="single-row",
@@ -129,8 +124,7 @@ with golden_tab:
 
 with compare_tab:
     column = st.radio("Compare", FV.COMPARE, horizontal=True, key="cmp_col", format_func=FV.compare_label)
-    values = src.values(column)
-    if len(values) < 2:
+    if len(values := src.values(column)) < 2:
         st.info(FV.nothing_to_compare(column))
     else:
         a_col, b_col = st.columns(2)

@@ -4,6 +4,7 @@ bundled sample log and golden set."""
 from __future__ import annotations
 
 import inspect
+import json
 import shutil
 
 import pandas as pd
@@ -142,3 +143,21 @@ def test_the_charts_carry_the_report_tables(sample):
     line = FV.period_chart(weekly, "W").to_dict()
     assert line["mark"]["type"] == "line" and line["encoding"]["x"]["title"] == "week of"
     assert FV.period_chart(F.over_time(table, "D"), "D").to_dict()["encoding"]["x"]["title"] == "day"
+
+
+def test_the_breakdown_tabs_and_the_faithfulness_bins(sample, tmp_path):
+    _, report = sample
+    (model, column, present, what), prompt = FV.breakdowns(report)
+    assert model is report.by_model and (column, present, what) == ("model", report.has_models, "model")
+    assert prompt[1:] == ("prompt_version", report.has_prompts, "prompt version")
+    assert FV.faithfulness_view(report) is None  # the sample log has no faithfulness scores
+
+    lines = [json.loads(line) for line in DEFAULT_LOG.read_text(encoding="utf-8").splitlines()]
+    for record, score in zip(lines, (0.5, 0.95, 0.3)):  # as the pipeline's faithfulness gate logs them
+        record["faithfulness"] = {"score": score, "withheld": score < 0.8}  # a field the format keeps as extra
+    log = tmp_path / "scored.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    table = F.dataset_table(dataset.load([log], check_options(DEFAULT_CORPUS)))
+    bins = FV.faithfulness_view(build(table, None, []))
+    assert list(bins.columns) == ["bin", "answers", "withheld", "share"]
+    assert bins["answers"].sum() == 3 and bins["withheld"].sum() == 2 and bins["share"].sum() == pytest.approx(1)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..contract import reasons as R
 from . import readable as RD
+from .failures import Overview
 from .figures import Figure, RefusalFigures
 from .golden import GoldenQuestion, RetrievalEval, read_golden
 from .rates import percent
@@ -99,6 +100,18 @@ def all_clear(any_failing: bool, unreadable: bool) -> tuple[str, str] | None:
                            "(see above).")
     return "success", ("No answer fails a check: every citation verified, every sentence cited, every number and "
                        "quote found in its sources.")
+
+
+def faithfulness_view(report: Overview) -> pd.DataFrame | None:
+    """The faithfulness scores' bins (answers, withheld, share), None when no answer was scored."""
+    return None if report.faithfulness is None else report.faithfulness[["bin", "answers", "withheld", "share"]]
+
+
+def breakdowns(report: Overview) -> list[tuple[pd.DataFrame, str, bool, str]]:
+    """The By model and By prompt version tabs: (breakdown, its column, whether the logs have that
+    field, what to call it)."""
+    return [(report.by_model, "model", report.has_models, "model"),
+            (report.by_prompt, "prompt_version", report.has_prompts, "prompt version")]
 
 
 def no_group_text(column: str, what: str) -> str:
