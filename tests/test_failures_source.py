@@ -1,6 +1,7 @@
 """The Failures page's figures are made once and kept while their inputs stay the same
 (core/web/failures_source.py): a log in memory's with its Dataset, a checked store's under its
-manifest's identity; a changed log, store, label or golden set makes them again."""
+manifest's identity; a changed log, store, label or golden set makes them again (and the page
+shows it on its next run: tests/test_app_store.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from citecheck.checking.options import check_options
 from citecheck.cli.main import main
 from citecheck.reports.golden import read_golden
@@ -18,10 +18,8 @@ from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.store.store import META, StoreError
 from citecheck.web import failures_source as FS
-from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
 LOG = ROOT / "sample_data" / "answers.jsonl"
 CORPUS = ROOT / "sample_data" / "corpus"
 GOLDEN = ROOT / "sample_data" / "golden.jsonl"
@@ -135,54 +133,3 @@ def test_a_stores_figures_are_kept_until_its_manifest_changes(tmp_path):
 
     with pytest.raises(StoreError):
         FS.store_source(tmp_path / "nowhere", None, {}, FS.Slot())
-
-
-# --- on the page: a change between two runs of one session shows --------------------------------------
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    st.cache_resource.clear()
-    monkeypatch.setenv("CITECHECK_CORPUS", str(CORPUS))
-    monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "labels.jsonl"))
-    monkeypatch.setenv("CITECHECK_VERDICTS", str(tmp_path / "verdicts.jsonl"))
-    monkeypatch.setenv("CITECHECK_GOLDEN", "")
-    monkeypatch.delenv("CITECHECK_STORE", raising=False)
-    return tmp_path
-
-
-def failures() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    return at.switch_page("pages/failures.py").run()
-
-
-def loaded(at) -> str:
-    assert not at.exception, [e.value for e in at.exception]
-    return next(c.value for c in at.caption if "answers from" in c.value)
-
-
-def judged(at) -> str | None:
-    return next((m.value for m in at.metric if m.label == "Judged not supported"), None)
-
-
-@pytest.mark.parametrize("kind", ["log", "store"])
-def test_the_page_shows_a_changed_log_store_or_label_on_its_next_run(env, monkeypatch, kind):
-    log = write_log(env / "answers.jsonl", LINES[:20])
-    if kind == "store":
-        check_into(log, env / "store")
-        monkeypatch.setenv("CITECHECK_STORE", str(env / "store"))
-    monkeypatch.setenv("CITECHECK_LOGS", str(log))
-    at = failures()
-    assert loaded(at).startswith("20 answers") and judged(at) is None
-
-    data = dataset.load([log], check_options(CORPUS))
-    for label in not_supported(data).values():
-        L.append(env / "labels.jsonl", label)
-    at.run()
-    assert judged(at) not in (None, "n/a")
-
-    write_log(log, LINES)  # the log grows (and, for the store, is checked in again)
-    if kind == "store":
-        check_into(log, env / "store")
-    at.run()
-    assert loaded(at).startswith(f"{len(LINES)} answers")
