@@ -18,7 +18,7 @@ from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
 from citecheck.review import dataset
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_GOLDEN, DEFAULT_LOG
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 
@@ -96,10 +96,16 @@ def test_the_table_choices_are_the_arguments_of_views_filters(sample):
     assert len(F.failing(table, V.filters(**first))) == len(F.failing(table, V.filters())) == int(table["failing"].sum())
     first["scope"] = "all"
     assert len(F.failing(table, V.filters(**first))) == len(table)
-    for c in choices:
-        if not c.is_dates and c.name != "scope":
-            for option in c.options[1:]:  # every option is one views.filters understands
-                V.filters(**{**first, c.name: option})
+
+    def ids(**chosen) -> set[str]:
+        return set(F.failing(table, V.filters(**{**first, **chosen}))["answer_id"])
+
+    every, refused = set(table["answer_id"]), set(table.loc[table["refused"], "answer_id"])
+    assert ids(refused="refused") == refused and ids(refused="answered") == every - refused and refused
+    assert ids(human="has 'not supported'") == ids(labelled="labelled") == set()  # the sample has no labels
+    assert ids(human="no 'not supported'") == ids(labelled="unlabelled") == every
+    model = choices[1].options[1]
+    assert ids(model=model) == set(table.loc[table["model"] == model, "answer_id"])
 
 
 def test_captions_and_notices():
@@ -161,3 +167,43 @@ def test_the_breakdown_tabs_and_the_faithfulness_bins(sample, tmp_path):
     bins = FV.faithfulness_view(build(table, None, []))
     assert list(bins.columns) == ["bin", "answers", "withheld", "share"]
     assert bins["answers"].sum() == 3 and bins["withheld"].sum() == 2 and bins["share"].sum() == pytest.approx(1)
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory, sample):
+    """The sample's figures from the log in memory and from the same log checked into a store."""
+    import io
+
+    from citecheck.cli.main import main
+    from citecheck.store.sources import StoreSource, TableSource
+
+    store = tmp_path_factory.mktemp("fv") / "store"
+    assert main(["check", str(DEFAULT_LOG), "--corpus", str(DEFAULT_CORPUS), "--store", str(store)],
+                io.StringIO(), io.StringIO()) == 0
+    table, report = sample
+    return TableSource(table, report), StoreSource.of(store, None, {})[0]
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=hs.lists(hs.integers(0, 40), min_size=8, max_size=8), dated=hs.booleans())
+def test_any_choice_of_filters_narrows_the_table_as_each_filter_alone_does(sources, picks, dated):
+    memory, store = sources
+    choices = FV.choices(memory.values, memory.date_range())
+    assert choices == FV.choices(store.values, store.date_range())  # the same choices from either source
+    chosen = {}
+    for c, pick in zip(choices, picks):
+        if c.is_dates:
+            chosen[c.name] = (c.dates[0], c.dates[0] + (c.dates[1] - c.dates[0]) * (pick % 3) / 2) if dated else ()
+        else:
+            chosen[c.name] = c.options[pick % len(c.options)]
+    shown = memory.failing(V.filters(**chosen))
+    alone = set(memory.table["answer_id"])
+    for name, value in chosen.items():
+        if value not in ("any", ()):
+            alone &= set(memory.failing(V.filters(**{name: value, "scope": "all"}))["answer_id"])
+    if chosen["scope"] == "failing only":
+        alone &= set(memory.table.loc[memory.table["failing"], "answer_id"])
+    assert set(shown["answer_id"]) == alone
+    problems = list(shown["problems"])
+    assert problems == sorted(problems, reverse=True)  # worst first
+    assert list(store.failing(V.filters(**chosen))["answer_id"]) == list(shown["answer_id"])
