@@ -11,6 +11,10 @@ from citecheck.judging import estimate_report as R
 from citecheck.review import sample as S
 from citecheck.review.html import notice_html
 
+from pages._kept import kept
+
+CONFIDENCES = [0.95, 0.8, 0.9, 0.99]  # the first is the default
+
 
 def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
     st.subheader("Estimated rates")
@@ -18,9 +22,12 @@ def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
                "labels are a random sample: draw one with `citecheck sample` and choose it here.")
     samples = S.find(folders)
     c1, c2, c3 = st.columns(3)
-    pick = c1.selectbox("Calibration sample", [None, *samples], key="est_sample",
-                        format_func=lambda p: "none: all labels" if p is None else p.name)
-    confidence = c2.select_slider("Confidence", [0.8, 0.9, 0.95, 0.99], value=0.95, key="est_confidence")
+    offered = [None, *samples]
+    pick = c1.selectbox("Calibration sample", offered, key="est_sample",
+                        format_func=lambda p: "none: all labels" if p is None else p.name,
+                        **kept("est_sample", "sample", offered, label=lambda p: p.name))
+    confidence = c2.select_slider("Confidence", sorted(CONFIDENCES), key="est_confidence",
+                                  **kept("est_confidence", "confidence", CONFIDENCES))
     target = c3.number_input("Target half-width (%)", min_value=0.0, max_value=49.0, value=2.0, step=0.5,
                              key="est_target", help="How many more labels would bring the interval to this; 0: none")
     try:

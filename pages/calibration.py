@@ -25,8 +25,10 @@ from pages._common import (
     style,
 )
 from pages._estimate import show as show_estimates
+from pages._kept import LABEL_SETS, SPLITS, kept, kept_run
 
 enter("calibration")
+state = st.session_state
 
 style()
 cfg = settings()
@@ -35,7 +37,8 @@ st.caption("How often does a judge agree with the people who labelled the same i
            "wrong? Positive class: **not supported** (the judge's job is to catch it).")
 
 SETS = {"configured": "The configured logs and labels file", "expertqa": "ExpertQA sample (real expert labels)"}
-which = st.radio("Labels", list(SETS), format_func=SETS.get, horizontal=True, key="cal_set")
+which = st.radio("Labels", list(SETS), format_func=SETS.get, horizontal=True, key="cal_set",
+                 **kept("cal_set", "labels", LABEL_SETS))
 
 
 @st.cache_resource(show_spinner="Reading the ExpertQA sample ...")
@@ -109,8 +112,9 @@ if not runs:
 
 # --- the figures -------------------------------------------------------------------------------------
 c1, c2 = st.columns([2, 1])
-run = c1.selectbox("Judge and prompt version", runs, format_func=lambda r: f"{r[0]} \u00b7 {r[1]}", key="cal_run")
-split = c2.radio("Items", ["all", "dev", "test"], horizontal=True, key="cal_split",
+run = c1.selectbox("Judge and prompt version", runs, format_func=lambda r: f"{r[0]} \u00b7 {r[1]}", key="cal_run",
+                   **kept_run("cal_run", runs))
+split = c2.radio("Items", SPLITS, horizontal=True, key="cal_split", **kept("cal_split", "split", SPLITS),
                  help="Items split by a hash of their key: iterate on the prompt with dev, quote test.")
 report = C.calibrate(records, verdict_records, run[0], run[1], split, fingerprints, adjudicated=adjudicated,
                      overlap=cfg.overlap)
@@ -150,22 +154,23 @@ rows = VIEW.disagreements(report)
 if not rows:
     st.success("The judge agrees with every human label here.")
     st.stop()
-kind = st.selectbox("Human / judge", VIEW.kind_choices(rows), key="cal_kind")
+kinds = VIEW.kind_choices(rows)
+kind = st.selectbox("Human / judge", kinds, key="cal_kind", **kept("cal_kind", "kind", kinds))
 shown = VIEW.of_kind(rows, kind)
 st.caption(f"{len(shown)} of {len(rows)} disagreement(s)")
 keys = [r.item for r in shown]
-if st.session_state.get("cal_item") not in keys:
-    st.session_state["cal_item"] = keys[0]
+item_change = kept("cal_item", "item", keys)
 
 
 def _step(delta: int) -> None:
-    st.session_state["cal_item"] = VIEW.step(keys, st.session_state.get("cal_item"), delta)
+    state["cal_item"] = VIEW.step(keys, state.get("cal_item"), delta)
+    item_change["on_change"]()
 
 
 b1, b2, _ = st.columns([1, 1, 4])
 b1.button("Previous", key="cal_prev", on_click=_step, args=(-1,), use_container_width=True)
 b2.button("Next", key="cal_next", on_click=_step, args=(1,), use_container_width=True)
-pick = st.selectbox("Item", keys, key="cal_item")
+pick = st.selectbox("Item", keys, key="cal_item", **item_change)
 row = next(r for r in shown if r.item == pick)
 found = VIEW.cited_pair(data, pick)
 if found is not None:
