@@ -10,7 +10,6 @@ from citecheck.reports import readable as RD
 from citecheck.reports import views as V
 from citecheck.review import labels as L
 from citecheck.review.html import notice_html
-from citecheck.store.store import StoreError
 from citecheck.web import failures_source as FS
 
 from pages._common import current_dataset, enter, read_labels, settings, show_notice, using_upload
@@ -24,23 +23,20 @@ labels = L.latest(records) if records else {}
 golden, golden_warning = FV.golden_set(cfg.golden)
 if golden_warning:
     st.html(notice_html("warning", golden_warning))
-unreadable = False
 if cfg.store is not None:  # a checked store: every figure is SQL over its Parquet (no answer in memory)
-    try:
-        src, warnings = FS.store_source(cfg.store, golden, labels, st.session_state.setdefault("_failures_store",
-                                                                                             FS.Slot()), FV.K)
-    except StoreError as exc:
-        st.html(notice_html("error", str(exc)))
-        st.stop()
+    opened = FS.open_store(cfg.store, golden, labels, st.session_state.setdefault("_failures_store", FS.Slot()), FV.K)
 else:
     data = current_dataset()
     show_notice(data)
     if not len(data):
         st.info(FV.NO_ANSWERS + " " + FV.SEE_DATA_PAGE)
         st.stop()
-    src, warnings, unreadable = FS.table_source(data, golden, labels, FV.K), [], bool(data.errors)
-for w in warnings:
-    st.html(notice_html("warning", w))
+    opened = FS.open_log(data, golden, labels, len(cfg.logs), using_upload(), FV.K)
+for notice in opened.notices:
+    st.html(notice_html(*notice))
+if opened.source is None:
+    st.stop()
+src = opened.source
 report = src.report
 if not src.answers:
     st.info(FV.NO_ANSWERS)
@@ -54,10 +50,9 @@ def show_tiles(tiles: list[FV.Tile], per_row: int = 4) -> None:
             col.caption(t.caption)
 
 
-st.caption(FV.loaded_from_store(src.answers, cfg.store.name) if cfg.store is not None
-           else FV.loaded_from_logs(src.answers, len(cfg.logs), using_upload()))
+st.caption(opened.loaded)
 show_tiles(FV.tiles(report.headline))
-if clear := FV.all_clear(src.any_failing(), unreadable):
+if clear := FV.all_clear(src.any_failing(), opened.unreadable):
     (st.warning if clear[0] == "warning" else st.success)(clear[1])
 if (scores := FV.faithfulness_view(report)) is not None:
     with st.expander("Faithfulness scores of the scored answers (withheld below the threshold)"):

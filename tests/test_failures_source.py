@@ -133,3 +133,25 @@ def test_a_stores_figures_are_kept_until_its_manifest_changes(tmp_path):
 
     with pytest.raises(StoreError):
         FS.store_source(tmp_path / "nowhere", None, {}, FS.Slot())
+
+
+def test_opening_a_source_gives_its_caption_and_notices_or_the_error(tmp_path):
+    log = write_log(tmp_path / "answers.jsonl", LINES[:10] + ["{not json\n"])
+    data = dataset.load([log], check_options(CORPUS))
+    opened = FS.open_log(data, None, {}, 1, uploaded=True)
+    assert opened.source.answers == 10 and opened.notices == [] and opened.unreadable  # the bad line
+    assert opened.loaded == "10 answers from 1 log(s) (uploaded log)"
+
+    check_into(write_log(tmp_path / "clean.jsonl", LINES[:10]), tmp_path / "store")
+    opened = FS.open_store(tmp_path / "store", None, {}, FS.Slot())
+    assert opened.loaded == "10 answers from the checked store store" and opened.notices == []
+    assert not opened.unreadable
+
+    (tmp_path / "clean.jsonl").write_text("".join(LINES[10:20]), encoding="utf-8")  # changed since checked
+    changed = FS.open_store(tmp_path / "store", None, not_supported(data), FS.Slot())
+    assert changed.notices and all(kind == "warning" and "changed since it was checked" in text
+                                   for kind, text in changed.notices)
+
+    missing = FS.open_store(tmp_path / "nowhere", None, {}, FS.Slot())
+    assert missing.source is None and [kind for kind, _ in missing.notices] == ["error"]
+    assert "is not a checked store" in missing.notices[0][1]

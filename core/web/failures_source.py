@@ -13,14 +13,16 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..reports import failures_view as FV
 from ..reports import figures as F
 from ..reports.failures import build
 from ..reports.golden import GoldenQuestion
 from ..review.labels import Label
 from ..store.sources import StoreSource, TableSource
-from ..store.store import META
+from ..store.store import META, StoreError
 
 _NOTHING = object()
 
@@ -62,6 +64,36 @@ def table_source(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[
         return TableSource(table, build(table, golden, runs, k))
 
     return data.memo("failures.source", Slot).get((dict(labels), golden, k), make)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The figures' source as the page opened it: None when it cannot be (``notices`` say why),
+    the notices (kind, text) to show first, the caption naming what is loaded, and whether part of
+    the logs could not be read (the all-clear then says so)."""
+
+    source: TableSource | StoreSource | None
+    notices: list[tuple[str, str]]
+    loaded: str = ""
+    unreadable: bool = False
+
+
+def open_log(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label], logs: int,
+             uploaded: bool, k: int = 5) -> Opened:
+    """The figures of a log in memory (``logs`` configured; ``uploaded`` when the reviewer's upload is in use)."""
+    src = table_source(data, golden, labels, k)
+    return Opened(src, [], FV.loaded_from_logs(src.answers, logs, uploaded), bool(data.errors))
+
+
+def open_store(folder: Path, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
+               slot: Slot, k: int = 5) -> Opened:
+    """The figures of a checked store, with a warning per labelled answer whose line changed in its
+    log; the store's error (it never shows a password) when the folder is not one."""
+    try:
+        src, warnings = store_source(folder, golden, labels, slot, k)
+    except StoreError as exc:
+        return Opened(None, [("error", str(exc))])
+    return Opened(src, [("warning", w) for w in warnings], FV.loaded_from_store(src.answers, Path(folder).name))
 
 
 def store_source(folder: str | Path, golden: Sequence[GoldenQuestion] | None,
