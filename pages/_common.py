@@ -11,8 +11,8 @@ from citecheck.contract.postgres import StoreError
 from citecheck.review import dataset, labels
 from citecheck.review.html import STYLE, notice_html
 from citecheck.web import notices
-from citecheck.web.failures_source import stamp
 from citecheck.web.settings import Settings, load_settings
+from citecheck.web.stamps import stamps
 
 
 def enter(page: str) -> None:
@@ -29,8 +29,7 @@ def settings() -> Settings:
     return load_settings(sys.argv[1:], root=APP_ROOT)
 
 
-def _stamp(paths) -> tuple:
-    return tuple(stamp(p) for p in paths)  # (path, mtime_ns, size) each
+_stamp = stamps  # (path, mtime_ns, size) of each file
 
 
 # (``stamp`` is part of the cache key: an argument named with a leading _ would not be, and a

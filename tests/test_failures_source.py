@@ -18,6 +18,7 @@ from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.store.store import META, StoreError
 from citecheck.web import failures_source as FS
+from citecheck.web.stamps import stamp, stamps
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "sample_data" / "answers.jsonl"
@@ -78,13 +79,14 @@ def test_a_slot_shared_by_threads_makes_the_value_once():
 
 def test_a_files_stamp_changes_with_its_size_and_time(tmp_path):
     path = write_log(tmp_path / "a.jsonl", LINES[:2])
-    before = FS.stamp(path)
+    before = stamp(path)
     assert before[0] == str(path) and before[2] == path.stat().st_size
     os.utime(path, ns=(before[1] + 10**9, before[1] + 10**9))
-    assert FS.stamp(path) != before and FS.stamp(path)[2] == before[2]
+    assert stamp(path) != before and stamp(path)[2] == before[2]
     write_log(path, LINES[:3])
-    assert FS.stamp(path)[2] > before[2]
-    assert FS.stamp(tmp_path / "gone") == (str(tmp_path / "gone"), 0, 0)
+    assert stamp(path)[2] > before[2]
+    assert stamp(tmp_path / "gone") == (str(tmp_path / "gone"), 0, 0)
+    assert stamps([path, tmp_path / "gone"]) == (stamp(path), stamp(tmp_path / "gone"))
 
 
 def test_a_logs_figures_are_kept_with_its_dataset_until_labels_or_golden_change(tmp_path):

@@ -10,7 +10,6 @@ golden set differ from those it was made with (both are read on every run: other
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,18 +22,9 @@ from ..reports.golden import GoldenQuestion
 from ..review.labels import Label
 from ..store.sources import StoreSource, TableSource
 from ..store.store import META, StoreError
+from .stamps import stamp
 
 _NOTHING = object()
-
-
-def stamp(path: str | Path) -> tuple[str, int, int]:
-    """A file's identity for a cache key: its path, modification time (ns) and size; zeros when it
-    cannot be read (so it differs from the stamp it has once it can)."""
-    try:
-        s = os.stat(path)
-    except OSError:
-        return str(path), 0, 0
-    return str(path), s.st_mtime_ns, s.st_size
 
 
 class Slot:
