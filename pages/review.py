@@ -40,7 +40,6 @@ rules, rules_error = C.guidelines()
 judged = RV.judged_by_item(C.read_verdicts()[0])  # item key -> the latest verdict of each judge run
 state, params = st.session_state, st.query_params
 
-
 identity = C.identity  # who is labelling (also inside the callbacks below)
 who = identity()
 reviewer = N.settle(state, params, who)
