@@ -12,8 +12,9 @@ from citecheck.store.store import Store
 from test_store import CORPUS, generated_log
 
 # The index as one window over every answer of the store (what the review page made before).
-WHOLE = ('SELECT (row_number() OVER (ORDER BY seq, "offset") - 1)::BIGINT AS pos, answer_id, source, line, '
-         '"offset", line_hash, failed, refused FROM answers JOIN logs USING (source) ORDER BY pos')
+WHOLE = ('SELECT (row_number() OVER (ORDER BY seq, "offset") - 1)::BIGINT AS pos, answer_id, seq::INTEGER, line, '
+         '"offset", (\'0x\' || hex(line_hash))::UHUGEINT, failed, refused, sentences > 0 FROM answers '
+         'JOIN logs USING (source) ORDER BY pos')
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +42,45 @@ def test_the_index_follows_the_order_of_the_logs_asked_for(store):
     sources = list(reversed(StoreQuery(store).sources))
     query = StoreQuery(store, sources)
     make_index(query.con, query.sources, "nav_rev", slice_lines=50)
-    first = query.con.execute("SELECT source FROM nav_rev ORDER BY pos LIMIT 1").fetchone()[0]
-    assert first == sources[0]
+    logs = [log for (log,) in query.con.execute("SELECT log FROM nav_rev ORDER BY pos").fetchall()]
+    sizes = dict(query.con.execute("SELECT source, count(*) FROM answers GROUP BY source").fetchall())
+    assert logs == [n for n, source in enumerate(sources) for _ in range(sizes[source])]  # log = place in sources
     assert query.con.execute("SELECT * FROM nav_rev ORDER BY pos").fetchall() == query.con.execute(WHOLE).fetchall()
+
+
+def test_items_says_which_answers_have_a_sentence_to_review(store):
+    """``items`` (``sentences > 0``) is the answers that hold a sentence that is not the refusal
+    sentence: what the "unlabelled" filter found by joining every sentence of the store."""
+    query = StoreQuery(store)
+    make_index(query.con, query.sources, "nav_items", slice_lines=64)
+    got = query.con.execute('SELECT log, "offset" FROM nav_items WHERE NOT items ORDER BY pos').fetchall()
+    want = query.con.execute(
+        'SELECT seq, "offset" FROM answers JOIN logs USING (source) ANTI JOIN (SELECT DISTINCT source, "offset" '
+        'FROM sentences WHERE NOT refusal) USING (source, "offset") ORDER BY seq, "offset"').fetchall()
+    assert got == want and len(want) > 3  # the sample's refusals
+    assert query.one("SELECT count(*) FROM nav_items WHERE items")[0] > 400
+
+
+def test_the_index_keeps_each_lines_hash(store):
+    from citecheck.store.index import hash_int
+
+    query = StoreQuery(store)
+    make_index(query.con, query.sources, "nav_hash", slice_lines=7)
+    rows = query.con.execute('SELECT n.line_hash, a.line_hash FROM nav_hash n JOIN logs l ON l.seq = n.log '
+                             'JOIN answers a ON a.source = l.source AND a."offset" = n."offset"').fetchall()
+    assert len(rows) > 400 and all(got == hash_int(bytes(want)) for got, want in rows)
+    assert len({got for got, _ in rows}) > 100
+
+
+@pytest.mark.parametrize("slice_", [50_000, 13])
+def test_item_total_over_several_logs_is_every_items_of(store, monkeypatch, slice_):
+    from citecheck.checking.options import check_files
+    from citecheck.reports import figures as F
+    from citecheck.review.items import items_of
+    from citecheck.store import answers as SA
+
+    monkeypatch.setattr(SA, "ITEM_SLICE", slice_)
+    logs = [e["file"] for e in store.logs]
+    want = sum(len(items_of(r)) for _, _, r in check_files(logs, CheckOptions(corpus=Corpus(CORPUS)))
+               if isinstance(r, F.AnswerResult))
+    assert SA.StoreAnswers(store.root)._item_total() == want > 400

@@ -32,8 +32,8 @@ from ..review import tally as T
 from ..review.items import Item, items_of
 from ..review.labels import Label, is_done
 from .batch import line_hash
-from .index import make_index
-from .query import StoreQuery, read_line
+from .index import hash_int, make_index
+from .query import StoreQuery, _list, read_line, release_memory
 from .store import Store, options_from
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
@@ -42,7 +42,7 @@ ITEM_SLICE = 50_000  # answers counted at a time for the item total
 _ORDER = "pos"
 _ROWS = "nav"
 # The review page's index of the answers, made once per store: one row per answer in log order
-# (``pos``), only the columns navigation and reading back need (about 50 bytes an answer in DuckDB's
+# (``pos``), only the columns navigation and reading back need (about 75 bytes an answer in DuckDB's
 # memory; each query on it is a scan of a column in memory, not of the Parquet files).
 # Made by store.index.make_index a slice of one log at a time: one window over a million rows held
 # about 350 MB more than the index itself at its peak (bench/bench_app_store.py).
@@ -60,10 +60,10 @@ class StoreAnswers:
         self._items: dict[str, list[Item]] = {}
         self._options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
         self._count: int | None = None
-        self._itemless = False
         self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
         self._files = {e["source"]: e["file"] for e in self.store.logs}
         make_index(self.query.con, self.query.sources)
+        release_memory(self.query.con)  # (what the slices' sorts left: about 25 MB at a million answers)
 
     # --- what a Dataset answers -----------------------------------------------------------------
 
@@ -116,9 +116,10 @@ class StoreAnswers:
             if found is not None:
                 self._kept.move_to_end(answer_id)
                 return found
-        row = self.one(f'SELECT source, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
+        row = self.one(f'SELECT log, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
                        f"ORDER BY {_ORDER} LIMIT 1", [answer_id])
-        result = None if row is None else self._read(answer_id, row[0], self._files[row[0]], *row[1:])
+        source = None if row is None else self.query.sources[row[0]]
+        result = None if row is None else self._read(answer_id, source, self._files[source], *row[1:])
         entry = (result, items_of(result) if result is not None else [])
         with self._lock:
             self._kept[answer_id] = entry
@@ -126,12 +127,12 @@ class StoreAnswers:
                 self._kept.popitem(last=False)
         return entry
 
-    def _read(self, answer_id: str, source: str, file: str, line: int, offset: int, digest: bytes):
+    def _read(self, answer_id: str, source: str, file: str, line: int, offset: int, digest: int):
         try:
             raw = read_line(file, offset)
         except OSError as exc:
             return self._gone(answer_id, file, line, f"cannot read the log: {exc}")
-        if line_hash(raw) != bytes(digest):
+        if hash_int(line_hash(raw)) != digest:
             return self._gone(answer_id, file, line, f"the line of answer {answer_id} at byte {offset} changed "
                                                      "since it was checked; check the log into the store again")
         try:
@@ -162,36 +163,39 @@ class StoreAnswers:
         return self._counts[("items",)]
 
     def _item_total(self) -> int:
-        """Counted a slice of answers at a time (``ITEM_SLICE`` answers of one log): the join of
-        sentences to citations of a whole store of a million answers took 1.5 GB of DuckDB memory."""
-        slices = self.rows(f'SELECT source, min("offset") FROM {_ROWS} GROUP BY source, pos // {ITEM_SLICE} '
+        """Counted a slice of answers at a time (``ITEM_SLICE`` answers of one log), over that log's
+        own Parquet files: the join of sentences to citations of a whole store of a million answers
+        took 1.5 GB of DuckDB memory.  Per answer, the indexes of its citations that resolve to a
+        chunk are gathered in one list; each sentence that is not a refusal then counts the entries
+        of its ``citations`` found in that list (an index listed twice counts twice, as in
+        ``items_of``), or 1 when none is: no hash table of every (sentence, citation) pair."""
+        slices = self.rows(f'SELECT log, min("offset") FROM {_ROWS} GROUP BY log, pos // {ITEM_SLICE} '
                            'ORDER BY 1, 2')
         total = 0
-        for n, (source, low) in enumerate(slices):
-            high = slices[n + 1][1] if n + 1 < len(slices) and slices[n + 1][0] == source else None
-            where = 'source = ? AND "offset" >= ?' + ('' if high is None else ' AND "offset" < ?')
-            params = [source, low] + ([] if high is None else [high])
+        for n, (log, low) in enumerate(slices):
+            high = slices[n + 1][1] if n + 1 < len(slices) and slices[n + 1][0] == log else None
+            source = self.query.sources[log]
+            where = '"offset" >= ?' + ('' if high is None else ' AND "offset" < ?')
+            params = [low] + ([] if high is None else [high])
+            sentences, citations = (_parts(self.store, table, source) for table in ("sentences", "citations"))
             row = self.one(
-                f"WITH s AS (SELECT source, \"offset\", \"index\" AS sentence, citations FROM sentences "
-                f"WHERE NOT refusal AND {where}), c AS (SELECT source, \"offset\", \"index\" FROM citations "
-                f"WHERE chunk_index IS NOT NULL AND {where}), "
-                "r AS (SELECT s.source, s.\"offset\", s.sentence, count(*) AS n FROM "
-                "(SELECT source, \"offset\", sentence, unnest(citations) AS ci FROM s) s JOIN c "
-                "ON c.source = s.source AND c.\"offset\" = s.\"offset\" AND c.\"index\" = s.ci GROUP BY ALL) "
-                "SELECT (SELECT count(*) FROM s) - (SELECT count(*) FROM r) + (SELECT coalesce(sum(n), 0) FROM r)",
+                f"WITH c AS (SELECT \"offset\", list(\"index\") AS resolved FROM {citations} "
+                f"WHERE chunk_index IS NOT NULL AND {where} GROUP BY ALL) "
+                "SELECT coalesce(sum(greatest(1, coalesce(len(list_filter(s.citations, "
+                "lambda i: list_contains(c.resolved, i))), 0))), 0)::BIGINT "
+                f"FROM (SELECT \"offset\", citations FROM {sentences} WHERE NOT refusal AND {where}) s "
+                "LEFT JOIN c USING (\"offset\")",
                 params + params)
             total += int(row[0])
+            with self._lock:  # (DuckDB keeps each slice's blocks: 25 MB more over a million answers)
+                release_memory(self.query.con)
         return total
 
-    def itemless(self) -> str:
-        """The name of a table of the answers with no review item (only refusal sentences), made once."""
-        with self._lock:
-            if not self._itemless:
-                self.query.con.execute(
-                    "CREATE TEMP TABLE itemless AS SELECT source, \"offset\" FROM answers ANTI JOIN "
-                    "(SELECT DISTINCT source, \"offset\" FROM sentences WHERE NOT refusal) USING (source, \"offset\")")
-                self._itemless = True
-        return "itemless"
+
+def _parts(store: Store, table: str, source: str) -> str:
+    """SQL reading the Parquet files of one log's ``table`` (every part writes every table; parts
+    written by different citecheck versions are read by column name, as the views read them)."""
+    return f"read_parquet({_list(store.files(table, [source]))}, union_by_name = true)"
 
 
 class AnswerIds(Sequence):
@@ -287,8 +291,8 @@ def filtered_ids(data, filter_name: str, current: dict[tuple[str, str], Label], 
                 if all(is_done(i, current, reviewer) for i in data.items(aid)) and data.items(aid)]
         name = f"done_{abs(hash((reviewer, tuple(done))))}"
         data.register(name, pd.DataFrame({"answer_id": done}, dtype=object))
-        return AnswerIds(data, f"answer_id NOT IN (SELECT answer_id FROM {name}) AND (source, \"offset\") NOT IN "
-                               f"(SELECT (source, \"offset\") FROM {data.itemless()})")
+        # (an answer with no item, only the refusal sentence, is never "unlabelled": ``items`` is false)
+        return AnswerIds(data, f"answer_id NOT IN (SELECT answer_id FROM {name}) AND items")
     return AnswerIds(data)
 
 
