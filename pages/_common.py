@@ -12,6 +12,7 @@ from citecheck.review import dataset, labels
 from citecheck.review.html import STYLE, notice_html
 from citecheck.web import notices
 from citecheck.web.settings import Settings, load_settings
+from citecheck.web.stamps import stamps
 
 
 def enter(page: str) -> None:
@@ -28,15 +29,7 @@ def settings() -> Settings:
     return load_settings(sys.argv[1:], root=APP_ROOT)
 
 
-def _stamp(paths) -> tuple:
-    out = []
-    for p in paths:
-        try:
-            s = p.stat()
-            out.append((str(p), s.st_mtime_ns, s.st_size))
-        except OSError:
-            out.append((str(p), 0, 0))
-    return tuple(out)
+_stamp = stamps  # (path, mtime_ns, size) of each file
 
 
 # (``stamp`` is part of the cache key: an argument named with a leading _ would not be, and a
@@ -130,6 +123,21 @@ def read_verdicts(path=None):
     from citecheck.judging import verdicts
 
     return _or_stop(verdicts.read, path or settings().verdicts)
+
+
+def signed_in_user() -> dict | None:
+    """The OIDC user's claims when the deployment configured ``[auth]`` (docs/app.md), else None."""
+    try:
+        return st.user.to_dict()
+    except Exception:  # no [auth] section: Streamlit has no user to give
+        return None
+
+
+def identity():
+    """Who is labelling (``review.identity.Identity``), from the login, the session or the URL."""
+    from citecheck.review import identity as I
+
+    return I.resolve(st.query_params.get("reviewer"), st.session_state.get("reviewer_name"), signed_in_user())
 
 
 def style() -> None:

@@ -69,3 +69,47 @@ def test_failures_page_says_when_the_store_is_not_one(env, monkeypatch, tmp_path
     at = failures()
     assert not at.exception
     assert "is not a checked store" in "\n".join(str(h.proto.body) for h in at.get("html"))
+
+
+# --- a change between two runs of one session shows (the figures are kept: web/failures_source.py) --
+
+
+def test_the_page_shows_a_changed_log_store_or_label_on_its_next_run(env, monkeypatch, tmp_path):
+    from citecheck.checking.options import check_options
+    from citecheck.review import dataset
+    from citecheck.review import labels as L
+
+    lines = LOG.read_text(encoding="utf-8").splitlines(keepends=True)
+    log = tmp_path / "growing.jsonl"
+    log.write_text("".join(lines[:20]), encoding="utf-8")
+    data = dataset.load([log], check_options(CORPUS))
+    cited = [i for i in data.all_items if i.citation is not None][:3]
+    monkeypatch.setenv("CITECHECK_LOGS", str(log))
+    for kind in ("log", "store"):
+        if kind == "store":
+            log.write_text("".join(lines[:20]), encoding="utf-8")
+            assert main(["check", str(log), "--corpus", str(CORPUS), "--store", str(tmp_path / "grows")],
+                        io.StringIO(), io.StringIO()) == 0
+            monkeypatch.setenv("CITECHECK_STORE", str(tmp_path / "grows"))
+        labels = tmp_path / f"labels-{kind}.jsonl"
+        monkeypatch.setenv("CITECHECK_LABELS", str(labels))
+        at = failures()
+        assert not at.exception and loaded(at).startswith("20 answers") and judged(at) is None
+        for item in cited:
+            L.append(labels, L.make_label(item, "not_supported", "ana"))
+        at.run()
+        assert judged(at) not in (None, "n/a")
+        log.write_text("".join(lines), encoding="utf-8")  # the log grows (and is checked into the store again)
+        if kind == "store":
+            assert main(["check", str(log), "--corpus", str(CORPUS), "--store", str(tmp_path / "grows")],
+                        io.StringIO(), io.StringIO()) == 0
+        at.run()
+        assert not at.exception and loaded(at).startswith(f"{len(lines)} answers")
+
+
+def loaded(at) -> str:
+    return next(c.value for c in at.caption if "answers from" in c.value)
+
+
+def judged(at) -> str | None:
+    return next((m.value for m in at.metric if m.label == "Judged not supported"), None)

@@ -1,0 +1,159 @@
+"""The Failures page's figures are made once and kept while their inputs stay the same
+(core/web/failures_source.py): a log in memory's with its Dataset, a checked store's under its
+manifest's identity; a changed log, store, label or golden set makes them again (and the page
+shows it on its next run: tests/test_app_store.py)."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from citecheck.checking.options import check_options
+from citecheck.cli.main import main
+from citecheck.reports.golden import read_golden
+from citecheck.review import dataset
+from citecheck.review import labels as L
+from citecheck.store.store import META, StoreError
+from citecheck.web import failures_source as FS
+from citecheck.web.stamps import stamp, stamps
+
+ROOT = Path(__file__).resolve().parent.parent
+LOG = ROOT / "sample_data" / "answers.jsonl"
+CORPUS = ROOT / "sample_data" / "corpus"
+GOLDEN = ROOT / "sample_data" / "golden.jsonl"
+LINES = LOG.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def write_log(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def check_into(log: Path, store: Path) -> None:
+    assert main(["check", str(log), "--corpus", str(CORPUS), "--store", str(store)], io.StringIO(),
+                io.StringIO()) == 0
+
+
+def not_supported(data, n: int = 3) -> dict:
+    """The current labels after a reviewer marks the first ``n`` cited items not supported."""
+    cited = [i for i in data.all_items if i.citation is not None][:n]
+    return L.latest([L.make_label(i, "not_supported", "ana") for i in cited])
+
+
+def human_count(src) -> int | None:
+    """How many labelled items are judged not supported by people; None when nothing is labelled."""
+    return next((f.count for f in src.report.headline if f.key == "human_not_supported_rate"), None)
+
+
+def test_a_slot_makes_its_value_again_only_when_the_inputs_differ():
+    made = []
+    slot = FS.Slot()
+
+    def make(tag):
+        return lambda: made.append(tag) or object()
+
+    first = slot.get(("a", {"x": 1}, [1]), make(1))
+    assert slot.get(("a", {"x": 1}, [1]), make(2)) is first  # equal inputs (not the same objects)
+    other = slot.get(("a", {"x": 2}, [1]), make(3))
+    assert other is not first and made == [1, 3]
+    assert slot.get(("a", {"x": 1}, [1]), make(4)) is not first  # one value kept, not every one seen
+
+
+def test_a_slot_shared_by_threads_makes_the_value_once():
+    slot, made, barrier = FS.Slot(), [], threading.Barrier(4)
+
+    def run():
+        barrier.wait()
+        slot.get("key", lambda: made.append(1) or "value")
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert made == [1]
+
+
+def test_a_files_stamp_changes_with_its_size_and_time(tmp_path):
+    path = write_log(tmp_path / "a.jsonl", LINES[:2])
+    before = stamp(path)
+    assert before[0] == str(path) and before[2] == path.stat().st_size
+    os.utime(path, ns=(before[1] + 10**9, before[1] + 10**9))
+    assert stamp(path) != before and stamp(path)[2] == before[2]
+    write_log(path, LINES[:3])
+    assert stamp(path)[2] > before[2]
+    assert stamp(tmp_path / "gone") == (str(tmp_path / "gone"), 0, 0)
+    assert stamps([path, tmp_path / "gone"]) == (stamp(path), stamp(tmp_path / "gone"))
+
+
+def test_a_logs_figures_are_kept_with_its_dataset_until_labels_or_golden_change(tmp_path):
+    data = dataset.load([write_log(tmp_path / "answers.jsonl", LINES)], check_options(CORPUS))
+    golden, _ = read_golden(GOLDEN)
+    first = FS.table_source(data, None, {})
+    assert FS.table_source(data, None, {}) is first and first.answers == len(LINES)
+    assert human_count(first) is None
+
+    labels = not_supported(data)
+    labelled = FS.table_source(data, None, labels)
+    assert labelled is not first and human_count(labelled) == 3
+    assert FS.table_source(data, None, dict(labels)) is labelled  # the same labels, read again
+
+    with_golden = FS.table_source(data, golden, labels)
+    assert with_golden is not labelled and with_golden.report.retrieval is not None
+    assert labelled.report.retrieval is None
+
+    shorter = dataset.load([write_log(tmp_path / "answers.jsonl", LINES[:20])], check_options(CORPUS))
+    assert FS.table_source(shorter, None, {}).answers == 20  # a changed log is a new Dataset: new figures
+    assert FS.table_source(data, golden, labels) is with_golden  # each dataset keeps its own
+
+
+def test_a_stores_figures_are_kept_until_its_manifest_changes(tmp_path):
+    store = tmp_path / "store"
+    check_into(write_log(tmp_path / "first.jsonl", LINES[:20]), store)
+    slot = FS.Slot()
+    first, warnings = FS.store_source(store, None, {}, slot)
+    assert first.answers == 20 and warnings == []
+    assert FS.store_source(store, None, {}, slot)[0] is first
+
+    manifest = store / META
+    t = manifest.stat().st_mtime_ns + 10**9
+    os.utime(manifest, ns=(t, t))  # rewritten in place: made again, the same figures
+    touched = FS.store_source(store, None, {}, slot)[0]
+    assert touched is not first and touched.answers == 20
+
+    check_into(write_log(tmp_path / "second.jsonl", LINES[20:]), store)  # another log checked in
+    grown = FS.store_source(store, None, {}, slot)[0]
+    assert grown.answers == len(LINES)
+    assert FS.store_source(store, None, {}, slot)[0] is grown
+
+    data = dataset.load([tmp_path / "first.jsonl", tmp_path / "second.jsonl"], check_options(CORPUS))
+    labelled, _ = FS.store_source(store, None, not_supported(data), slot)
+    assert labelled is not grown and human_count(labelled) == 3
+
+    with pytest.raises(StoreError):
+        FS.store_source(tmp_path / "nowhere", None, {}, FS.Slot())
+
+
+def test_opening_a_source_gives_its_caption_and_notices_or_the_error(tmp_path):
+    log = write_log(tmp_path / "answers.jsonl", LINES[:10] + ["{not json\n"])
+    data = dataset.load([log], check_options(CORPUS))
+    opened = FS.open_log(data, None, {}, 1, uploaded=True)
+    assert opened.source.answers == 10 and opened.notices == [] and opened.unreadable  # the bad line
+    assert opened.loaded == "10 answers from 1 log(s) (uploaded log)"
+
+    check_into(write_log(tmp_path / "clean.jsonl", LINES[:10]), tmp_path / "store")
+    opened = FS.open_store(tmp_path / "store", None, {}, FS.Slot())
+    assert opened.loaded == "10 answers from the checked store store" and opened.notices == []
+    assert not opened.unreadable
+
+    (tmp_path / "clean.jsonl").write_text("".join(LINES[10:20]), encoding="utf-8")  # changed since checked
+    changed = FS.open_store(tmp_path / "store", None, not_supported(data), FS.Slot())
+    assert changed.notices and all(kind == "warning" and "changed since it was checked" in text
+                                   for kind, text in changed.notices)
+
+    missing = FS.open_store(tmp_path / "nowhere", None, {}, FS.Slot())
+    assert missing.source is None and [kind for kind, _ in missing.notices] == ["error"]
+    assert "is not a checked store" in missing.notices[0][1]

@@ -1,0 +1,318 @@
+"""The review page's place and moves (core/review/navigation.py), its labelling callbacks
+(core/review/labelling.py) and its queue (core/web/review_queue.py), driven with plain dicts for
+the session and the address, on the bundled sample log in memory and checked into a store."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from citecheck.checking.options import check_options
+from citecheck.cli.main import main
+from citecheck.review import address as A
+from citecheck.review import dataset
+from citecheck.review import labelling as LB
+from citecheck.review import labels as L
+from citecheck.review import navigation as N
+from citecheck.review import sample as S
+from citecheck.review.identity import Identity
+from citecheck.review.items import LABEL_TEXT
+from citecheck.review.queue import FILTERS
+from citecheck.store.answers import StoreAnswers
+from citecheck.web.review_queue import ReviewQueue, read_sample
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+
+ROOT = Path(__file__).resolve().parent.parent
+LOG = ROOT / "sample_data" / "answers.jsonl"
+CORPUS = ROOT / "sample_data" / "corpus"
+ANA = Identity("ana", "session")
+NOBODY = Identity("", "none")
+KINDS = ["memory", "store"]
+fixture_ok = settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=40)
+
+
+@pytest.fixture(scope="module")
+def answers(tmp_path_factory):
+    """The sample log in memory and checked into a store: the page sees either."""
+    folder = tmp_path_factory.mktemp("nav")
+    log = folder / "answers.jsonl"
+    shutil.copy(LOG, log)
+    assert main(["check", str(log), "--corpus", str(CORPUS), "--store", str(folder / "store")], io.StringIO(),
+                io.StringIO()) == 0
+    return {"memory": dataset.load([log], check_options(CORPUS)), "store": StoreAnswers(folder / "store")}
+
+
+def cited(data) -> tuple[str, list]:
+    """The first answer with at least three items (the sample has several)."""
+    for aid in data.answer_ids:
+        if len(data.items(aid)) >= 3:
+            return aid, data.items(aid)
+    raise AssertionError("the sample log has no answer with three items")
+
+
+# --- reviewer, filter and blind mode in the session and the address ----------------------------------
+
+
+@given(show=hs.sampled_from([None, "failed", "refused", "unlabelled", "nonsense"]),
+       blind=hs.sampled_from([None, "off", "on"]), session_filter=hs.sampled_from([None, *FILTERS]),
+       name=hs.sampled_from(["", "ana"]))
+def test_settle_makes_session_and_address_agree(show, blind, session_filter, name):
+    params = {k: v for k, v in (("show", show), ("blind", blind)) if v is not None}
+    state = {} if session_filter is None else {"filter_name": session_filter}
+    who = Identity(name, "url" if name else "none")
+    assert N.settle(state, params, who) == name
+    # the address now names the session's settings, and read back gives them again
+    assert A.filter_name(params.get("show"), None) == state["filter_name"] == state["filter_box"]
+    assert A.blind(params.get("blind"), None) == state["blind_on"] == state["blind"]
+    assert state["filter_name"] == (session_filter or A.filter_name(show, None))
+    assert params.get("reviewer") == (name or None) and state["reviewer_box"] == name
+    before = (dict(state), dict(params))
+    N.settle(state, params, who)  # a second run changes nothing
+    assert (state, params) == before
+
+
+def test_a_signed_in_reviewer_is_never_written_into_the_address():
+    state, params = {}, {}
+    assert N.settle(state, params, Identity("ana@example.org", "login")) == "ana@example.org"
+    assert "reviewer" not in params and "reviewer_name" not in state
+
+
+def test_rename_refilter_and_reblind_write_the_address():
+    state, params = {"reviewer_box": "  ben\x07 "}, {}
+    N.rename(state, params)
+    assert state["reviewer_name"] == params["reviewer"] == "ben"
+    state["reviewer_box"] = "   "
+    N.rename(state, params)
+    assert state["reviewer_name"] == "" and "reviewer" not in params
+    state["filter_box"] = "Refused"
+    N.refilter(state, params)
+    assert params["show"] == "refused" and state["filter_name"] == "Refused"
+    state["filter_box"] = "All answers"
+    N.refilter(state, params)
+    assert "show" not in params
+    state["blind"] = False
+    N.reblind(state, params)
+    assert params["blind"] == "off" and state["blind_on"] is False
+
+
+# --- opening an answer --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_link_opens_its_answer_and_item_once_then_the_session_stands(answers, kind):
+    data = answers[kind]
+    aid, items = cited(data)
+    state, params = {}, {"answer": aid, "item": "2"}
+    result, shown = N.open_answer(state, params, data, data.answer_ids, {}, "ana")
+    assert result.answer.answer_id == aid and shown == items
+    assert state["answer_id"] == aid and state["focus"] == 1 and params["item"] == "2"
+    other = next(a for a in data.answer_ids if a != aid)
+    N.go(state, other)
+    N.open_answer(state, params, data, data.answer_ids, {}, "ana")  # the old link is not followed again
+    assert state["answer_id"] == params["answer"] == other and params["item"] == "1"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_without_a_link_the_first_answer_opens_on_its_first_unlabelled_item(answers, kind):
+    data = answers[kind]
+    ids = list(data.answer_ids)
+    items = data.items(ids[0])
+    current = L.latest([L.make_label(items[0], items[0].labels[0], "ana")])
+    state, params = {}, {}
+    N.open_answer(state, params, data, ids, current, "ana")
+    assert state["answer_id"] == params["answer"] == ids[0]
+    assert state["focus"] == (1 if len(items) > 1 else 0)
+    state2 = {}
+    N.open_answer(state2, {"answer": "no-such-answer"}, data, ids, current, "ben")  # ben has labelled nothing
+    assert state2["answer_id"] == ids[0] and state2["focus"] == 0
+
+
+@given(raw=hs.one_of(hs.text(max_size=6), hs.integers(-3, 12).map(str), hs.none()))
+def test_the_addressed_item_is_always_one_of_the_answers(answers, raw):
+    data = answers["memory"]
+    _, items = cited(data)
+    n = N.linked_focus(raw, items, {}, "ana")
+    assert 0 <= n < len(items)
+    if isinstance(raw, str) and raw.isascii() and raw.isdigit() and 1 <= int(raw) <= len(items):
+        assert n == int(raw) - 1
+    else:
+        assert n == 0  # nothing labelled: the first open item is the first
+
+
+def test_jump_opens_a_known_answer_and_names_an_unknown_one(answers):
+    data = answers["memory"]
+    aid = data.answer_ids[3]
+    state = {"answer_id": data.answer_ids[0], "focus": 2}
+    assert N.jump(state, data, "   ") is None and state["focus"] == 2
+    assert N.jump(state, data, "nope<b>") == "No answer with id 'nope<b>' in the loaded logs."
+    assert state["answer_id"] == data.answer_ids[0]
+    assert N.jump(state, data, f" {aid} ") is None and state == {"answer_id": aid, "focus": 0}
+
+
+# --- moves --------------------------------------------------------------------------------------------
+
+
+@fixture_ok
+@given(kind=hs.sampled_from(KINDS), filter_name=hs.sampled_from(list(FILTERS)[:3]),
+       start=hs.integers(0, 60), deltas=hs.lists(hs.sampled_from([-1, 1]), max_size=30))
+def test_answer_steps_walk_the_filtered_ids_without_wrapping(answers, kind, filter_name, start, deltas):
+    data = answers[kind]
+    queue = ReviewQueue.of(data, None, filter_name, {}, "ana")
+    ids = list(queue.ids)
+    if not ids:
+        return
+    pos = min(start, len(ids) - 1)
+    state = {"answer_id": ids[pos], "focus": 0}
+    for delta in deltas:
+        moves = state.get("moves", 0)
+        N.step_answer(state, queue.ids, queue.where, delta)
+        if 0 <= pos + delta < len(ids):
+            pos += delta
+            assert state["moves"] == moves + 1 and "flash" not in state
+        else:
+            kind_, text = state.pop("flash")
+            assert kind_ == "info" and "does not wrap round" in text and f"({pos + 1} of {len(ids)})" in text
+        assert state["answer_id"] == ids[pos] and queue.position(ids[pos]) == pos + 1
+
+
+@fixture_ok
+@given(kind=hs.sampled_from(KINDS), deltas=hs.lists(hs.sampled_from([-1, 1]), max_size=20))
+def test_item_steps_stay_inside_the_open_answer(answers, kind, deltas):
+    data = answers[kind]
+    aid, items = cited(data)
+    state, focus = {"answer_id": aid, "focus": 0}, 0
+    for delta in deltas:
+        N.step_item(state, data, delta)
+        if 0 <= focus + delta < len(items):
+            focus += delta
+        else:
+            assert state.pop("flash")[1].startswith(f"This is the {'last' if delta > 0 else 'first'} item")
+        assert state["focus"] == focus and state["answer_id"] == aid
+
+
+# --- labelling, undo and the queue ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_saved_label_moves_the_reviewer_on_to_their_next_item(answers, kind, tmp_path):
+    data = answers[kind]
+    target = tmp_path / "labels.jsonl"
+    queue = ReviewQueue.of(data, None, "All answers", {}, "ana")
+    aid, items = cited(data)
+    state = {"answer_id": aid, "focus": 0, "note-" + items[0].key: "checked <twice>"}
+    queue.save(state, None, items[0].labels[0], target, ANA, "g-1", lambda: L.read(target)[0])
+    (saved,), problems = L.read(target)
+    assert not problems and saved.item == items[0].key and saved.note == "checked <twice>"
+    assert saved.reviewer == "ana" and saved.guidelines == "g-1" and state["_label_saved"] is True
+    assert state["flash"] == ("success", L.saved_message(LABEL_TEXT[saved.label], items[0].sentence, aid))
+    assert (state["answer_id"], state["focus"]) == (aid, 1)  # the next item nobody has labelled
+
+
+def test_the_queue_is_the_same_on_the_log_and_on_the_store(answers, tmp_path):
+    labels = []
+    for data in answers.values():
+        aid, items = cited(data)
+        labels = [L.make_label(item, item.labels[0], "ana") for item in items]
+    for filter_name in FILTERS:
+        got = [list(ReviewQueue.of(d, None, filter_name, L.latest(labels), "ana").ids) for d in answers.values()]
+        assert got[0] == got[1]
+    memory, store = (ReviewQueue.of(d, None, "All answers", {}, "ana", overlap=2) for d in answers.values())
+    after = (cited(answers["memory"])[0], 0)
+    assert memory.next_item(labels, "ben", after) == store.next_item(labels, "ben", after)
+    assert memory.team_progress(L.latest(labels), "ana") == store.team_progress(L.latest(labels), "ana")
+
+
+def test_a_finished_queue_says_so_and_keeps_the_place(answers):
+    data = answers["memory"]
+    every = [L.make_label(item, item.labels[0], "ana") for item in data.all_items]
+    queue = ReviewQueue.of(data, None, "All answers", {}, "ana")
+    state = {"answer_id": data.answer_ids[0], "focus": 0}
+    assert queue.move_on(state, every, "ana") is False
+    assert state["flash"] == ("success", N.finished_text(1, False)) and "moves" not in state
+    assert state["answer_id"] == data.answer_ids[0]
+
+
+@pytest.mark.parametrize("target_kind", ["no name", "a folder"])
+def test_a_label_that_cannot_be_saved_is_not_acknowledged(answers, tmp_path, target_kind):
+    data = answers["memory"]
+    aid, items = cited(data)
+    target = tmp_path / "labels.jsonl"
+    who = NOBODY
+    if target_kind == "a folder":
+        target.mkdir()  # appending to a folder fails with an OSError, as a full disk does
+        who = ANA
+    state = {"answer_id": aid, "focus": 0}
+    queue = ReviewQueue.of(data, None, "All answers", {}, who.name)
+    queue.save(state, (aid, 1), items[1].labels[0], target, who, "", lambda: [])
+    kind, text = state["flash"]
+    assert kind == "error" and (state["answer_id"], state["focus"]) == (aid, 0)
+    if target_kind == "no name":
+        assert "Enter your name in the sidebar, then label again" in text and not target.exists()
+    else:
+        assert "NOT saved" in text and "Click the label again" in text
+
+
+def test_undo_withdraws_the_last_label_and_goes_back_to_its_item(answers, tmp_path):
+    data = answers["memory"]
+    aid, items = cited(data)
+    target = tmp_path / "labels.jsonl"
+    state = {"answer_id": aid, "focus": 2}
+    LB.undo(state, data, target, lambda: L.read(target)[0], "")
+    assert state.pop("flash") == ("info", "Enter your name first.")
+    LB.undo(state, data, target, lambda: L.read(target)[0], "ana")
+    assert state.pop("flash") == ("info", "You have no label to withdraw.")
+    for n in (0, 1):
+        assert LB.save(state, data, (aid, n), items[n].labels[-1], target, ANA) is not None
+    LB.undo(state, data, target, lambda: L.read(target)[0], "ana")
+    assert state["flash"][0] == "success" and f"sentence {items[1].sentence + 1} of {aid}" in state["flash"][1]
+    assert (state["answer_id"], state["focus"]) == (aid, 1)
+    events, problems = L.read_events(target)
+    assert not problems and [lab.item for lab in L.effective(events)] == [items[0].key]
+
+
+def test_labels_made_in_a_sample_record_it(answers, tmp_path):
+    data = answers["memory"]
+    aid, items = cited(data)
+    path = tmp_path / "sample.jsonl"
+    S.write(path, S.draw([i.key for i in data.all_items], 5, seed=7))
+    sample, problem = read_sample(path)
+    assert problem is None and len(sample) == 5
+    queue = ReviewQueue.of(data, sample, "All answers", {}, "ana")
+    first = queue.next_item([], "ana")
+    assert first is not None and data.items(first[0])[first[1]].key == sample.items[0]
+    target = tmp_path / "labels.jsonl"
+    state = {"answer_id": first[0], "focus": first[1]}
+    item = data.items(first[0])[first[1]]
+    queue.save(state, None, item.labels[0], target, ANA, "", lambda: L.read(target)[0])
+    (saved,), _ = L.read(target)
+    assert saved.sample == sample.sample_id
+    assert data.items(state["answer_id"])[state["focus"]].key == sample.items[1]
+    assert queue.sample_progress(L.latest([saved]), "ana") == (1, 5)
+    (path.parent / "broken.jsonl").write_text("{not json\n", encoding="utf-8")
+    none, problem = read_sample(path.parent / "broken.jsonl")
+    assert none is None and problem.startswith("Cannot use that sample: ")
+    assert read_sample(None) == (None, None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp_path):
+    data = answers[kind]
+    aid, items = cited(data)
+    current = L.latest([L.make_label(items[0], items[0].labels[0], "ana")])
+    queue = ReviewQueue.of(data, None, "All answers", current, "ana", overlap=2)
+    (notice,), done = queue.header(current, "ana", items, ANA)
+    overall = queue.team_progress(current, "ana")
+    assert notice[0] == "info" and notice[1].startswith(f"ana: labelled 1 of {overall.total} items overall, "
+                                                        f"1 of {len(items)} in this answer")
+    assert done == 0  # one label of two wanted: nothing done yet
+    (notice,), done = queue.header(current, "", items, NOBODY)
+    assert notice == ("error", "Enter your name in the sidebar before labelling: labels need a reviewer.")
+    assert done is None
+    path = tmp_path / "sample.jsonl"
+    S.write(path, S.draw([i.key for i in items], 2, seed=1))
+    sampled = ReviewQueue.of(data, read_sample(path)[0], "All answers", current, "ana")
+    notices, _ = sampled.header(current, "ana", items, ANA)
+    assert len(notices) == 2 and notices[1][1].startswith("Calibration sample sample-")
