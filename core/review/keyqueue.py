@@ -13,6 +13,9 @@ window (in the app's realm, so it outlives every helper frame) that
 * sends the queue's first key when the run that served the previous one has finished (the app's
   script state went from running back to ``notRunning``), and only keys above the last sequence
   number sent, so a key is sent exactly once;
+* keeps a key Streamlit did not take (its shortcut handlers were not bound yet: a run had just
+  ended but the new buttons were not drawn, which a loaded machine makes likely) at the head of the
+  queue and tries it again, for up to ``RETRY_MS`` of idle app, instead of dropping it;
 * leaves Enter or Escape in a text box to hand the keys back (the box loses focus, Streamlit
   commits its value) and leaves text boxes, modified keys and other pages alone.
 
@@ -27,7 +30,8 @@ from __future__ import annotations
 from .reconnect import HELD_KEYS
 
 SETTLE_MS = 40  # the app idle this long after a run before the next held key is sent
-LOST_MS = 4000  # a key Streamlit took whose run never started (a dropped message) stops holding after this
+LOST_MS = 10000  # a key Streamlit took whose run never started (a dropped message) stops holding after this
+RETRY_MS = 2000  # a key no shortcut took is tried again for this long (the buttons being drawn), then dropped
 
 _SCRIPT = r"""
 (function () {
@@ -67,9 +71,12 @@ function took(seq, accepted) {  // Streamlit's shortcut handler prevents the def
 function flush() {
   watch();
   if (doc.__ccHeld || !q.queue.length || !ready() || Date.now() - idleSince < @SETTLE@) return;
-  const next = q.queue.shift();
-  if (next.seq <= q.sent) return;  // sent already: never twice
-  took(next.seq, press(next.key));
+  const next = q.queue[0];
+  if (next.seq <= q.sent) { q.queue.shift(); return; }  // sent already: never twice
+  if (doc.querySelector(".cc-focus") && press(next.key)) { q.queue.shift(); took(next.seq, true); return; }
+  const now = Date.now();  // no shortcut took it (its button is not drawn yet): try again, for a while
+  if (!next.tried) next.tried = now;
+  if (now - next.tried > @RETRY@) { q.queue.shift(); took(next.seq, false); }
 }
 win.addEventListener("keydown", (e) => {
   const t = e.target;
@@ -103,7 +110,7 @@ def script() -> str:
     """The listener's code, run in the app's window (not in a frame)."""
     keys = "".join(sorted(set(HELD_KEYS + HELD_KEYS.upper())))
     return (_SCRIPT.replace("@KEYS@", keys).replace("@LOST@", str(LOST_MS))
-            .replace("@SETTLE@", str(SETTLE_MS)))
+            .replace("@SETTLE@", str(SETTLE_MS)).replace("@RETRY@", str(RETRY_MS)))
 
 
 def installer_html() -> str:
