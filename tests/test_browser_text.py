@@ -4,6 +4,7 @@ captions, notices, tables, selectboxes, chart labels), and a link built from an 
 
 import json
 import os
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -109,6 +110,16 @@ def options(page, label: str) -> list[str]:
     return texts
 
 
+def eventually(read, want, timeout: float = 30.0):
+    """``read()`` once it satisfies ``want`` (a page still drawing gets that long), else its last value."""
+    end = time.monotonic() + timeout
+    while True:
+        value = read()
+        if want(value) or time.monotonic() > end:
+            return value
+        time.sleep(0.2)
+
+
 def shown(page, label: str) -> str:
     """The value a closed selectbox shows."""
     return plain(_box(page, label).get_by_role("combobox").input_value())
@@ -194,9 +205,11 @@ def test_calibration_page_shows_judges_items_and_rationales_as_text(server, page
     page.goto(f"{server}/calibration", timeout=60_000)
     expect(page.get_by_text("Judge calibration").first).to_be_visible(timeout=60_000)
     expect(page.get_by_text("Disagreements").first).to_be_visible(timeout=60_000)
-    assert shown(page, "Judge and prompt version") == f"judge {MARKUP} \u00b7 jpv {MARKUP}"
-    assert shown(page, "Item") == item.key
-    main = plain(page.get_by_test_id("stMain").inner_text())
+    judge = f"judge {MARKUP} \u00b7 jpv {MARKUP}"
+    assert eventually(lambda: shown(page, "Judge and prompt version"), lambda v: v == judge) == judge
+    assert eventually(lambda: shown(page, "Item"), lambda v: v == item.key) == item.key
+    main = eventually(lambda: plain(page.get_by_test_id("stMain").inner_text()),  # the item draws after the boxes
+                      lambda v: f"why {MARKUP}" in v and f"question {MARKUP}" in v)
     assert f"why {MARKUP}" in main and f"question {MARKUP}" in main
     no_markup(page)
 
