@@ -2,6 +2,7 @@
 """Benchmark the review page's key presses in a real browser (issue 12).
 
     python bench/bench_browser.py [--answers 20000,100000] [--reference 1000] [--presses 30]
+    python bench/bench_browser.py --answers "" --store DIR [--reference 1000]
 
 For each log size, the app is started on a generated log (bench_check.generate, the same log as
 the other benchmarks) with an empty labels file; Debian's Chromium, driven by Playwright, opens
@@ -57,13 +58,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(log: Path, labels: Path) -> tuple[subprocess.Popen, str]:
+def start_app(app_args: list[str], labels: Path) -> tuple[subprocess.Popen, str]:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none",
-         "--", "--log", str(log), "--labels", str(labels), "--corpus", ""],
+         "--", *app_args, "--labels", str(labels), "--corpus", "", "--golden", ""],
         cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
@@ -91,16 +92,21 @@ def settle(page) -> None:
     time.sleep(0.15)
 
 
-def measure(browser, answers: int, presses: int, warmup: int) -> dict[str, list[float]]:
+def log_args(answers: int) -> tuple[list[str], str]:
+    """The app's arguments for a generated log of ``answers`` answers, and the address's query."""
     log = ROOT / "bench" / "out" / f"synthetic-v2-{answers}.jsonl"
     if not log.exists():
         bench_check.generate(log, answers)
     first_id = log.open(encoding="utf-8").readline().split('"answer_id": "', 1)[1].split('"', 1)[0]
+    return ["--log", str(log)], f"&answer={first_id}"
+
+
+def measure(browser, app_args: list[str], query: str, presses: int, warmup: int) -> dict[str, list[float]]:
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_app(log, Path(tmp) / "labels.jsonl")
+        proc, url = start_app(app_args, Path(tmp) / "labels.jsonl")
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 900})
-            page.goto(f"{url}/review?reviewer=bench&answer={first_id}", timeout=120_000)
+            page.goto(f"{url}/review?reviewer=bench{query}", timeout=120_000)
             page.get_by_text("bench: labelled", exact=False).first.wait_for(timeout=600_000)
             page.locator("h3").first.click()  # the keys go to the page, not to a text box
             settle(page)
@@ -123,6 +129,18 @@ def measure(browser, answers: int, presses: int, warmup: int) -> dict[str, list[
             proc.wait(timeout=30)
 
 
+def store_answers(store: Path) -> int:
+    """How many answers the store holds (for the printed table)."""
+    from citecheck.store.query import StoreQuery
+    from citecheck.store.store import Store
+
+    query = StoreQuery(Store(store))
+    try:
+        return query.answers_count()
+    finally:
+        query.close()
+
+
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -134,6 +152,7 @@ def main() -> None:
     parser.add_argument("--reference", type=int, default=1000, help="small log measured first (0: none)")
     parser.add_argument("--presses", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--store", help="also measure the app started on this checked store")
     args = parser.parse_args()
     sizes = [int(s) for s in args.answers.split(",") if s.strip()]
     from playwright.sync_api import sync_playwright
@@ -144,11 +163,14 @@ def main() -> None:
           "over the reference log's)")
     with sync_playwright() as pw:
         browser = launch(pw)
-        for answers in ([args.reference] if args.reference else []) + sizes:
-            figures = measure(browser, answers, args.presses, args.warmup)
+        runs = [(str(n), *log_args(n)) for n in ([args.reference] if args.reference else []) + sizes]
+        if args.store:
+            runs.append((f"store:{store_answers(Path(args.store))}", ["--store", args.store], ""))
+        for answers, app_args, query in runs:
+            figures = measure(browser, app_args, query, args.presses, args.warmup)
             for action, values in figures.items():
                 median = statistics.median(values)
-                if answers == args.reference and not reference.get(action):
+                if answers == str(args.reference) and not reference.get(action):
                     reference[action] = median
                     ratio = ""
                 else:
