@@ -9,7 +9,7 @@ import streamlit as st
 from citecheck.contract.errors import CitecheckError
 from citecheck.contract.postgres import StoreError
 from citecheck.review import dataset, labels
-from citecheck.review.html import STYLE, notice_html
+from citecheck.review.html import FRAME_KEY, STYLE, notice_html
 from citecheck.web import notices
 from citecheck.web.settings import Settings, load_settings
 from citecheck.web.stamps import stamps
@@ -142,3 +142,11 @@ def identity():
 
 def style() -> None:
     st.html(STYLE)
+
+
+def script_frame(html: str, name: str) -> None:
+    """A frame of the same origin that runs one of the review page's scripts (core/review/html.py,
+    keyqueue.py, reconnect.py) and takes no room: ``st.iframe`` (``components.html`` is deprecated),
+    inside a container the page's style lays out of the flow (``FRAME_KEY``), out of the Tab order."""
+    with st.container(key=f"{FRAME_KEY}{name}"):
+        st.iframe(html, height=1, tab_index=-1)

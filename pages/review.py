@@ -5,7 +5,6 @@ review.labelling, review.review_view, web.review_queue); this page lays out the 
 from __future__ import annotations
 
 import streamlit as st
-import streamlit.components.v1 as components
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import guidelines as G
 from citecheck.review import html as HT
@@ -17,7 +16,7 @@ from citecheck.review import navigation as N
 from citecheck.review import paging as P
 from citecheck.review import review_view as RV
 from citecheck.review import sample as S
-from citecheck.review.html import KEYS_HEIGHT, labelled_html, notice_html
+from citecheck.review.html import labelled_html, notice_html
 from citecheck.review.queue import FILTERS
 from citecheck.review.reconnect import reconnect_script, session_token
 from citecheck.web.review_queue import ReviewQueue, read_sample
@@ -27,7 +26,7 @@ from pages import _common as C
 C.enter("review")
 
 C.style()
-components.html(keyqueue.installer_html(), height=KEYS_HEIGHT)  # the same on every run: drawn once
+C.script_frame(keyqueue.installer_html(), "keyqueue")  # the same on every run: drawn once
 data = C.review_dataset()  # a checked store's answers are read one at a time
 C.show_notice(data)
 if not len(data):
@@ -158,7 +157,7 @@ if items:
                      help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
         with st.expander("Label history of this item"):
             st.html(RV.history_html(events, focused, reviewer, blind, RV.chosen_label(focused, current, reviewer)))
-    components.html(HT.keys_script(HT.focus_token(focused.key), state.get("moves", 0)), height=KEYS_HEIGHT)
+    C.script_frame(HT.keys_script(HT.focus_token(focused.key), state.get("moves", 0)), "keys")
 
 # --- one row per sentence -------------------------------------------------------------------
 others_of = L.others_by_item(current, reviewer)
@@ -192,4 +191,4 @@ for s in result.sentences[shown.start:shown.end]:
         box.text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")
 
 # held keys across a server restart (core/review/reconnect.py): a frame drawn once per session
-components.html(reconnect_script(state.setdefault("session_token", session_token())), height=KEYS_HEIGHT)
+C.script_frame(reconnect_script(state.setdefault("session_token", session_token())), "reconnect")

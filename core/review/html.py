@@ -28,7 +28,9 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-answer sup.cc-nv{color:#9a6700}
 .cc-answer,.cc-chunk,.cc-fail,.cc-meta,.cc-judge,.cc-sentence{overflow-wrap:anywhere;unicode-bidi:plaintext}
 .cc-field,h1,h2,h3{overflow-wrap:anywhere}
+[class*="st-key-cc-frame-"]{position:absolute;width:1px;height:1px;overflow:hidden;opacity:0;pointer-events:none}
 </style>"""
+FRAME_KEY = "cc-frame-"  # the key prefix of the containers of the script frames (STYLE takes them out of the flow)
 
 
 def flags_html(flags: list[str], refusal: bool) -> str:
@@ -314,9 +316,6 @@ def disagreement_html(question: str, sentence: str, human: str, judge: str, rati
 
 # --- keyboard flow ------------------------------------------------------------------------------
 
-KEYS_HEIGHT = 0  # the helper frame takes no room on the page
-
-
 def focus_token(key: str) -> str:
     """A short, markup-safe token naming the focused item (the item key itself is untrusted text)."""
     import hashlib
@@ -331,7 +330,7 @@ def focus_marker_html(key: str, position: int, total: int) -> str:
 
 
 def keys_script(token: str, serial: int) -> str:
-    """A script for ``streamlit.components.v1.html``, run in a frame of the same origin.
+    """A script run in a frame of the same origin (the page's ``st.iframe``, laid out of the flow).
 
     It scrolls the focused item (``.cc-focus`` with this ``token``) into view.  ``token`` is
     hex from :func:`focus_token` and ``serial`` an int, so nothing untrusted reaches the script."""
