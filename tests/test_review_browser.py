@@ -424,3 +424,26 @@ def test_keys_pressed_in_quick_succession_and_right_after_a_reload_all_land_once
     names = dict(zip("1234", CITATION_LABELS))
     assert [(r.item, r.label) for r in app.records()] == list(zip(expected, (names[k] for k in "12341234")))
     progress(page, "ana: labelled 8 of 11")
+
+
+def test_a_key_no_shortcut_took_on_an_idle_page_is_tried_again(make_app, browser):
+    """A key pressed on an idle page goes straight to Streamlit.  If no shortcut handler took it
+    (right after the page was drawn, before the buttons had bound their shortcuts: CI once lost the
+    first key so), it is tried again rather than lost.  The unbound state is made here by a listener
+    that hides the first key press from every handler after the queue's own."""
+    app = make_app(LINES[:2])
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of")
+    page.wait_for_function("() => !!window.__ccKeyQueue", timeout=20_000)
+    page.evaluate("""() => window.addEventListener("keydown", (e) => {
+        if (window.__ccHidden) return;
+        window.__ccHidden = 1;
+        e.stopImmediatePropagation();
+    }, true)""")
+    page.keyboard.press("3")
+    progress(page, "ana: labelled 1 of")
+    page.wait_for_function("() => { const q = window.__ccKeyQueue; return !q.queue.length && !q.inflight"
+                           " && q.served === q.seq; }", timeout=20_000)
+    idle(page)
+    assert page.evaluate("window.__ccHidden") == 1  # the first press was hidden from Streamlit
+    assert [(r.item, r.label) for r in app.records()] == [("a-001#s0#c0", "not_supported")]

@@ -14,8 +14,10 @@ window (in the app's realm, so it outlives every helper frame) that
   script state went from running back to ``notRunning``), and only keys above the last sequence
   number sent, so a key is sent exactly once;
 * keeps a key Streamlit did not take (its shortcut handlers were not bound yet: a run had just
-  ended but the new buttons were not drawn, which a loaded machine makes likely) at the head of the
-  queue and tries it again, for up to ``RETRY_MS`` of idle app, instead of dropping it;
+  ended, or the page had just loaded, but the buttons were not drawn, which a loaded machine makes
+  likely), whether it was held or let through, at the head of the queue and tries it again until
+  the app has been idle for ``RETRY_MS``, instead of dropping it (a key with no button at all, such
+  as K on the first item, is dropped once the app has been idle that long);
 * leaves Enter or Escape in a text box to hand the keys back (the box loses focus, Streamlit
   commits its value) and leaves text boxes, modified keys and other pages alone.
 
@@ -87,8 +89,15 @@ win.addEventListener("keydown", (e) => {
   const seq = ++q.seq;
   if (ready() && !q.queue.length) {  // idle: straight through, and watch for the run it starts
     took(seq, true);  // (held as served until Streamlit's handler, after this one, has had it)
+    const since = idleSince || Date.now();
     setTimeout(() => {
-      if (!e.defaultPrevented && q.inflight && q.inflight.seq === seq) { q.inflight = null; q.served = seq; }
+      if (e.defaultPrevented || !e.cancelable || !q.inflight || q.inflight.seq !== seq) return;
+      // No shortcut took it (the page had just been drawn, its buttons not bound yet): into the
+      // queue's head, tried again while the app has been idle for less than RETRY_MS.  (A key
+      // that cannot be cancelled, as a script may send, says nothing either way: left alone.)
+      q.inflight = null;
+      q.sent = seq - 1;
+      q.queue.unshift({seq, key: e.key, tried: since});
     }, 0);
     return;
   }
@@ -114,7 +123,7 @@ def script() -> str:
 
 
 def installer_html() -> str:
-    """The frame's page (``streamlit.components.v1.html``, same origin): it adds the listener's code
+    """The frame's page (an ``st.iframe`` of the same origin): it adds the listener's code
     to the app's document as a script element, so the code runs in the app's realm."""
     code = script()
     if "</" in code:

@@ -3,7 +3,7 @@
 When the server restarts under an open tab, the tab reconnects to a new session, and Streamlit
 (1.67) drops the widget states sent with that session's first run: the first label key pressed
 after the restart would reach the server as a plain rerun, and the label would be lost without
-a word.  The script below (rendered by the review page in a ``components.html`` frame, beside
+a word.  The script below (rendered by the review page in an ``st.iframe`` frame, beside
 the keys script of :mod:`.html`) prevents that:
 
 * while the status widget says the connection is lost, and until this page has run again in
@@ -77,7 +77,8 @@ function press(key) {{
   const code = /[0-9]/.test(key) ? "Digit" + key : "Key" + key.toUpperCase();
   const k = key.toUpperCase().charCodeAt(0);
   for (const type of ["keydown", "keyup"]) {{
-    doc.body.dispatchEvent(new KeyboardEvent(type, {{key, code, keyCode: k, which: k, bubbles: true}}));
+    doc.body.dispatchEvent(new KeyboardEvent(type, {{key, code, keyCode: k, which: k, bubbles: true,
+                                                      cancelable: true}}));
   }}
 }}
 if (win.__ccHold) win.removeEventListener("keydown", win.__ccHold, true);
