@@ -113,6 +113,35 @@ def test_answer_log_appends_after_a_torn_line_on_a_fresh_line(tmp_path):
                                                                                 answers[1].answer_id]
 
 
+def test_api_errors_are_said_in_our_words_with_the_sdks_text_and_no_key():
+    """The SDK's wording changes between releases (2.17 says "Connection to api.anthropic.com failed"
+    where earlier ones said "Connection error."): what the commands print is ours, the SDK's in brackets."""
+    import anthropic
+    from citecheck.cli.common import api_error_text
+
+    def call(reply):
+        try:
+            M.client(reply, max_retries=0).messages.create(model="claude-haiku-4-5", max_tokens=10,
+                                                           messages=[{"role": "user", "content": "hi"}])
+        except anthropic.APIError as exc:
+            return exc
+        raise AssertionError("the call should have failed")
+
+    def refused(body):
+        raise httpx.ConnectError("connection refused")
+
+    def slow(body):
+        raise httpx.ReadTimeout("read timed out")
+
+    said = {kind: api_error_text(call(reply)) for kind, reply in [
+        ("connect", refused), ("timeout", slow),
+        ("status", lambda body: M.error(529, "overloaded_error", "Overloaded"))]}
+    assert said["connect"].startswith("could not reach the Anthropic API (") and "ANTHROPIC_BASE_URL" in said["connect"]
+    assert said["timeout"].startswith("the Anthropic API did not answer in time (")
+    assert said["status"].startswith("the Anthropic API answered HTTP 529 (") and "Overloaded" in said["status"]
+    assert not any("sk-ant-test-not-a-key" in text for text in said.values())
+
+
 def test_judge_batch_with_the_api_unreachable_says_what_failed_and_exits_non_zero(tmp_path, monkeypatch):
     from citecheck.llm import client as llm_client
 
@@ -124,7 +153,7 @@ def test_judge_batch_with_the_api_unreachable_says_what_failed_and_exits_non_zer
     code, _, err = run("judge", "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--all-items", "--judge", "claude",
                        "--batch", "--out", out, "--max-cost-usd", "0.05")
     assert code == 3 and "Traceback" not in err
-    assert "Connection error" in err and "run the same command again to resume" in err
+    assert "could not reach the Anthropic API" in err and "run the same command again to resume" in err
     assert V.read(out) == ([], [])
 
 

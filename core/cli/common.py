@@ -39,6 +39,21 @@ def anthropic_errors() -> tuple[type[BaseException], ...]:
     return (anthropic.APIError,)
 
 
+def api_error_text(exc: BaseException) -> str:
+    """One of :func:`anthropic_errors` in our words, with the SDK's own text (whose wording changes
+    between SDK releases) in brackets; it says what to check.  No key is in either."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APITimeoutError):  # (a connection error too: tested first)
+        return f"the Anthropic API did not answer in time ({exc}); run the same command again later"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return (f"could not reach the Anthropic API ({exc}); check the network, a proxy or "
+                "ANTHROPIC_BASE_URL")
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"the Anthropic API answered HTTP {exc.status_code} ({exc})"
+    return str(exc)
+
+
 def price(value: str) -> tuple[float, float]:
     """``--price IN,OUT``: USD per million input and output tokens."""
     try:

@@ -11,7 +11,16 @@ from typing import TextIO
 
 from ..contract.durable import WriteFailed
 from ..contract.store import describe
-from .common import EXIT_FAILED, EXIT_UNREADABLE, EXIT_USAGE, anthropic_errors, load_checked, overlap, price
+from .common import (
+    EXIT_FAILED,
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    anthropic_errors,
+    api_error_text,
+    load_checked,
+    overlap,
+    price,
+)
 
 
 @contextlib.contextmanager
@@ -99,7 +108,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             flush()
         except WriteFailed as write_exc:
             err.write(f"\ncitecheck judge: {write_exc}\n")
-        err.write(f"\ncitecheck judge: {exc}\n{saved[0]} verdict(s) saved in {describe(args.out)}; "
+        err.write(f"\ncitecheck judge: {api_error_text(exc)}\n{saved[0]} verdict(s) saved in {describe(args.out)}; "
                   f"{progress.total - saved[0]} not judged (run the same command again to resume)\n")
         return EXIT_FAILED
     failed = progress.failed
