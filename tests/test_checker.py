@@ -7,7 +7,7 @@ from citecheck.contract import reasons as R
 from citecheck.contract.corpus import Corpus
 from citecheck.contract.log import checksum
 from helpers import answer, chunk, marker, span
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 FIVE = [chunk(f"Source {i}: hits cost a tenth of the input price.", f"c{i}") for i in range(1, 6)]
@@ -310,6 +310,18 @@ def test_numbers_follow_the_plain_rule_in_ascii_and_other_text(text):
     ascii_only = "".join(ch for ch in text if ch.isascii())
     assert _numbers(ascii_only) == [m.group().replace(",", "") for m in re.finditer(r"\d+(?:[.,]\d+)*", ascii_only)
                                     if not (m.start() and ascii_only[m.start() - 1].isalpha())]
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet="aZ\u00e9\u00b2\u4e2d0159,._ -$%\u0663\uff11\u00bd\u2160", max_size=40))
+def test_the_compiled_builds_walk_finds_the_numbers_the_patterns_find(text):
+    """The compiled build walks the characters (checker.COMPILED), the pure one searches by regex;
+    both are importable in either build, so they are compared whichever build runs."""
+    from citecheck.checking.checker import _numbers_regex, _numbers_scan
+
+    assert _numbers_scan(text) == _numbers_regex(text)
+    ascii_only = "".join(ch for ch in text if ch.isascii())
+    assert _numbers_scan(ascii_only) == _numbers_regex(ascii_only)
 
 
 @given(st.text(alphabet="aZ\u00e9\u4e2d19,._ -$%\u0663", max_size=40))

@@ -43,3 +43,26 @@ def test_check_writes_valid_utf8_lines_for_a_log_with_a_lone_surrogate_key(tmp_p
     assert [r["record"] for r in records] == ["answer", "error", "error", "answer", "summary"]
     assert records[1]["field"] == "trace.\udc00x"
     assert records[2]["line"] == 3
+
+
+def test_records_written_as_bytes_keep_their_place_between_text_lines():
+    """check --format json writes records straight to stdout's byte stream; text written before and
+    after (the summary) stays in order, and a line-buffered terminal gets each line as text."""
+    import io
+
+    from citecheck.cli.common import json_lines
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", write_through=False)
+    out.write("before\n")
+    write = json_lines(out)
+    write({"a": "caf\u00e9"})
+    write({"b": "trace.\udc00x"})
+    out.write("after\n")
+    out.flush()
+    assert raw.getvalue().decode("utf-8").splitlines() == [
+        "before", '{"a":"caf\u00e9"}', '{"b":"trace.\\udc00x"}', "after"]
+
+    tty = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", line_buffering=True)
+    json_lines(tty)({"c": 1})
+    assert tty.buffer.getvalue() == b'{"c":1}\n'  # (written as text, flushed at its newline)

@@ -81,3 +81,14 @@ def test_sentence_end_pattern_matches_its_plain_form(text):
     from citecheck.text.sentences import _END
 
     assert [m.span() for m in _END.finditer(text)] == [m.span() for m in _PLAIN_END.finditer(text)]
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=".!?\r\n\"')[ \u201d\u2019\u201ca\t\u00a0\u2028x", max_size=40))
+def test_the_compiled_builds_walk_finds_the_sentence_ends_the_pattern_finds(text):
+    """The compiled build walks the characters instead of searching with _END (sentences.COMPILED);
+    both are importable in either build, so the two are compared whichever build runs."""
+    from citecheck.text.sentences import _END, _end_spans_scan
+
+    assert _end_spans_scan(text) == [m.span() for m in _END.finditer(text)]
+

@@ -17,7 +17,7 @@ from ..reports.check_report import (
     error_record,
 )
 from . import store as store_cli
-from .common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_line, rate
+from .common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_lines, rate
 
 
 def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None:
@@ -45,16 +45,17 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     summary = Summary()
     as_json = args.format == "json"
+    write = json_lines(out) if as_json else None
     for file, line, item in check_files(args.logs, options):
         if isinstance(item, RecordError):
             summary.add_error(item)
-            if as_json:
-                json_line(error_record(item), out)
+            if write is not None:
+                write(error_record(item))
             err.write(f"unreadable: {item}\n")
             continue
         summary.add(item)
-        if as_json:
-            json_line(answer_record(item, file, line), out)
+        if write is not None:
+            write(answer_record(item, file, line))
         elif not args.quiet or not item.ok:
             out.write("\n".join(answer_text(item, file, line)) + "\n")
     return finish_check(summary, args, as_json, out, err)

@@ -9,12 +9,14 @@ both happen, giving 5).
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
 from ..contract.jsonl import append_lines
 from ..contract.log import dumps
-from ..reports.check_report import report_line
+from ..reports.check_report import report_bytes, report_line
 
 EXIT_GATE = 1
 EXIT_USAGE = 2
@@ -25,6 +27,21 @@ EXIT_UNREADABLE = 4
 def json_line(obj: dict, out: TextIO) -> None:
     """One record of ``check --format json`` (docs/check-report.md: compact, UTF-8)."""
     out.write(report_line(obj))
+
+
+def json_lines(out: TextIO) -> Callable[[dict], object]:
+    """A writer of report records to ``out``, as :func:`json_line` writes them.  When ``out`` is
+    UTF-8 text over a byte stream (stdout, a file), the records' bytes go straight to that stream,
+    without being decoded to text and encoded back (a few per cent of ``check --format json``).
+    Text written to ``out`` before and after stays in order: ``out`` is flushed first.  (A terminal's
+    line-buffered stdout is written as text, so that each line still shows when it is done.)"""
+    raw = getattr(out, "buffer", None)
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if raw is None or encoding != "utf8" or os.linesep != "\n" or getattr(out, "line_buffering", False):
+        return lambda obj: out.write(report_line(obj))
+    out.flush()
+    write = raw.write
+    return lambda obj: write(report_bytes(obj))
 
 
 def append_answer(path: str, answer) -> None:

@@ -34,6 +34,11 @@ _QUOTE: Final = re.compile('["\u201c\u201d]')
 _ACRONYM: Final = re.compile(r"^(?:[A-Za-z]\.){2,}$")
 MARKER_ONLY = re.compile(rf"^(?:\s*{MARKER})+\s*$")
 
+# True when this module runs compiled (core/text/compiled.py): a few loops over characters are then
+# walked in code instead of searched by regex, which is faster compiled and slower in Python.
+# The checker's modules are compiled or not together, so they ask this one.
+COMPILED: Final = not __file__.endswith(".py")
+
 
 class Sentence(NamedTuple):  # a NamedTuple: built six times per answer, and cheaper than a dataclass
     index: int  # type: ignore[assignment]  # a field, not tuple.index
@@ -79,14 +84,13 @@ def _ends(text: str) -> list[int]:
     q = 0
     inside = False
     ends: list[int] = []
-    for m in _END.finditer(text):
-        end = m.end()
-        first = text[m.start()]
+    for dot, end in _end_spans_scan(text) if COMPILED else [m.span() for m in _END.finditer(text)]:
+        first = text[dot]
         if first in "\r\n":
             while q < len(quotes) and quotes[q] < end:
                 q += 1
             inside = False  # a line break closes any open quotation
-            ends.append(m.start())
+            ends.append(dot)
             continue
         while q < len(quotes) and quotes[q] < end:
             ch = text[quotes[q]]
@@ -94,9 +98,8 @@ def _ends(text: str) -> list[int]:
             q += 1
         if inside:
             continue
-        dot = m.start()
         if (first == "." and dot and text[dot - 1].isalpha()  # only a word can be an abbreviation
-                and m.group().count(".") == 1 and _is_abbreviation(text, dot)):
+                and text.count(".", dot, end) == 1 and _is_abbreviation(text, dot)):
             continue
         after = _blanks_end(text, end)
         if after < len(text) and (text[after].islower() or text[after].isdigit()):
@@ -107,6 +110,42 @@ def _ends(text: str) -> list[int]:
                 end = markers.end()
         ends.append(end)
     return ends
+
+
+_CLOSERS: Final = "\"'\u201d\u2019)"  # (as in _END)
+
+
+def _end_spans_scan(text: str) -> list[tuple[int, int]]:
+    """The spans of ``_END.finditer(text)`` by one walk over the characters (what the compiled build
+    runs; a property test holds the two equal): a ``.``, ``!`` or ``?``, any more of them, any
+    closing quotes or brackets, then whitespace, ``[`` or the end; or a line break (``\\r\\n`` as one)."""
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    i = 0
+    while i < n:
+        c = ord(text[i])
+        if c == 46 or c == 33 or c == 63:  # . ! ?
+            j = i + 1
+            while j < n and (ord(text[j]) == 46 or ord(text[j]) == 33 or ord(text[j]) == 63):
+                j += 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            # (no backtracking can help the regex: what it could give back is neither space nor "[")
+            if j == n or ord(text[j]) == 91 or text[j].isspace():
+                out.append((i, j))
+                i = j
+            else:
+                i += 1
+        elif c == 13:  # \r, with a \n after it
+            j = i + 2 if i + 1 < n and ord(text[i + 1]) == 10 else i + 1
+            out.append((i, j))
+            i = j
+        elif c == 10:
+            out.append((i, i + 1))
+            i += 1
+        else:
+            i += 1
+    return out
 
 
 def split_sentences(text: str) -> list[Sentence]:
