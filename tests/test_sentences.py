@@ -92,3 +92,28 @@ def test_the_compiled_builds_walk_finds_the_sentence_ends_the_pattern_finds(text
 
     assert _end_spans_scan(text) == [m.span() for m in _END.finditer(text)]
 
+
+
+_MARKER_CHARS = st.sampled_from(list("[[]]] ,,\t\u00a0aZS1239\u0663\uff11x"))
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet=_MARKER_CHARS, max_size=30), st.sampled_from([0, 3]))
+def test_the_marker_walk_ends_where_the_marker_pattern_ends(text, letters):
+    import re
+
+    from citecheck.text.sentences import MARKER, marker_end
+
+    pattern = re.compile(MARKER if letters == 3 else r"\[\d+(?:\s*,\s*\d+)*\]")
+    for i, ch in enumerate(text):
+        if ch == "[":
+            m = pattern.match(text, i)
+            assert marker_end(text, i, letters) == (m.end() if m else -1), (text, i)
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=_MARKER_CHARS, max_size=40))
+def test_markers_are_stripped_alike_by_walk_and_by_pattern(text):
+    from citecheck.checking.checker import _ANY_MARKER, _strip_markers_walk
+
+    assert _strip_markers_walk(text) == _ANY_MARKER.sub("", text)

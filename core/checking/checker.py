@@ -19,7 +19,7 @@ from ..contract import reasons as R
 from ..contract.corpus import Corpus
 from ..contract.log import Answer, Chunk, Citation, checksum
 from ..text.normalise import find_quote, normalise, same_text
-from ..text.sentences import COMPILED, MARKER, Sentence, sentence_at, split_sentences
+from ..text.sentences import COMPILED, MARKER, Sentence, marker_end, sentence_at, split_sentences
 
 DEFAULT_REFUSAL = "I cannot answer from the sources."
 
@@ -227,9 +227,8 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
     taken: list[bool] = [False] * len(entries)
     out: list[_Raw] = []
     k, end_k = 0, len(placed)
-    for m in _MARKER.finditer(text):
-        group = m.group(1)
-        start, end = m.span()
+    for start, end in _marker_spans(text):
+        group = text[start + 1:end - 1]
         inside: list[int] = []  # the entries logged inside this marker, in log order
         while k < end_k and placed[k][0] < start:
             k += 1
@@ -283,6 +282,23 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
             out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
                             quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
     return out, False
+
+
+def _marker_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the plain markers (``[1]``, ``[1, 2]``) in ``text``: by :data:`_MARKER`, or
+    compiled by ``str.find`` and a walk (:func:`~citecheck.text.sentences.marker_end`), alike."""
+    if not COMPILED:
+        return [m.span() for m in _MARKER.finditer(text)]
+    out: list[tuple[int, int]] = []
+    i = text.find("[")
+    while i >= 0:
+        end = marker_end(text, i, 0)
+        if end < 0:
+            i = text.find("[", i + 1)
+        else:
+            out.append((i, end))
+            i = text.find("[", end)
+    return out
 
 
 def _position(raw: _Raw) -> tuple[int, int]:
@@ -515,7 +531,27 @@ def number_in(text: str, number: str) -> bool:
 
 def strip_markers(text: str) -> str:
     """``text`` without citation markers (the spaces before them stay)."""
-    return _ANY_MARKER.sub("", text)
+    return _strip_markers_walk(text) if COMPILED else _ANY_MARKER.sub("", text)
+
+
+def _strip_markers_walk(text: str) -> str:
+    """:func:`strip_markers` as the compiled build runs it: each "[" found by ``str.find``, the
+    marker walked (:func:`~citecheck.text.sentences.marker_end`); the regex's result exactly."""
+    i = text.find("[")
+    parts: list[str] = []
+    last = 0
+    while i >= 0:
+        end = marker_end(text, i)
+        if end < 0:
+            i = text.find("[", i + 1)
+        else:
+            parts.append(text[last:i])
+            last = end
+            i = text.find("[", end)
+    if not parts:
+        return text
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 _MARKER_WITH_SPACE: Final = re.compile(rf"\s*{MARKER}")
@@ -566,9 +602,8 @@ def _sentence_result(
     if cited and not is_refusal and (verified or not textless):
         numbers = _numbers(plain)
         if numbers:
-            has_number = chunks.has_number
             for n in dict.fromkeys(numbers) if len(numbers) > 1 else numbers:
-                if not any(has_number(i, n) for i in verified):
+                if not any(chunks.has_number(i, n) for i in verified):
                     bad_numbers.append(n)
             if bad_numbers:
                 codes.append(R.NUMBER_NOT_IN_SOURCE)
