@@ -128,7 +128,7 @@ _REASON_AT: Final = {code: i for i, code in enumerate(R.ALL_REASONS)}
 _OUT_OF_RANGE: Final = (R.MARKER_OUT_OF_RANGE,)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class AnswerResult:
     answer: Answer
     sentences: tuple[SentenceResult, ...]
@@ -136,6 +136,16 @@ class AnswerResult:
     refused: bool
     invalid_markers: tuple[int, ...]
     tally: Tally
+
+    # (written out, as Answer's is: the compiled build runs it as code, the generated one as Python)
+    def __init__(self, answer: Answer, sentences: tuple[SentenceResult, ...], citations: tuple[CitationResult, ...],
+                 refused: bool, invalid_markers: tuple[int, ...], tally: Tally) -> None:
+        object.__setattr__(self, "answer", answer)
+        object.__setattr__(self, "sentences", sentences)
+        object.__setattr__(self, "citations", citations)
+        object.__setattr__(self, "refused", refused)
+        object.__setattr__(self, "invalid_markers", invalid_markers)
+        object.__setattr__(self, "tally", tally)
 
     def __reduce__(self):  # pickled by field: a compiled frozen class cannot be set field by field
         return (AnswerResult, (self.answer, self.sentences, self.citations, self.refused, self.invalid_markers,
