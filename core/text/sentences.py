@@ -112,13 +112,16 @@ def _ends(text: str) -> list[int]:
     return ends
 
 
-def _digits_end(text: str, j: int) -> int:
+def digit_at(text: str, i: int) -> bool:
+    """``text[i]`` is a decimal digit, as ``\\d`` says (ASCII 0-9 or any other Unicode decimal)."""
+    c = ord(text[i])
+    return 48 <= c <= 57 or (c > 127 and text[i].isdecimal())
+
+
+def digits_end(text: str, j: int) -> int:
     """Where the run of decimal digits (``\\d``) from ``j`` ends."""
     n = len(text)
-    while j < n:
-        c = ord(text[j])
-        if not (48 <= c <= 57 or (c > 127 and text[j].isdecimal())):
-            break
+    while j < n and digit_at(text, j):
         j += 1
     return j
 
@@ -143,7 +146,7 @@ def marker_end(text: str, i: int, letters: int = 3) -> int:
         k = j
         while k < n and k - j < letters and (65 <= ord(text[k]) <= 90 or 97 <= ord(text[k]) <= 122):
             k += 1
-        end = _digits_end(text, k)
+        end = digits_end(text, k)
         if end == k:
             return -1  # no digit
         if end < n and ord(text[end]) == 93:  # ]
@@ -152,6 +155,21 @@ def marker_end(text: str, i: int, letters: int = 3) -> int:
         if k >= n or ord(text[k]) != 44:  # ,
             return -1
         j = _spaces_end(text, k + 1)
+
+
+def marker_spans(text: str, letters: int = 3) -> list[tuple[int, int]]:
+    """The spans of every marker in ``text``, as :func:`marker_end` walks them (each ``[`` found by
+    ``str.find``): what the regex's ``finditer`` gives, for the compiled build."""
+    out: list[tuple[int, int]] = []
+    i = text.find("[")
+    while i >= 0:
+        end = marker_end(text, i, letters)
+        if end < 0:
+            i = text.find("[", i + 1)
+        else:
+            out.append((i, end))
+            i = text.find("[", end)
+    return out
 
 
 _CLOSERS: Final = "\"'\u201d\u2019)"  # (as in _END)
