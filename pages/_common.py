@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -25,8 +26,21 @@ def enter(page: str) -> None:
 APP_ROOT = Path(__file__).resolve().parent.parent  # the checkout: its sample_data/ is the default data
 
 
+_settings: dict[tuple, Settings] = {}
+
+
 def settings() -> Settings:
-    return load_settings(sys.argv[1:], root=APP_ROOT)
+    """The server's settings, from its arguments and CITECHECK_* variables; parsed once per distinct
+    arguments, variables and working folder (a page asks many times per run, and parsing took a
+    fifth of the review page's run)."""
+    key = (tuple(sys.argv[1:]), os.getcwd(), tuple(sorted((k, v) for k, v in os.environ.items()
+                                                          if k.startswith("CITECHECK_"))))
+    found = _settings.get(key)
+    if found is None:  # (settings change only between tests: one entry is enough)
+        found = load_settings(sys.argv[1:], root=APP_ROOT)
+        _settings.clear()
+        _settings[key] = found
+    return found
 
 
 _stamp = stamps  # (path, mtime_ns, size) of each file
@@ -145,8 +159,8 @@ def style() -> None:
 
 
 def script_frame(html: str, name: str) -> None:
-    """A frame of the same origin that runs one of the review page's scripts (core/review/html.py,
-    keyqueue.py, reconnect.py) and takes no room: ``st.iframe`` (``components.html`` is deprecated),
+    """A frame of the same origin that runs one of the review page's scripts (core/review/keyqueue.py,
+    reconnect.py) and takes no room: ``st.iframe`` (``components.html`` is deprecated),
     inside a container the page's style lays out of the flow (``FRAME_KEY``), out of the Tab order."""
     with st.container(key=f"{FRAME_KEY}{name}"):
         st.iframe(html, height=1, tab_index=-1)

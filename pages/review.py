@@ -157,7 +157,6 @@ if items:
                      help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
         with st.expander("Label history of this item"):
             st.html(RV.history_html(events, focused, reviewer, blind, RV.chosen_label(focused, current, reviewer)))
-    C.script_frame(HT.keys_script(HT.focus_token(focused.key), state.get("moves", 0)), "keys")
 
 # --- one row per sentence -------------------------------------------------------------------
 others_of = L.others_by_item(current, reviewer)
@@ -177,16 +176,9 @@ for s in result.sentences[shown.start:shown.end]:
     for n in rows.get(s.index, []):
         item, box = items[n], right.container(border=True)
         view = RV.item_view(result, items, n, state.focus, current, reviewer, judged.get(item.key, {}),
-                            others_of.get(item.key, []), blind)
-        for part in view.head:
-            box.html(part)
-        if view.whole is not None:
-            with box.expander("Whole chunk"):
-                st.html(view.whole)
-        for part in view.shown:
-            box.html(part)
-        if view.hidden:
-            box.caption(view.hidden)
+                            others_of.get(item.key, []), blind, state.get("moves", 0))
+        if (html := view.html()):  # (an uncited sentence's unlabelled box has nothing of its own to show)
+            box.html(html)
         label_buttons(box, item, n, f"b-{item.key}", shortcuts=False)
         box.text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")
 

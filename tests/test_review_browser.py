@@ -396,7 +396,7 @@ def test_ten_labels_with_keys_only_land_on_exactly_the_items_shown(make_app, bro
 
 
 def test_keys_pressed_in_quick_succession_and_right_after_a_reload_all_land_once(make_app, browser):
-    """Issue #12: a key pressed while the page was still running (or before its keys frame had run)
+    """Issue #12: a key pressed while the page was still running (or before its key listener had been installed)
     was sometimes lost or put on the wrong item.  Here nobody waits between keys: five labels in a
     row, then a reload and a label at once, then two more in a row; the file holds exactly eight
     labels, each on the item the queue had come to."""
@@ -447,3 +447,29 @@ def test_a_key_no_shortcut_took_on_an_idle_page_is_tried_again(make_app, browser
     idle(page)
     assert page.evaluate("window.__ccHidden") == 1  # the first press was hidden from Streamlit
     assert [(r.item, r.label) for r in app.records()] == [("a-001#s0#c0", "not_supported")]
+
+
+def test_a_whole_chunk_unfolds_and_stays_unfolded_while_the_reviewer_labels_and_moves(make_app, browser):
+    from playwright.sync_api import expect
+
+    app = make_app([line for line in LINES if '"a-001"' in line])  # two cited items
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana", height=900)
+    progress(page, "ana: labelled 0 of 2")
+    second = page.locator("details.cc-whole").nth(1)
+    expect(second.locator(".cc-chunk")).not_to_be_visible()
+    second.locator("summary").click()
+    expect(second.locator(".cc-chunk")).to_be_visible()
+    page.locator("h3").first.click()
+    page.keyboard.press("1")  # labels the first item; the focus moves onto the second, whose fold is open
+    progress(page, "ana: labelled 1 of 2")
+    expect(page.locator(".cc-focus", has_text="focused item 2 of 2")).to_be_visible(timeout=20_000)
+    idle(page)
+    expect(page.locator("details.cc-whole").nth(1).locator(".cc-chunk")).to_be_visible()
+    expect(page.locator("details.cc-whole").nth(0).locator(".cc-chunk")).not_to_be_visible()
+
+    page.locator("details.cc-whole").nth(1).locator("summary").click()  # folded again by the reviewer
+    page.locator("h3").first.click()
+    page.keyboard.press("k")
+    expect(page.locator(".cc-focus", has_text="focused item 1 of 2")).to_be_visible(timeout=20_000)
+    idle(page)
+    expect(page.locator("details.cc-whole").nth(1).locator(".cc-chunk")).not_to_be_visible()

@@ -1,8 +1,8 @@
-"""The labelling queue with overlap, the team's progress, the reviewer's identity, the keys script."""
+"""The labelling queue with overlap, the team's progress, the reviewer's identity, the focus marker and the key listener."""
 
 import pytest
 from citecheck.review import identity as I
-from citecheck.review.html import focus_marker_html, focus_token, keys_script
+from citecheck.review.html import focus_marker_html, focus_token
 from citecheck.review.items import Item
 from citecheck.review.queue import TeamProgress, next_in_queue, team_progress
 
@@ -73,15 +73,15 @@ def test_identity(url, session, user, expected):
     assert who.by_login == (expected[1] in ("login", "signed-out"))
 
 
-def test_keys_script_and_focus_marker_carry_no_untrusted_text():
+def test_the_focus_marker_carries_no_untrusted_text():
     key = '"><script>alert(1)</script>#s0#c0'
     token = focus_token(key)
-    assert "<script>alert" not in focus_marker_html(key, 1, 2)
-    assert f'data-focus="{token}"' in focus_marker_html(key, 1, 2)
-    script = keys_script(token, 3)
-    assert f'[data-focus="{token}"]' in script and "window.parent.document" in script
-    with pytest.raises(ValueError):
-        keys_script('"];alert(1)//', 0)
+    marker = focus_marker_html(key, 1, 2, 7)
+    assert "<script>alert" not in marker and "alert" not in marker
+    assert f'data-focus="{token}" data-move="7"' in marker  # what the key listener scrolls to, once per move
+    assert focus_marker_html(key, 1, 2, 8) != marker  # a move onto the same item is a new mark
+    with pytest.raises(ValueError):  # the move count is a number, never text from elsewhere
+        focus_marker_html(key, 1, 2, '7"><script>')  # type: ignore[arg-type]
 
 
 def test_the_key_queue_installer_carries_only_its_constants():

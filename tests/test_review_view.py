@@ -10,6 +10,7 @@ from citecheck.review import dataset
 from citecheck.review import labels as L
 from citecheck.review import paging as P
 from citecheck.review import review_view as RV
+from citecheck.review.html import focus_token
 from citecheck.review.items import LABEL_TEXT, Item
 from citecheck.review.queue import labellers, team_progress
 from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
@@ -91,6 +92,28 @@ def test_a_stale_label_is_marked_and_counts_as_unlabelled(expertqa):
     view = RV.item_view(data.get(item.answer_id), items, 0, 0, current, "ana", runs, [], blind=True)
     assert view.shown[0].startswith('<div class="cc-meta">STALE') and view.hidden.startswith(f"{len(runs)} judge")
     assert RV.chosen_label(item, L.latest([L.make_label(item, item.labels[1], "ana")]), "ana") == item.labels[1]
+
+
+def test_an_item_box_is_one_html_block_with_the_whole_chunk_folded(expertqa):
+    data, labels, verdicts = expertqa
+    item, items, _ = labelled_item(data, labels, verdicts)
+    result, n = data.get(item.answer_id), items.index(item)
+    runs = RV.judged_by_item(verdicts)[item.key]
+    others = L.others_by_item(L.latest(labels), "ana").get(item.key, [])
+    before = RV.item_view(result, items, n, n, L.latest(labels), "ana", runs, others, blind=True, moves=4)
+    fold = (f'<details class="cc-whole" data-fold="{focus_token(item.key)}"><summary>Whole chunk</summary>'
+            f"{before.whole}</details>")
+    assert 'data-move="4"' in before.head[0]
+    assert before.html() == "".join(before.head) + fold + f'<div class="cc-meta">{before.hidden}</div>'
+
+    mine = L.make_label(item, item.labels[0], "ana", note="<b>bold</b> & <img src=x onerror=alert(1)>")
+    after = RV.item_view(result, items, n, n, L.latest([*labels, mine]), "ana", runs, others, blind=True, moves=4)
+    assert after.html() == "".join(after.head) + fold + "".join(after.shown) and "Your label: " in after.html()
+    assert "<img" not in after.html() and "&lt;img src=x" in after.html()
+
+    assert RV.ItemView(("<p>head</p>",), None, (), None).html() == "<p>head</p>"  # uncited: no fold
+    assert RV.ItemView((), None, (), "1 judge verdict(s) <hidden>").html() == (
+        '<div class="cc-meta">1 judge verdict(s) &lt;hidden&gt;</div>')
 
 
 def test_the_history_in_blind_mode_shows_only_the_reviewers_own_entries(expertqa):

@@ -41,8 +41,8 @@ def idle(page) -> None:
 
 
 def press(page, key: str) -> None:
-    """A key press on the page itself (not in a box or the keys frame), once the app is idle and
-    the page's last frame (the keys script) has run, as the review tests' open_review waits for."""
+    """A key press on the page itself (not in a box or a script frame), once the app is idle and
+    the page's last frame (the reconnect script) has run, as the review tests' open_review waits for."""
     idle(page)
     page.wait_for_function("() => !!document.__ccRun", timeout=60_000)
     page.get_by_text("Focused item", exact=False).first.click()

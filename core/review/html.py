@@ -24,6 +24,7 @@ mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-ok{color:#067647;font-weight:600}
 .cc-closest-note{color:#b42318;font-size:.8rem;font-style:italic}
 .cc-focus{color:#1a5fb4;font-weight:600;font-size:.85rem}
+.cc-whole>summary{cursor:pointer;color:#57606a;font-size:.85rem;margin:4px 0}
 .cc-nv{color:#9a6700;font-weight:600}
 .cc-answer sup.cc-nv{color:#9a6700}
 .cc-answer,.cc-chunk,.cc-fail,.cc-meta,.cc-judge,.cc-sentence{overflow-wrap:anywhere;unicode-bidi:plaintext}
@@ -323,29 +324,8 @@ def focus_token(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
-def focus_marker_html(key: str, position: int, total: int) -> str:
-    """The mark on the focused item's box; the keyboard script scrolls it into view."""
-    return (f'<div class="cc-focus" data-focus="{focus_token(key)}">\u25b6 focused item {position} of {total}'
-            " \u00b7 keys 1-4 label it</div>")
-
-
-def keys_script(token: str, serial: int) -> str:
-    """A script run in a frame of the same origin (the page's ``st.iframe``, laid out of the flow).
-
-    It scrolls the focused item (``.cc-focus`` with this ``token``) into view.  ``token`` is
-    hex from :func:`focus_token` and ``serial`` an int, so nothing untrusted reaches the script."""
-    if not all(ch in "0123456789abcdef" for ch in token):
-        raise ValueError("token must be hex from focus_token")
-    return f"""<script>
-const doc = window.parent.document;
-// run {int(serial)}
-let tries = 0;
-(function scroll() {{
-  const el = doc.querySelector('.cc-focus[data-focus="{token}"]');
-  if (el) {{
-    (el.closest('[data-testid="stVerticalBlockBorderWrapper"]') || el).scrollIntoView({{block: "center"}});
-    return;
-  }}
-  if (tries++ < 100) setTimeout(scroll, 50);
-}})();
-</script>"""
+def focus_marker_html(key: str, position: int, total: int, moves: int = 0) -> str:
+    """The mark on the focused item's box.  The key listener (:mod:`.keyqueue`) scrolls it into view
+    when its token or its move count (``moves``: the session's count of focus moves) is new."""
+    return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}">\u25b6 focused item '
+            f"{position} of {total} \u00b7 keys 1-4 label it</div>")

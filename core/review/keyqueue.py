@@ -21,6 +21,15 @@ window (in the app's realm, so it outlives every helper frame) that
 * leaves Enter or Escape in a text box to hand the keys back (the box loses focus, Streamlit
   commits its value) and leaves text boxes, modified keys and other pages alone.
 
+The same listener keeps the focused item in view: whenever the page shows a focus marker
+(``.cc-focus``) with a token or move count it has not scrolled to yet, it scrolls that item's box
+to the middle of the window.  The move count (``data-move``) changes on every move, so a move onto
+the item already focused scrolls again.  This used to be a frame whose content changed on every
+run; a frame reloaded on every key press cost each one a document load (10-30 ms in Chromium).
+It also keeps a whole chunk the reviewer unfolded (``details.cc-whole``, named by ``data-fold``)
+unfolded when a run draws its box again: Streamlit sets an ``st.html`` element's content afresh
+on every run, which closes a fold; the listener unfolds it again before the browser paints.
+
 While the connection is lost :mod:`.reconnect` holds keys itself (``__ccHeld``); this queue
 steps aside until it lets them go.  The frame of :func:`installer_html` is drawn at the top of
 the page with the same content on every run, so it is not drawn again; its guard makes a second
@@ -45,7 +54,16 @@ const app = () => doc.querySelector('[data-testid="stApp"]');
 const scriptState = () => { const a = app(); return a ? a.getAttribute("data-test-script-state") : null; };
 const inBox = (t) => t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT"
                            || t.isContentEditable);
-let idleSince = 0;
+let idleSince = 0, shown = "";
+function follow() {  // the newest focus marker into view, once per move (data-move counts them)
+  let el = null;
+  for (const m of doc.querySelectorAll(".cc-focus")) if (!el || +m.dataset.move > +el.dataset.move) el = m;
+  if (!el || el.offsetParent === null) return;
+  const at = el.dataset.focus + ":" + el.dataset.move;
+  if (at === shown) return;
+  shown = at;
+  (el.closest('[data-testid="stVerticalBlockBorderWrapper"]') || el).scrollIntoView({block: "center"});
+}
 function watch() {  // the script state, as the app draws it; inflight ends once its run has been and gone
   const s = scriptState(), now = Date.now();
   if (q.inflight) {
@@ -110,7 +128,18 @@ new MutationObserver((changes) => {  // a run may start and end between two look
   watch();
 }).observe(doc.documentElement, {subtree: true, attributes: true,
                                                         attributeFilter: ["data-test-script-state"]});
-setInterval(flush, 15);
+const unfolded = new Set();  // data-fold of the whole chunks the reviewer has open
+const refold = new MutationObserver(() => {  // a run drew a box again: its fold came back closed
+  for (const d of doc.querySelectorAll("details.cc-whole:not([open])")) if (unfolded.has(d.dataset.fold)) d.open = true;
+});
+doc.addEventListener("toggle", (e) => {  // (toggle does not bubble: caught on its way down)
+  const d = e.target;
+  if (!(d instanceof HTMLDetailsElement) || !d.classList.contains("cc-whole") || !d.dataset.fold) return;
+  if (d.open) unfolded.add(d.dataset.fold); else unfolded.delete(d.dataset.fold);
+  // watched only while a fold is open: an observer of every change costs each run about 10 ms
+  if (unfolded.size) refold.observe(doc.body, {childList: true, subtree: true}); else refold.disconnect();
+}, true);
+setInterval(() => { follow(); flush(); }, 15);
 })();
 """
 

@@ -4,7 +4,7 @@ When the server restarts under an open tab, the tab reconnects to a new session,
 (1.67) drops the widget states sent with that session's first run: the first label key pressed
 after the restart would reach the server as a plain rerun, and the label would be lost without
 a word.  The script below (rendered by the review page in an ``st.iframe`` frame, beside
-the keys script of :mod:`.html`) prevents that:
+the key listener of :mod:`.keyqueue`) prevents that:
 
 * while the status widget says the connection is lost, and until this page has run again in
   the new session, the keys that act on the server (the label and move keys) are held back
@@ -18,8 +18,8 @@ the keys script of :mod:`.html`) prevents that:
   the app is idle again.
 
 The token is hex from :func:`session_token`, so nothing untrusted reaches the script.  It goes
-in a frame of its own that is drawn once per session (the keys script's frame is drawn again
-whenever the focus moves).
+in a frame of its own that is drawn once per session, at the end of the page: its script setting
+``document.__ccRun`` also tells the browser tests that the whole page has been drawn.
 """
 
 from __future__ import annotations

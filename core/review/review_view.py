@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from ..checking.checker import AnswerResult
 from . import history as H
 from . import paging as P
+from .highlight import escape
 from .html import (
     agent_trace_html,
     citation_html,
     fields_html,
     focus_marker_html,
+    focus_token,
     labelled_html,
     others_html,
     own_label_html,
@@ -138,25 +140,38 @@ def by_sentence(items: Sequence[Item], shown: P.Window) -> dict[int, list[int]]:
 @dataclass(frozen=True, slots=True)
 class ItemView:
     """What an item's box shows, HTML parts in order: the focus marker and the citation (``head``),
-    the whole chunk (in an expander), the reviewer's own label and what blind mode lets them see
-    (``shown``: the judges' verdicts, then the others' labels), or the caption (counts only) in
+    the whole chunk (folded), the reviewer's own label and what blind mode lets them see
+    (``shown``: the judges' verdicts, then the others' labels), or the note (counts only) in
     place of what it hides."""
 
     head: tuple[str, ...]
     whole: str | None  # the cited chunk in full; None for an uncited sentence
     shown: tuple[str, ...]
     hidden: str | None  # "2 judge verdict(s) and 1 other reviewer label(s) hidden ..."
+    fold: str = ""  # the item's token (hex, ``focus_token``): the key listener keeps its fold open
+
+    def html(self) -> str:
+        """The box's HTML, for one ``st.html`` element: what the item is (the focus marker, the
+        citation), the whole chunk in a ``<details>`` fold, then what is said of it (labels,
+        verdicts, or the count of what blind mode hides).  Each Streamlit element costs the browser
+        about a millisecond per key press, so a box holds one, not one per part (the key listener,
+        :mod:`.keyqueue`, keeps a fold the reviewer opened open when a run draws the box again)."""
+        fold = "" if self.whole is None else (f'<details class="cc-whole" data-fold="{self.fold}">'
+                                           f"<summary>Whole chunk</summary>{self.whole}</details>")
+        said = "".join(self.shown) + (f'<div class="cc-meta">{escape(self.hidden)}</div>' if self.hidden else "")
+        return "".join(self.head) + fold + said
 
 
 def item_view(result: AnswerResult, items: Sequence[Item], n: int, focus: int,
               current: Mapping[tuple[str, str], Label], reviewer: str, verdicts: Mapping,
-              others: Sequence[Label], blind: bool) -> ItemView:
-    """The box of item ``n`` of ``items`` (the focused one marked); ``verdicts`` is the item's entry
-    of :func:`judged_by_item`, ``others`` its entry of ``labels.others_by_item``."""
+              others: Sequence[Label], blind: bool, moves: int = 0) -> ItemView:
+    """The box of item ``n`` of ``items`` (the focused one marked, with the session's count of focus
+    ``moves``); ``verdicts`` is the item's entry of :func:`judged_by_item`, ``others`` its entry of
+    ``labels.others_by_item``."""
     item = items[n]
     head, whole = [], None
     if n == focus:
-        head.append(focus_marker_html(item.key, n + 1, len(items)))
+        head.append(focus_marker_html(item.key, n + 1, len(items), moves))
     if item.citation is not None:
         c = result.citations[item.citation]
         head.append(citation_html(result, c))
@@ -167,8 +182,8 @@ def item_view(result: AnswerResult, items: Sequence[Item], n: int, focus: int,
     if blind and unlabelled and (verdicts or others):
         return ItemView(tuple(head), whole, tuple(shown),
                         f"{len(verdicts)} judge verdict(s) and {len(others)} other reviewer label(s) hidden "
-                        "until you label this item (blind mode).")
+                        "until you label this item (blind mode).", focus_token(item.key))
     shown += [verdict_html(v.judge, v.prompt_version, v.verdict, v.rationale) for v in verdicts.values()]
     if others:
         shown.append(others_html([(lab.reviewer, LABEL_TEXT[lab.label]) for lab in others]))
-    return ItemView(tuple(head), whole, tuple(shown), None)
+    return ItemView(tuple(head), whole, tuple(shown), None, focus_token(item.key))
