@@ -84,7 +84,7 @@ def next_item(ids: Sequence[str], where: Mapping[str, int], items_of: Callable[[
         return (0 if place >= start else 1, *place)
 
     started = []
-    for key, who in team.items():
+    for key, who in (team.items() if overlap > 1 else ()):  # (with one reviewer an item is untouched or done)
         answer_id = parse_item_key(key).answer_id
         if answer_id not in where:
             continue

@@ -336,13 +336,12 @@ def queue_next(data, ids: Sequence[str], where: Mapping[str, int], team: dict[st
         return None
     start = (ids.index(after[0]), after[1]) if after is not None and after[0] in ids else None
     started = []  # items others have started: only answers that carry a label can hold one
-    for aid in {parse_item_key(key).answer_id for key in team}:
-        if aid not in ids:
-            continue
-        pos = ids.index(aid)
-        for k, item in enumerate(data.items(aid)):
-            if not Q.mine(item, team, reviewer) and 0 < Q.count(item, team) < overlap:
-                started.append(((pos, k), aid))
+    for aid in ({parse_item_key(key).answer_id for key in team} if overlap > 1 else ()):  # (1: none can be)
+        ks = [k for k, item in enumerate(data.items(aid))  # (kept items: the answer's place is a query)
+              if not Q.mine(item, team, reviewer) and 0 < Q.count(item, team) < overlap]
+        if ks and aid in ids:
+            pos = ids.index(aid)
+            started += [((pos, k), aid) for k in ks]
     if started:
         ahead = [s for s in started if start is None or s[0] > start]
         (_, k), aid = min(ahead or started)
