@@ -16,6 +16,7 @@ step (Dask's task stream: reading and checking vs writing Parquet, and the sched
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import sys
@@ -44,6 +45,9 @@ def warm() -> bool:
 
 
 def main() -> None:
+    # The scheduler in this process says INFO on every client and worker it closes: with a cluster
+    # made and closed per round, that buried the figures (the command line closes one, once).
+    logging.getLogger("distributed").setLevel(logging.WARNING)
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=30_000)
     parser.add_argument("--rounds", type=int, default=2)

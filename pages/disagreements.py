@@ -12,7 +12,16 @@ from citecheck.review import labels as L
 from citecheck.review.html import citation_html, labelled_html, notice_html, sentence_html
 from citecheck.review.items import LABEL_TEXT
 
-from pages._common import current_dataset, enter, guidelines, read_label_events, settings, show_notice, style
+from pages._common import (
+    current_dataset,
+    enter,
+    guidelines,
+    identity,
+    read_label_events,
+    settings,
+    show_notice,
+    style,
+)
 
 enter("disagreements")
 
@@ -31,15 +40,7 @@ current = L.latest(L.effective(events))
 adjudicated = L.adjudications(events)
 
 
-def signed_in_user() -> dict | None:
-    """The OIDC user's claims when the deployment configured ``[auth]`` (docs/app.md), else None."""
-    try:
-        return st.user.to_dict()
-    except Exception:  # no [auth] section: Streamlit has no user to give
-        return None
-
-
-who = I.resolve(st.query_params.get("reviewer"), state.get("reviewer_name"), signed_in_user())
+who = identity()  # the same rule as the review page: the login, else the address, else the session
 with st.sidebar:
     if who.source in ("login", "signed-out"):  # a signed-in deployment: the adjudicator is the user
         name = who.name
