@@ -263,6 +263,16 @@ def test_focus_is_scrolled_into_view_and_the_chosen_label_is_marked(make_app, br
     expect(chosen.first).to_have_attribute("data-testid", "stBaseButton-primary")
     expect(page.get_by_role("button", name="\u2713 Needs a citation")).to_have_count(0)
 
+    page.keyboard.press("k")  # onto the first item, unlabelled: the reviewer's next one
+    first = page.locator(".cc-focus", has_text="focused item 1 of 3")
+    expect(first).to_be_in_viewport(timeout=20_000)
+    idle(page)
+    page.mouse.move(700, 400)
+    page.mouse.wheel(0, 5000)  # the reviewer scrolls away, down to the last item
+    expect(first).not_to_be_in_viewport()
+    page.keyboard.press("u")  # Resume: the next unlabelled item is the one already focused
+    expect(first).to_be_in_viewport(timeout=20_000)  # a move onto the same item brings it back
+
 
 def test_label_texts_are_readable_at_1280_px(make_app, browser):
     app = make_app([line for line in LINES if '"a-035"' in line])
