@@ -65,6 +65,26 @@ def test_an_answer_is_read_back_from_its_log_as_it_is_in_memory(both):
     assert list(store.answer_ids) == data.answer_ids
 
 
+def test_rows_found_by_id_are_kept_a_few_at_a_time_and_equal_the_index(both, monkeypatch):
+    data, _ = both
+    store = SA.StoreAnswers(both[1].store.root)  # a fresh instance: nothing kept yet
+    monkeypatch.setattr(SA, "ROWS_KEPT", 3)
+    ids = data.answer_ids
+    for aid in [*ids, *reversed(ids), "no such answer"]:  # asked again after being let go
+        want = store.one('SELECT pos, log, line, "offset", line_hash FROM nav WHERE answer_id = ? ORDER BY pos '
+                         "LIMIT 1", [aid])
+        assert store.row_of(aid) == want == store.row_of(aid) and len(store._rows) <= 3
+    assert store.row_of("no such answer") is None
+    for aid in ids[:5]:
+        assert store.get(aid) == data.get(aid)  # read back through the kept rows
+    failed = SA.filtered_ids(store, "With failed citations", {}, "ada")
+    want = Q.answer_ids(data, "With failed citations", {}, "ada")
+    assert 0 < len(want) < len(ids)
+    for _ in range(2):  # the second time from the places kept by the instance
+        assert [failed.index(aid) for aid in want] == list(range(len(want)))
+        assert [aid for aid in ids if aid in failed] == want
+
+
 @pytest.mark.parametrize("slice_", [50_000, 7, 1])
 def test_item_total_is_every_item_counted_in_sql(both, monkeypatch, slice_):
     data, store = both

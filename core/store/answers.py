@@ -37,6 +37,7 @@ from .query import StoreQuery, _list, read_line, release_memory
 from .store import Store, options_from
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
+ROWS_KEPT = 4096  # answers whose row of the index is kept: finding it by id is a scan of every row
 ITEMS_KEPT = 200_000  # answers whose review items are kept (cleared when full)
 ITEM_SLICE = 50_000  # answers counted at a time for the item total
 _ORDER = "pos"
@@ -56,6 +57,7 @@ class StoreAnswers:
         self.query = StoreQuery(self.store)
         self._lock = threading.RLock()
         self._kept: OrderedDict[str, tuple[AnswerResult | None, list[Item]]] = OrderedDict()
+        self._rows: OrderedDict[str, tuple | None] = OrderedDict()
         self._changed: dict[str, RecordError] = {}
         self._items: dict[str, list[Item]] = {}
         self._options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
@@ -110,16 +112,32 @@ class StoreAnswers:
 
     # --- one answer, read back by offset ----------------------------------------------------------
 
+    def row_of(self, answer_id: str) -> tuple | None:
+        """(pos, log, line, offset, line_hash) of the answer's first line in the index, None when
+        the store has no such answer.  Finding a row by id scans every row (2 to 5 ms at a million
+        answers, asked three to five times per key press on the review page), so the rows of the
+        last ``ROWS_KEPT`` answers asked are kept: the store does not change under an instance."""
+        with self._lock:
+            if answer_id in self._rows:
+                self._rows.move_to_end(answer_id)
+                return self._rows[answer_id]
+        row = self.one(f'SELECT pos, log, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
+                       f"ORDER BY {_ORDER} LIMIT 1", [answer_id])
+        with self._lock:
+            self._rows[answer_id] = row
+            while len(self._rows) > ROWS_KEPT:
+                self._rows.popitem(last=False)
+        return row
+
     def _entry(self, answer_id: str) -> tuple[AnswerResult | None, list[Item]]:
         with self._lock:
             found = self._kept.get(answer_id)
             if found is not None:
                 self._kept.move_to_end(answer_id)
                 return found
-        row = self.one(f'SELECT log, line, "offset", line_hash FROM {_ROWS} WHERE answer_id = ? '
-                       f"ORDER BY {_ORDER} LIMIT 1", [answer_id])
-        source = None if row is None else self.query.sources[row[0]]
-        result = None if row is None else self._read(answer_id, source, self._files[source], *row[1:])
+        row = self.row_of(answer_id)
+        source = None if row is None else self.query.sources[row[1]]
+        result = None if row is None else self._read(answer_id, source, self._files[source], *row[2:])
         entry = (result, items_of(result) if result is not None else [])
         with self._lock:
             self._kept[answer_id] = entry
@@ -200,13 +218,18 @@ def _parts(store: Store, table: str, source: str) -> str:
 
 class AnswerIds(Sequence):
     """The ids of a store's answers that pass ``where`` (SQL over ``answers``), in log order; each
-    lookup is one query, so nothing but the count is held."""
+    lookup is one query, so nothing but the count and the places already asked are held (an
+    instance lives for one run of the page and its callbacks: the page asks an answer's place several
+    times in a run)."""
+
+    FOUND_KEPT = 4096
 
     def __init__(self, answers: StoreAnswers, where: str = "TRUE", params: Sequence = ()):
         self.answers = answers
         self.where = where
         self.params = list(params)
         self._len: int | None = None
+        self._found: dict[str, int | None] = {}
 
     def __len__(self) -> int:
         if self._len is None:
@@ -231,9 +254,17 @@ class AnswerIds(Sequence):
 
     def _first(self, answer_id: str) -> int | None:
         """The position among all answers of the answer's first line, when that line passes the filter."""
-        row = self.answers.one(f"SELECT pos, ({self.where}) FROM {_ROWS} WHERE answer_id = ? "
-                               f"ORDER BY {_ORDER} LIMIT 1", [*self.params, answer_id])
-        return row[0] if row is not None and row[1] else None
+        if answer_id in self._found:
+            return self._found[answer_id]
+        row = self.answers.row_of(answer_id)
+        pos = None if row is None else int(row[0])
+        if pos is not None and self.where != "TRUE":  # (a row by its place: the index is in place order)
+            passes = self.answers.one(f"SELECT ({self.where}) FROM {_ROWS} WHERE pos = ?", [*self.params, pos])
+            pos = pos if passes is not None and passes[0] else None
+        if len(self._found) >= self.FOUND_KEPT:
+            self._found.clear()
+        self._found[answer_id] = pos
+        return pos
 
     def __contains__(self, answer_id) -> bool:
         return isinstance(answer_id, str) and self._first(answer_id) is not None
