@@ -17,6 +17,8 @@ from citecheck.store import schema as S
 from citecheck.store.cluster import check_on_dask, check_range, count_lines, partitions
 from citecheck.store.query import StoreQuery
 from citecheck.store.store import Store
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from test_store import generated_log
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed (pip install -e .[dask])")
@@ -47,6 +49,24 @@ def local_store(folder: Path, paths, options) -> Store:
     for p in paths:
         store.check_log(p, options)
     return store
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=hs.binary(max_size=300).map(lambda b: b.replace(b"\r", b"\n")) | hs.text("ab\n", max_size=300).map(str.encode),
+       block=hs.integers(1, 64), chunk=hs.integers(1, 16))
+def test_line_counts_of_the_byte_ranges_add_up_to_the_file_lines(data, block, chunk):
+    import fsspec
+    from citecheck.store import cluster as C
+
+    path = "memory://count/log.jsonl"
+    fsspec.filesystem("memory").pipe_file("/count/log.jsonl", data)
+    old, C._CHUNK = C._CHUNK, chunk  # (read a few bytes at a time, as a large file is read in 4 MB chunks)
+    try:
+        counts = [count_lines(path, s, e) for s, e in partitions(path, block=block)]
+    finally:
+        C._CHUNK = old
+    assert sum(counts) == data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+    assert all(n >= 0 for n in counts)
 
 
 def test_partitions_cover_every_line_once(logs):
