@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from citecheck.contract.postgres import StoreError
 from citecheck.review import dataset, labels
 from citecheck.review.html import FRAME_KEY, STYLE, notice_html
 from citecheck.web import notices
-from citecheck.web.settings import Settings, load_settings
+from citecheck.web.settings import Settings, server_settings
 from citecheck.web.stamps import stamps
 
 
@@ -26,21 +25,8 @@ def enter(page: str) -> None:
 APP_ROOT = Path(__file__).resolve().parent.parent  # the checkout: its sample_data/ is the default data
 
 
-_settings: dict[tuple, Settings] = {}
-
-
 def settings() -> Settings:
-    """The server's settings, from its arguments and CITECHECK_* variables; parsed once per distinct
-    arguments, variables and working folder (a page asks many times per run, and parsing took a
-    fifth of the review page's run)."""
-    key = (tuple(sys.argv[1:]), os.getcwd(), tuple(sorted((k, v) for k, v in os.environ.items()
-                                                          if k.startswith("CITECHECK_"))))
-    found = _settings.get(key)
-    if found is None:  # (settings change only between tests: one entry is enough)
-        found = load_settings(sys.argv[1:], root=APP_ROOT)
-        _settings.clear()
-        _settings[key] = found
-    return found
+    return server_settings(sys.argv[1:], root=APP_ROOT)
 
 
 _stamp = stamps  # (path, mtime_ns, size) of each file

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 
 from ..checking.checker import CheckOptions
@@ -72,8 +73,6 @@ def _bounds(path: str, start: int, end: int):
 
 def count_lines(path: str, start: int, end: int) -> int:
     """How many lines (blank ones too) start in ``[start, end)``: the line numbers a partition takes."""
-    import numpy as np
-
     fs, p, first, stop = _bounds(path, start, end)
     count, last = 0, b"\n"
     for pos in range(first, stop, _CHUNK):

@@ -176,3 +176,21 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
                     golden.resolve() if golden else None, verdicts, root, casefold, refusals,
                     _overlap(args.overlap, environ.get(ENV_OVERLAP)), store.resolve() if store else None,
                     guidelines.resolve() if guidelines else None)
+
+
+_loaded: dict[tuple, Settings] = {}
+
+
+def server_settings(argv: Sequence[str], root: Path | None = None) -> Settings:
+    """:func:`load_settings` of a running server (its arguments, ``os.environ``), parsed once per
+    distinct arguments, CITECHECK_* variables and working folder: the pages ask many times per run,
+    and parsing took a fifth of the review page's run.  Only the last is kept (they change only
+    between tests)."""
+    key = (tuple(argv), str(root), os.getcwd(),
+           tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("CITECHECK_"))))
+    found = _loaded.get(key)
+    if found is None:
+        found = load_settings(argv, root=root)
+        _loaded.clear()
+        _loaded[key] = found
+    return found
