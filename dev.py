@@ -37,7 +37,7 @@ def ensure_venv() -> None:
 
 
 def ensure_compiled() -> None:
-    """The mypyc build of the hot modules (core/text/compiled.py), when their sources changed since
+    """The mypyc build of the hot modules (core/citecheck/text/compiled.py), when their sources changed since
     the last build; without a C compiler it fails once, quietly, and everything runs as Python."""
     subprocess.run([str(PY), "-c", "from citecheck.text.compiled import main; import sys; main(sys.argv[1:])"],
                    cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), check=False)

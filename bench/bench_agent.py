@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sample_data"))
 
-import scripted_agent as S  # noqa: E402
+import scripted_agent  # noqa: E402
 from citecheck.checking.checker import CheckOptions, check_answer  # noqa: E402
-from citecheck.llm import fake_api as M  # noqa: E402
-from citecheck.pipeline import answering as P  # noqa: E402
+from citecheck.llm import fake_api  # noqa: E402
+from citecheck.pipeline import answering  # noqa: E402
 from citecheck.pipeline.assembly import REFUSAL  # noqa: E402
 from citecheck.pipeline.retrieval import load_index  # noqa: E402
 from citecheck.reports.golden import read_golden  # noqa: E402
@@ -36,18 +36,18 @@ from citecheck.reports.golden import read_golden  # noqa: E402
 def generation(body: dict) -> dict:
     """Scripted generation: the first sentence of source [1], cited, with it as the quote."""
     if body.get("tools"):
-        return S.reply(body)
+        return scripted_agent.reply(body)
     m = re.search(r'<source n="1" id="[^"]*">\n(.*?)\n</source>', body["messages"][0]["content"], re.S)
     first = re.split(r"(?<=[.!?])\s", m.group(1).strip(), maxsplit=1)[0].rstrip(".") if m else ""
     text = f'{first} [1].\nQUOTES:\n[1] "{first}"' if first else REFUSAL
-    return M.message(text, use=M.usage(input_tokens=len(json.dumps(body)) // 4, output_tokens=60))
+    return fake_api.message(text, use=fake_api.usage(input_tokens=len(json.dumps(body)) // 4, output_tokens=60))
 
 
 def run(questions, config, index):
-    client = M.client(generation)
+    client = fake_api.client(generation)
     rows = []
     for i, q in enumerate(questions):
-        a = P.answer_question(client, index, q.question, f"q-{i}", config, P.Budget())
+        a = answering.answer_question(client, index, q.question, f"q-{i}", config, answering.Budget())
         result = check_answer(a, CheckOptions(refusals=(REFUSAL,)))
         rows.append((q, a, result))
     return rows
@@ -63,8 +63,8 @@ def main() -> None:
     golden = [q for q in read_golden(ROOT / "sample_data" / "golden.jsonl")[0] if q.answerable]
     gap = read_golden(ROOT / "sample_data" / "vocabulary_gap.jsonl")[0]
     off = read_golden(ROOT / "sample_data" / "off_corpus.jsonl")[0]
-    fixed = P.PipelineConfig(model=args.model)
-    agent = P.PipelineConfig(model=args.model, agent_fallback=True, agent_max_turns=args.max_turns,
+    fixed = answering.PipelineConfig(model=args.model)
+    agent = answering.PipelineConfig(model=args.model, agent_fallback=True, agent_max_turns=args.max_turns,
                              agent_budget_usd=args.budget)
     print("Scripted model (no network): figures describe the loop's mechanics, not a real model's skill.\n")
     print("| questions | n | fixed: answered | fixed: refused | agent: answered | gold chunk read "

@@ -85,7 +85,7 @@ print(first, again, opened, (steps[4] + steps[5]) / 2, failures_peak, opened_pea
 
 
 def main() -> None:
-    from citecheck.store.store import Store
+    from citecheck.storage.checked.folder import Store
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--copies", type=int, default=20)
@@ -125,7 +125,7 @@ def make_copies(base, copies: int, out: Path) -> int:
     """A store of ``copies`` logs, each a copy of ``base``'s parts under another log id (nothing is
     checked); returns its number of answers."""
     import duckdb
-    from citecheck.store import schema as S
+    from citecheck.storage.checked import schema
 
     (entry,) = base.logs
     shutil.rmtree(out, ignore_errors=True)
@@ -133,14 +133,14 @@ def make_copies(base, copies: int, out: Path) -> int:
     con = duckdb.connect()
     for i in range(copies):
         source = f"{i:016x}"
-        for table in S.TABLES:
+        for table in schema.TABLES:
             target = out / table / f"log-{source}" / "part-000001.parquet"
             target.parent.mkdir(parents=True)
             files = ", ".join(f"'{f}'" for f in base.files(table))
             con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source) FROM read_parquet([{files}])) "
                         f"TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
         logs.append({**entry, "source": source, "parts": ["part-000001"]})
-    (out / "store.json").write_text(json.dumps({"store_version": S.STORE_VERSION, "next_part": 2, "logs": logs}))
+    (out / "store.json").write_text(json.dumps({"store_version": schema.STORE_VERSION, "next_part": 2, "logs": logs}))
     return con.execute(f"SELECT count(*) FROM read_parquet('{out}/answers/*/*.parquet')").fetchone()[0]
 
 

@@ -131,8 +131,8 @@ def measure(browser, app_args: list[str], query: str, presses: int, warmup: int)
 
 def store_answers(store: Path) -> int:
     """How many answers the store holds (for the printed table)."""
-    from citecheck.store.query import StoreQuery
-    from citecheck.store.store import Store
+    from citecheck.storage.checked.folder import Store
+    from citecheck.storage.checked.query import StoreQuery
 
     query = StoreQuery(Store(store))
     try:

@@ -10,7 +10,7 @@ line (read with ``for line in file``), and ``check LOG --format json`` with its 
 /dev/null.  Both are timed in CPU seconds of this process
 (``time.process_time``) and in wall seconds; the ratio is check / parse.
 Target: ratio <= 7 at 100,000 answers.  ``--profile`` prints the top of a cProfile of one check.
-The hot modules run compiled when ``python3 dev.py`` has built them (core/text/compiled.py); the
+The hot modules run compiled when ``python3 dev.py`` has built them (core/citecheck/text/compiled.py); the
 first line says which; ``CITECHECK_PURE_PYTHON=1`` measures the pure-Python modules instead.
 """
 

@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_check import generate  # noqa: E402
 from citecheck.checking.checker import CheckOptions  # noqa: E402
-from citecheck.store.cluster import check_on_dask, client_for  # noqa: E402
-from citecheck.store.store import Store  # noqa: E402
+from citecheck.storage.checked.cluster import check_on_dask, client_for  # noqa: E402
+from citecheck.storage.checked.folder import Store  # noqa: E402
 
 
 def load() -> str:
@@ -39,7 +39,7 @@ def load() -> str:
 
 
 def warm() -> bool:
-    import citecheck.store.cluster  # noqa: F401  (the imports a first task would pay for)
+    import citecheck.storage.checked.cluster  # noqa: F401  (the imports a first task would pay for)
 
     return True
 

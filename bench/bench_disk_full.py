@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from citecheck.contract import jsonl
+from citecheck.storage import lines
 
 
 def old_append(path, records):
@@ -47,12 +47,12 @@ def run(append, group):
             except OSError:
                 break
             acked += group
-        records, errors = jsonl.read_all(path, lambda v: v)
+        records, errors = lines.read_all(path, lambda v: v)
         return acked, len(records), len(errors)
     finally:
         subprocess.run(["umount", str(mount)])
 
-for name, fn in [("before (unchecked os.write)", old_append), ("after (append_records)", jsonl.append_records)]:
+for name, fn in [("before (unchecked os.write)", old_append), ("after (append_records)", lines.append_records)]:
     for group in (1, 10):
         acked, readable, bad = run(fn, group)
         print(f"{name}, groups of {group}: {acked} acknowledged, {readable} readable, {bad} unreadable line(s)")

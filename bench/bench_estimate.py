@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from citecheck.judging import estimate as E
+from citecheck.judging import estimate
 
 ROOT = Path(__file__).resolve().parent.parent
 QUALITIES = ((0.6, 0.6), (0.75, 0.75), (0.85, 0.85), (0.95, 0.95), (0.6, 0.95), (0.95, 0.6))  # (TPR, TNR)
@@ -43,7 +43,7 @@ def cell(quality: tuple[float, float], prevalence: float, n: int, N: int, reps: 
         right = rng.random(N) < np.where(truth == 1, tpr, tnr)
         judge = np.where(right, truth, 1 - truth)
         idx = rng.choice(N, n, replace=False)
-        rows = {r.method: r for r in E.rate_rows(truth[idx], judge[idx], judge, 0.95)}
+        rows = {r.method: r for r in estimate.rate_rows(truth[idx], judge[idx], judge, 0.95)}
         target = truth.mean()
         for m in ("labels", "ppi"):
             r = rows[m]
@@ -91,7 +91,7 @@ def simulate(reps: int, N: int, markdown: bool) -> None:
 def stratified(reps: int, N: int) -> None:
     """Neyman-allocated samples stratified by the judge's verdict (what ``citecheck sample
     --stratify judge`` draws), weighted by inverse inclusion probability in ``estimate``."""
-    from citecheck.review import sample as S
+    from citecheck.labelling import sample
 
     print("\nstratified by judge verdict, Neyman allocation (spread 0.45 in the judge-positive stratum, 0.2 in the other):")
     keys = [str(i) for i in range(N)]
@@ -102,10 +102,10 @@ def stratified(reps: int, N: int) -> None:
             truth = (rng.random(N) < p).astype(float)
             judge = np.where(rng.random(N) < q, truth, 1 - truth)
             strata = {k: "pos" if judge[i] else "neg" for i, k in enumerate(keys)}
-            s = S.draw(keys, n, r, strata, {"pos": 0.45, "neg": 0.2}, "judge")
+            s = sample.draw(keys, n, r, strata, {"pos": 0.45, "neg": 0.2}, "judge")
             idx = np.array([int(k) for k in s.items])
             w = np.array([1 / s.probability[k] for k in s.items])
-            rows = {x.method: x for x in E.rate_rows(truth[idx], judge[idx], judge, 0.95, w)}
+            rows = {x.method: x for x in estimate.rate_rows(truth[idx], judge[idx], judge, 0.95, w)}
             if rows["ppi"].low is None:
                 continue
             given += 1
@@ -119,17 +119,17 @@ def stratified(reps: int, N: int) -> None:
 def expertqa(seeds: int) -> None:
     """20% of the labelled, judged ExpertQA items as the sample, 80% as the truth."""
     from citecheck.cli.main import main
-    from citecheck.judging import verdicts as V
+    from citecheck.judging import verdicts as verdict_store
     from citecheck.judging.calibration import POSITIVE, human_labels
-    from citecheck.review import labels as L
+    from citecheck.labelling import labels
 
     log = ROOT / "sample_data" / "expertqa" / "answers.jsonl"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "v.jsonl"
         main(["judge", "--log", str(log), "--all-items", "--judge", "baseline", "--out", str(path)],
              io.StringIO(), io.StringIO())
-        verdicts, _ = V.read(path)
-    records, _ = L.read(ROOT / "sample_data" / "expertqa" / "labels.jsonl")
+        verdicts, _ = verdict_store.read(path)
+    records, _ = labels.read(ROOT / "sample_data" / "expertqa" / "labels.jsonl")
     human = human_labels(records)
     judged = {v.item: v.verdict == POSITIVE for v in verdicts if v.scored}
     keys = sorted(k for k in human if k in judged)
@@ -141,7 +141,7 @@ def expertqa(seeds: int) -> None:
     for seed in range(seeds):
         idx = np.random.default_rng(seed).permutation(len(keys))
         s, rest = idx[:n], idx[n:]
-        rows = {r.method: r for r in E.rate_rows(y_all[s], f_all[s], f_all, 0.95)}
+        rows = {r.method: r for r in estimate.rate_rows(y_all[s], f_all[s], f_all, 0.95)}
         for m in cover:
             r = rows[m]
             cover[m][0] += r.low <= y_all[rest].mean() <= r.high

@@ -39,12 +39,12 @@ def median_time(fn, runs: int = 7) -> float:
 
 def main() -> None:
     from citecheck.cli.main import main as cli
-    from citecheck.reports import figures as F
+    from citecheck.labelling import dataset
+    from citecheck.labelling import labels as label_store
+    from citecheck.reports import figures
     from citecheck.reports.failures import build
-    from citecheck.review import dataset
-    from citecheck.review import labels as L
-    from citecheck.store.sources import StoreSource, TableSource
-    from citecheck.web import failures_source as FS
+    from citecheck.storage.checked.sources import StoreSource, TableSource
+    from citecheck.web import failures_source
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=20_000)
@@ -55,15 +55,15 @@ def main() -> None:
         bench_check.generate(log, args.answers)
     data = dataset.load([log])
     cited = [i for i in data.all_items if i.citation is not None][:args.labels]
-    labels = L.latest([L.make_label(i, "not_supported", "bench") for i in cited])
+    labels = label_store.latest([label_store.make_label(i, "not_supported", "bench") for i in cited])
 
     def every_run() -> TableSource:  # what the page did on each rerun before
-        table = F.with_labels(F.dataset_table(data), data.get, labels)
+        table = figures.with_labels(figures.dataset_table(data), data.get, labels)
         return TableSource(table, build(table, None, [], 5))
 
-    FS.table_source(data, None, labels)  # made once
+    failures_source.table_source(data, None, labels)  # made once
     made = median_time(every_run)
-    kept = median_time(lambda: FS.table_source(data, None, dict(labels)))
+    kept = median_time(lambda: failures_source.table_source(data, None, dict(labels)))
     print(f"log of {len(data):,} answers, {len(labels)} labels: figures made every run {made * 1000:.1f} ms, "
           f"kept {kept * 1000:.3f} ms (ratio {made / kept:,.0f}x)")
     assert made / kept >= 10, "keeping the figures must make a rerun at least 10x cheaper"
@@ -71,10 +71,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "store"
         assert cli(["check", str(log), "--store", str(store)], io.StringIO(), io.StringIO()) == 0
-        slot = FS.Slot()
-        FS.store_source(store, None, labels, slot)
+        slot = failures_source.Slot()
+        failures_source.store_source(store, None, labels, slot)
         made = median_time(lambda: StoreSource.of(store, None, labels, 5), runs=5)
-        kept = median_time(lambda: FS.store_source(store, None, dict(labels), slot))
+        kept = median_time(lambda: failures_source.store_source(store, None, dict(labels), slot))
         print(f"store of {len(data):,} answers, {len(labels)} labels: figures made every run {made * 1000:.1f} ms, "
               f"kept {kept * 1000:.3f} ms (ratio {made / kept:,.0f}x)")
         assert made / kept >= 10, "keeping the figures must make a rerun at least 10x cheaper"

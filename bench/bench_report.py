@@ -25,10 +25,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_check import generate  # noqa: E402
 from citecheck.contract.log import parse_line  # noqa: E402
+from citecheck.labelling import dataset  # noqa: E402
 from citecheck.reports import failures as overview  # noqa: E402
-from citecheck.reports import figures as F  # noqa: E402
+from citecheck.reports import figures  # noqa: E402
 from citecheck.reports.golden import GoldenQuestion  # noqa: E402
-from citecheck.review import dataset  # noqa: E402
 
 MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1")
 PROMPTS = ("answer.v1", "answer.v2")
@@ -60,18 +60,18 @@ def main() -> None:
 
     timings = {}
     t0 = time.perf_counter()
-    table = F.answer_table(results)
+    table = figures.answer_table(results)
     timings["answer table"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    runs = [F.retrieval_run(r) for r in results]
+    runs = [figures.retrieval_run(r) for r in results]
     report = overview.build(table, golden, runs, k=5)
     timings["every report figure"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    worst = F.failing(table, F.Filters(model="claude-haiku-4-5"))
-    csv_text = F.to_csv(worst)
+    worst = figures.failing(table, figures.Filters(model="claude-haiku-4-5"))
+    csv_text = figures.to_csv(worst)
     timings["failing table + CSV"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    diffs = F.compare(table, "prompt_version", "answer.v1", "answer.v2")
+    diffs = figures.compare(table, "prompt_version", "answer.v1", "answer.v2")
     timings["compare two prompts"] = time.perf_counter() - t0
     total = sum(timings.values())
 

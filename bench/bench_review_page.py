@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--markers", type=int, default=100_000)
     parser.add_argument("--megabytes", type=int, default=50)
     args = parser.parse_args()
-    from citecheck.review.highlight import closest_passage
+    from citecheck.text.highlight import closest_passage
 
     for size in (6_000, 700_000):
         quote = (" ".join(WORDS) + " ") * (size // 90)

@@ -73,9 +73,9 @@ def size_of(folder: Path) -> int:
 def query_times(store_dir: Path, rows: list[int]) -> None:
     import duckdb
     import pyarrow.parquet as pq
-    from citecheck.reports import figures as F
-    from citecheck.store.query import StoreQuery
-    from citecheck.store.store import Store
+    from citecheck.reports import figures
+    from citecheck.storage.checked.folder import Store
+    from citecheck.storage.checked.query import StoreQuery
 
     store = Store(store_dir)
     base = pq.read_table(store.files("answers"))
@@ -99,7 +99,7 @@ def query_times(store_dir: Path, rows: list[int]) -> None:
         report = q.overview()
         every = time.perf_counter() - t
         t = time.perf_counter()
-        worst = q.failing(F.Filters(model="claude-haiku-4-5"), limit=100)
+        worst = q.failing(figures.Filters(model="claude-haiku-4-5"), limit=100)
         table = time.perf_counter() - t
         print(f"duckdb at {n:>11,} answer rows: every report figure {every:.2f} s, failing table (top 100, "
               f"one model) {table:.2f} s; answers {len(report.table):,}, worst {len(worst)}")

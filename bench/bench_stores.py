@@ -32,13 +32,13 @@ import pgcluster  # noqa: E402
 
 
 def _write(target: str, worker: str, count: int, ready, go, done) -> None:
-    from citecheck.review import labels as L
+    from citecheck.labelling import labels
 
-    L.append(target, label_writer.label(worker, -1))  # connect (and pool) before the clock starts
+    labels.append(target, label_writer.label(worker, -1))  # connect (and pool) before the clock starts
     ready.wait()
     go.wait()
     for n in range(count):
-        L.append(target, label_writer.label(worker, n))
+        labels.append(target, label_writer.label(worker, n))
     done.put(time.perf_counter())
 
 
@@ -61,10 +61,10 @@ def rate(target: str, writers: int, count: int) -> float:
 
 def next_time(target: str, existing: int) -> float:
     """Median server time of the review page's Next, with ``existing`` labels in the store."""
-    from citecheck.contract import store
-    from citecheck.review import labels as L
+    from citecheck.labelling import labels
+    from citecheck.storage import streams
 
-    store.append(target, L.STREAM, [asdict(label_writer.label(f"old-{n % 20}", n)) for n in range(existing)])
+    streams.append(target, labels.STREAM, [asdict(label_writer.label(f"old-{n % 20}", n)) for n in range(existing)])
     os.environ["CITECHECK_LABELS"] = target
     import streamlit as st
     from streamlit.testing.v1 import AppTest
@@ -113,7 +113,7 @@ def main() -> None:
         print(f"ratio postgresql/file: 1 writer {pg['1 writer'] / fl['1 writer']:.2f}, "
               f"8 writers {pg['8 writers'] / fl['8 writers']:.2f}, Next time {pg['next_ms'] / fl['next_ms']:.2f}")
     finally:
-        from citecheck.contract import postgres
+        from citecheck.storage import postgres
 
         postgres.close_all()
         cluster.stop()

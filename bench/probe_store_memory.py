@@ -74,9 +74,9 @@ def main() -> None:
     import pandas  # noqa: F401
     import pyarrow  # noqa: F401
     import streamlit  # noqa: F401
-    from citecheck.reports import figures as F
-    from citecheck.store.answers import StoreAnswers, filtered_ids
-    from citecheck.store.sources import TABLE_LIMIT, StoreSource
+    from citecheck.reports import figures
+    from citecheck.storage.checked.answers import StoreAnswers, filtered_ids
+    from citecheck.storage.checked.sources import TABLE_LIMIT, StoreSource
 
     report("imports", t)
 
@@ -90,12 +90,12 @@ def main() -> None:
         src, _ = StoreSource.of(args.store, None, {})
         report("Failures figures (StoreSource.of)", t)
         t = time.perf_counter()
-        shown = src.failing(F.Filters())
+        shown = src.failing(figures.Filters())
         report(f"failing table (worst {TABLE_LIMIT:,}: {len(shown):,} rows)", t)
         duck(src.query.con)
         t = time.perf_counter()
         models = src.values("model")
-        src.failing(F.Filters(model=models[0]))
+        src.failing(figures.Filters(model=models[0]))
         report("failing table, one model", t)
         del shown
     if "review" in steps or "unlabelled" in steps:

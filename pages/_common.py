@@ -6,9 +6,8 @@ import sys
 from pathlib import Path
 
 import streamlit as st
-from citecheck.contract.errors import CitecheckError
-from citecheck.contract.postgres import StoreError
-from citecheck.review import dataset, labels
+from citecheck.errors import CitecheckError, StoreError
+from citecheck.labelling import dataset, labels
 from citecheck.review.html import FRAME_KEY, STYLE, notice_html
 from citecheck.web import notices
 from citecheck.web.settings import Settings, server_settings
@@ -69,7 +68,7 @@ def current_dataset() -> dataset.Dataset:
 
 @st.cache_resource(show_spinner="Opening the checked store ...", max_entries=2)
 def _store_answers(folder: str, stamp: tuple):
-    from citecheck.store.answers import StoreAnswers
+    from citecheck.storage.checked.answers import StoreAnswers
 
     return StoreAnswers(folder)
 
@@ -80,7 +79,7 @@ def review_dataset():
     cfg = settings()
     if cfg.store is None:
         return current_dataset()
-    from citecheck.store.store import META, StoreError
+    from citecheck.storage.checked.folder import META
 
     try:
         return _store_answers(str(cfg.store), _stamp([cfg.store / META]))
@@ -110,11 +109,11 @@ def read_label_events():
 
 def guidelines():
     """The labelling guidelines the server is configured with, or None and the error saying why."""
-    from citecheck.review import guidelines as G
+    from citecheck.labelling import guidelines as labelling_guidelines
 
     try:
-        return G.load(settings().guidelines), None
-    except G.GuidelinesError as exc:
+        return labelling_guidelines.load(settings().guidelines), None
+    except labelling_guidelines.GuidelinesError as exc:
         return None, str(exc)
 
 
@@ -135,9 +134,9 @@ def signed_in_user() -> dict | None:
 
 def identity():
     """Who is labelling (``review.identity.Identity``), from the login, the session or the URL."""
-    from citecheck.review import identity as I
+    from citecheck.review import identity as reviewer_identity
 
-    return I.resolve(st.query_params.get("reviewer"), st.session_state.get("reviewer_name"), signed_in_user())
+    return reviewer_identity.resolve(st.query_params.get("reviewer"), st.session_state.get("reviewer_name"), signed_in_user())
 
 
 def style() -> None:
@@ -145,7 +144,7 @@ def style() -> None:
 
 
 def script_frame(html: str, name: str) -> None:
-    """A frame of the same origin that runs one of the review page's scripts (core/review/keyqueue.py,
+    """A frame of the same origin that runs one of the review page's scripts (core/citecheck/review/keypresses.py,
     reconnect.py) and takes no room: ``st.iframe`` (``components.html`` is deprecated),
     inside a container the page's style lays out of the flow (``FRAME_KEY``), out of the Tab order."""
     with st.container(key=f"{FRAME_KEY}{name}"):

@@ -6,9 +6,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
-from citecheck.judging import estimate as E
-from citecheck.judging import estimate_report as R
-from citecheck.review import sample as S
+from citecheck.judging import estimate, estimate_report
+from citecheck.labelling import sample as calibration_samples
 from citecheck.review.html import notice_html
 
 from pages._kept import kept
@@ -20,7 +19,7 @@ def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
     st.subheader("Estimated rates")
     st.caption("The share of not-supported citations (and failing answers) four ways. Valid only when the "
                "labels are a random sample: draw one with `citecheck sample` and choose it here.")
-    samples = S.find(folders)
+    samples = calibration_samples.find(folders)
     c1, c2, c3 = st.columns(3)
     offered = [None, *samples]
     pick = c1.selectbox("Calibration sample", offered, key="est_sample",
@@ -31,17 +30,17 @@ def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
     target = c3.number_input("Target half-width (%)", min_value=0.0, max_value=49.0, value=2.0, step=0.5,
                              key="est_target", help="How many more labels would bring the interval to this; 0: none")
     try:
-        sample = S.read(pick) if pick is not None else None
-        result = E.estimate(records, verdicts, items, run[0], run[1], sample, confidence, target / 100 or None)
-    except (E.EstimateError, S.SampleError) as exc:
+        sample = calibration_samples.read(pick) if pick is not None else None
+        result = estimate.estimate(records, verdicts, items, run[0], run[1], sample, confidence, target / 100 or None)
+    except (estimate.EstimateError, calibration_samples.SampleError) as exc:
         st.html(notice_html("info", str(exc)))
         return
-    st.html(R.report_html(result))
-    rows = pd.DataFrame([dict(r, rate=E.UNITS[rate.unit]) for rate in result.rates for r in R.table_rows(rate)
+    st.html(estimate_report.report_html(result))
+    rows = pd.DataFrame([dict(r, rate=estimate.UNITS[rate.unit]) for rate in result.rates for r in estimate_report.table_rows(rate)
                          if r["low"] is not None])
     if rows.empty:
         return
-    y = alt.Y("method:N", title=None, sort=[E.TITLES[m] for m in E.METHODS])
+    y = alt.Y("method:N", title=None, sort=[estimate.TITLES[m] for m in estimate.METHODS])
     bars = alt.Chart(rows).mark_rule(strokeWidth=3).encode(
         x=alt.X("low:Q", title="not-supported share", axis=alt.Axis(format="%")), x2="high:Q", y=y)
     dots = alt.Chart(rows).mark_point(filled=True, size=60).encode(

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import streamlit as st
-from citecheck.judging import calibration as C
+from citecheck.judging import calibration, captions, verdicts
 from citecheck.judging import calibration_view as VIEW
-from citecheck.judging import captions as CAP
-from citecheck.judging import verdicts as V
 from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
 from citecheck.judging.outcome import run_outcome
+from citecheck.labelling import dataset, labels
 from citecheck.llm.client import have_key, make_client
-from citecheck.review import dataset
-from citecheck.review import labels as L
 from citecheck.review.html import citation_html, disagreement_html, notice_html
-from citecheck.review.text import md_literal as m
+from citecheck.text.markup import md_literal
 
 from pages._common import (
     current_dataset,
@@ -48,14 +45,14 @@ def _expertqa() -> dataset.Dataset:
 
 if which == "expertqa":
     data = _expertqa()
-    records, label_warnings = L.read(cfg.expertqa_labels)
+    records, label_warnings = labels.read(cfg.expertqa_labels)
     adjudicated = {}
     verdicts_path = cfg.expertqa_verdicts
 else:
     data = current_dataset()
     show_notice(data)
     events, label_warnings = read_label_events()
-    records, adjudicated = L.effective(events), L.adjudications(events)  # retracted labels never count
+    records, adjudicated = labels.effective(events), labels.adjudications(events)  # retracted labels never count
     verdicts_path = cfg.verdicts
 for w in label_warnings:
     st.html(notice_html("warning", f"labels file: skipped {w}"))
@@ -66,8 +63,8 @@ for w in verdict_warnings:
 labelled_keys = {r.item for r in records if r.citation is not None}
 items = judge_items(data.results, labelled_keys, data.items_by_answer)  # items cached with the data
 fingerprints = {i.key: i.fingerprint for i in data.all_items}
-st.caption(CAP.reconcile_caption(len(labelled_keys), len(items), CAP.left_out(records, fingerprints))
-           + f" Verdicts: {m(cfg.shown(verdicts_path))}")
+st.caption(captions.reconcile_caption(len(labelled_keys), len(items), captions.left_out(records, fingerprints))
+           + f" Verdicts: {md_literal(cfg.shown(verdicts_path))}")
 
 # --- running a judge ----------------------------------------------------------------------------------
 with st.expander("Run a judge over the labelled items", expanded=not verdict_records):
@@ -85,7 +82,7 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
     if kind == "claude" and not key_present:
         st.info("Set ANTHROPIC_API_KEY in the environment (or in Streamlit secrets) to run the Claude judge. "
                 "The key is never shown or written anywhere.")
-    why_not = CAP.run_disabled_reason(len(items), kind, key_present)
+    why_not = captions.run_disabled_reason(len(items), kind, key_present)
     go = st.button("Run", type="primary", disabled=why_not is not None, help=why_not)
     if why_not:
         st.caption(f"Run is disabled: {why_not}")
@@ -104,7 +101,7 @@ with st.expander("Run a judge over the labelled items", expanded=not verdict_rec
             st.html(notice_html(outcome.kind, outcome.text))
         verdict_records, _ = read_verdicts(verdicts_path)
 
-runs = V.runs(verdict_records)
+runs = verdicts.runs(verdict_records)
 if not runs:
     st.info("No verdicts yet. Run a judge above, or import another tool's verdicts with "
             "`citecheck verdicts import FILE --judge NAME --out VERDICTS`.")
@@ -116,7 +113,7 @@ run = c1.selectbox("Judge and prompt version", runs, format_func=lambda r: f"{r[
                    **kept_run("cal_run", runs))
 split = c2.radio("Items", SPLITS, horizontal=True, key="cal_split", **kept("cal_split", "split", SPLITS),
                  help="Items split by a hash of their key: iterate on the prompt with dev, quote test.")
-report = C.calibrate(records, verdict_records, run[0], run[1], split, fingerprints, adjudicated=adjudicated,
+report = calibration.calibrate(records, verdict_records, run[0], run[1], split, fingerprints, adjudicated=adjudicated,
                      overlap=cfg.overlap)
 st.caption(VIEW.pairs_caption(report, cfg.overlap))
 if not len(report.pairs.keys):

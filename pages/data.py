@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
-from citecheck.review import dataset
+from citecheck.labelling import dataset
 from citecheck.review.html import notice_html
 
 from pages._common import current_dataset, enter, read_labels, settings, show_notice

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import streamlit as st
-from citecheck.contract.postgres import StoreError
-from citecheck.review import adjudication as D
-from citecheck.review import agreement as A
-from citecheck.review import events as E
-from citecheck.review import identity as I
-from citecheck.review import labels as L
+from citecheck.errors import StoreError
+from citecheck.labelling import adjudication, agreement, labels
+from citecheck.labelling import events as label_events
+from citecheck.labelling.items import LABEL_TEXT
+from citecheck.review import identity as reviewer_identity
 from citecheck.review.html import citation_html, labelled_html, notice_html, sentence_html
-from citecheck.review.items import LABEL_TEXT
 
 from pages._common import (
     current_dataset,
@@ -36,8 +34,8 @@ show_notice(data)
 events, warnings = read_label_events()
 for w in warnings:
     st.html(notice_html("warning", f"labels file: skipped {w}"))
-current = L.latest(L.effective(events))
-adjudicated = L.adjudications(events)
+current = labels.latest(labels.effective(events))
+adjudicated = labels.adjudications(events)
 
 
 who = identity()  # the same rule as the review page: the login, else the address, else the session
@@ -46,16 +44,16 @@ with st.sidebar:
         name = who.name
         st.html(labelled_html([("Adjudicator", name or "not signed in")]))
     else:
-        name = I.clean_name(st.text_input("Your name (adjudicator)", value=who.name, key="adjudicator_box"))
+        name = reviewer_identity.clean_name(st.text_input("Your name (adjudicator)", value=who.name, key="adjudicator_box"))
         if name and name != who.name:
             state.reviewer_name = name
             st.query_params["reviewer"] = name
 
 fingerprints = {i.key: i.fingerprint for i in data.all_items}
 st.subheader("Agreement between reviewers")
-st.html(D.agreement_html(A.team_agreement(A.table(current.values(), fingerprints))))
+st.html(adjudication.agreement_html(agreement.team_agreement(agreement.table(current.values(), fingerprints))))
 
-found, held = D.disagreements(data.all_items, current, adjudicated, name, cfg.overlap)
+found, held = adjudication.disagreements(data.all_items, current, adjudicated, name, cfg.overlap)
 if held:
     st.caption(f"{held} item(s) with differing labels are held back: you have not labelled them and they have fewer "
                f"than {cfg.overlap} labels, so your queue may still bring them (blind labelling).")
@@ -84,7 +82,7 @@ if item.citation is not None:
     right.html(citation_html(result, result.citations[item.citation], whole=True))
 else:
     right.caption("An uncited sentence.")
-st.html(D.side_by_side_html(d))
+st.html(adjudication.side_by_side_html(d))
 
 with st.form("adjudicate", border=True):
     choice = st.radio("Adjudicated label", list(item.labels), format_func=LABEL_TEXT.get, horizontal=True,
@@ -95,10 +93,10 @@ if go:
     rules, _ = guidelines()
     try:
         if choice is None:
-            raise E.EventError("choose the adjudicated label first")
-        L.append_event(cfg.labels, E.make_adjudication(item, choice, name, list(d.labels), note,
+            raise label_events.EventError("choose the adjudicated label first")
+        labels.append_event(cfg.labels, label_events.make_adjudication(item, choice, name, list(d.labels), note,
                                                        rules.version if rules else ""))
-    except E.EventError as exc:
+    except label_events.EventError as exc:
         st.html(notice_html("error", f"Not recorded: {exc}."))
     except (OSError, StoreError) as exc:
         st.html(notice_html("error", f"Not recorded: could not write the labels store ({exc})."))

@@ -5,44 +5,39 @@ review.labelling, review.review_view, web.review_queue); this page lays out the 
 from __future__ import annotations
 
 import streamlit as st
+from citecheck.labelling import guidelines, labels
+from citecheck.labelling import sample as samples
 from citecheck.reports.check_report import sentence_flags
-from citecheck.review import guidelines as G
-from citecheck.review import html as HT
-from citecheck.review import identity as I
-from citecheck.review import keyqueue
-from citecheck.review import labelling as LB
-from citecheck.review import labels as L
-from citecheck.review import navigation as N
-from citecheck.review import paging as P
-from citecheck.review import review_view as RV
-from citecheck.review import sample as S
+from citecheck.review import html as review_html
+from citecheck.review import identity as reviewer_identity
+from citecheck.review import keypresses, label_actions, navigation, paging, review_view
 from citecheck.review.html import labelled_html, notice_html
 from citecheck.review.queue import FILTERS
 from citecheck.review.reconnect import reconnect_script, session_token
-from citecheck.web.review_queue import ReviewQueue, read_sample
+from citecheck.web.walk import ReviewQueue, read_sample
 
-from pages import _common as C
+from pages import _common as common
 
-C.enter("review")
+common.enter("review")
 
-C.style()
-C.script_frame(keyqueue.installer_html(), "keyqueue")  # the same on every run: drawn once
-data = C.review_dataset()  # a checked store's answers are read one at a time
-C.show_notice(data)
+common.style()
+common.script_frame(keypresses.installer_html(), "keyqueue")  # the same on every run: drawn once
+data = common.review_dataset()  # a checked store's answers are read one at a time
+common.show_notice(data)
 if not len(data):
     st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
     st.stop()
 
-events, label_warnings = C.read_label_events()  # labels, retractions (undo) and adjudications
-current = L.latest(L.effective(events))  # the labels that count: retracted ones left out
-rules, rules_error = C.guidelines()
-judged = RV.judged_by_item(C.read_verdicts()[0])  # item key -> the latest verdict of each judge run
+events, label_warnings = common.read_label_events()  # labels, retractions (undo) and adjudications
+current = labels.latest(labels.effective(events))  # the labels that count: retracted ones left out
+rules, rules_error = common.guidelines()
+judged = review_view.judged_by_item(common.read_verdicts()[0])  # item key -> the latest verdict of each judge run
 state, params = st.session_state, st.query_params
 
-identity = C.identity  # who is labelling (also inside the callbacks below)
+identity = common.identity  # who is labelling (also inside the callbacks below)
 who = identity()
-reviewer = N.settle(state, params, who)
-overlap = C.settings().overlap
+reviewer = navigation.settle(state, params, who)
+overlap = common.settings().overlap
 
 with st.sidebar:
     if who.signed_in:  # the deployment signs reviewers in (docs/app.md): no name box
@@ -52,23 +47,23 @@ with st.sidebar:
     elif who.by_login:
         from streamlit.auth_util import is_authlib_installed  # Streamlit's check that st.login can work
 
-        problem = I.login_problem(who, is_authlib_installed())
+        problem = reviewer_identity.login_problem(who, is_authlib_installed())
         if problem:  # st.login would only raise
             st.html(notice_html("error", problem))
         elif st.button("Sign in", type="primary"):
             st.login()
     else:
-        st.text_input("Reviewer name", key="reviewer_box", on_change=N.rename, args=(state, params),
+        st.text_input("Reviewer name", key="reviewer_box", on_change=navigation.rename, args=(state, params),
                       help="Required before your first label; kept in the page address (?reviewer=) and the session.")
-    filter_name = st.radio("Show answers", list(FILTERS), key="filter_box", on_change=N.refilter, args=(state, params))
+    filter_name = st.radio("Show answers", list(FILTERS), key="filter_box", on_change=navigation.refilter, args=(state, params))
     with st.form("jump", border=False):
         wanted = st.text_input("Jump to answer id")
-        if st.form_submit_button("Open") and (problem := N.jump(state, data, wanted)):
+        if st.form_submit_button("Open") and (problem := navigation.jump(state, data, wanted)):
             st.html(notice_html("error", problem))
-    blind = st.toggle("Blind mode", key="blind", on_change=N.reblind, args=(state, params),
+    blind = st.toggle("Blind mode", key="blind", on_change=navigation.reblind, args=(state, params),
                       help="Hide judge verdicts and other reviewers' labels on an item until you have labelled it, "
                            "so they cannot sway you.")
-    sample_path = st.selectbox("Calibration sample", [None, *S.find(C.settings().folders)], key="review_sample",
+    sample_path = st.selectbox("Calibration sample", [None, *samples.find(common.settings().folders)], key="review_sample",
                                format_func=lambda p: "none" if p is None else p.name,
                                help="Work through a random sample (citecheck sample): Resume goes to its next "
                                     "unlabelled item, and labels record the sample.")
@@ -77,7 +72,7 @@ with st.sidebar:
                "Enter or Escape leaves a text box")
     with st.expander("Labelling guidelines"):
         if rules is not None:
-            st.html(G.to_html(rules.text))  # Markdown with raw HTML escaped (core/review/guidelines.py)
+            st.html(guidelines.to_html(rules.text))  # Markdown with raw HTML escaped (core/citecheck/labelling/guidelines.py)
             st.caption(f"Version {rules.version}: every label records it.")
         else:
             st.html(notice_html("error", f"{rules_error} Labels are saved without a guidelines version."))
@@ -87,21 +82,21 @@ if sample_error:
     st.html(notice_html("error", sample_error))
 queue = ReviewQueue.of(data, sample, filter_name, current, reviewer, overlap)
 handled = state.pop("_label_saved", False)  # a label button's callback ran before this run
-result, items = N.open_answer(state, params, data, queue.ids, current, reviewer)
+result, items = navigation.open_answer(state, params, data, queue.ids, current, reviewer)
 
 
 # the callbacks: who is labelling, and the labels, are read when the button is pressed
 def resume() -> None:
-    queue.move_on(state, C.read_labels()[0], identity().name)
+    queue.move_on(state, common.read_labels()[0], identity().name)
 
 
 def save(at: tuple[str, int] | None, label: str) -> None:
-    queue.save(state, at, label, C.settings().labels, identity(), rules.version if rules else "",
-               lambda: C.read_labels()[0])
+    queue.save(state, at, label, common.settings().labels, identity(), rules.version if rules else "",
+               lambda: common.read_labels()[0])
 
 
 def undo() -> None:
-    LB.undo(state, data, C.settings().labels, lambda: C.read_labels()[0], identity().name)
+    label_actions.undo(state, data, common.settings().labels, lambda: common.read_labels()[0], identity().name)
 
 
 flash = state.pop("flash", None)
@@ -112,10 +107,10 @@ for warning in label_warnings:
 
 # --- header and navigation -----------------------------------------------------------------
 nav = st.columns([3, 1, 1, 1])
-nav[0].html(HT.answer_heading_html(result.answer.answer_id, queue.position(state.answer_id), len(queue.ids)))
-nav[1].button("Previous", on_click=N.step_answer, args=(state, queue.ids, queue.where, -1), shortcut="P",
+nav[0].html(review_html.answer_heading_html(result.answer.answer_id, queue.position(state.answer_id), len(queue.ids)))
+nav[1].button("Previous", on_click=navigation.step_answer, args=(state, queue.ids, queue.where, -1), shortcut="P",
               use_container_width=True)
-nav[2].button("Next", on_click=N.step_answer, args=(state, queue.ids, queue.where, 1), shortcut="N",
+nav[2].button("Next", on_click=navigation.step_answer, args=(state, queue.ids, queue.where, 1), shortcut="N",
               use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 notices, done = queue.header(current, reviewer, items, who)
@@ -124,7 +119,7 @@ for n, notice in enumerate(notices):
     if n == 0 and done is not None:  # the bar under the reviewer's progress
         st.progress(done)
 
-head, extras = RV.answer_parts(result)
+head, extras = review_view.answer_parts(result)
 for part in head:
     st.html(part)
 if result.refused:
@@ -137,7 +132,7 @@ def label_buttons(where, item, n: int | None, prefix: str, shortcuts: bool) -> N
     """One button per label, the reviewer's current label marked and primary; texts never cut."""
     row = where.container(horizontal=True, gap="small")
     at = None if n is None else (state.answer_id, n)
-    for b in RV.label_buttons(item, RV.chosen_label(item, current, reviewer), rules, prefix, shortcuts):
+    for b in review_view.label_buttons(item, review_view.chosen_label(item, current, reviewer), rules, prefix, shortcuts):
         if row.button(b.text, key=b.key, on_click=save, args=(at, b.label), type="primary" if b.primary else
                       "secondary", shortcut=b.shortcut, width="content", help=b.help) and not handled:
             save(at, b.label)  # a new session (a restarted server) has no callback for it yet
@@ -148,39 +143,39 @@ def label_buttons(where, item, n: int | None, prefix: str, shortcuts: bool) -> N
 if items:
     focused = items[state.focus]
     with st.container(border=True):
-        st.html(labelled_html(RV.focused_heading(items, state.focus)))
+        st.html(labelled_html(review_view.focused_heading(items, state.focus)))
         label_buttons(st, focused, None, "key", shortcuts=True)
         moves = st.container(horizontal=True, gap="small")
-        moves.button("Previous item", on_click=N.step_item, args=(state, data, -1), shortcut="K")
-        moves.button("Next item", on_click=N.step_item, args=(state, data, 1), shortcut="J")
+        moves.button("Previous item", on_click=navigation.step_item, args=(state, data, -1), shortcut="K")
+        moves.button("Next item", on_click=navigation.step_item, args=(state, data, 1), shortcut="J")
         moves.button("Undo my last label", key="undo", on_click=undo, shortcut="Z", disabled=not reviewer,
                      help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
         with st.expander("Label history of this item"):
-            st.html(RV.history_html(events, focused, reviewer, blind, RV.chosen_label(focused, current, reviewer)))
+            st.html(review_view.history_html(events, focused, reviewer, blind, review_view.chosen_label(focused, current, reviewer)))
 
 # --- one row per sentence -------------------------------------------------------------------
-others_of = L.others_by_item(current, reviewer)
+others_of = labels.others_by_item(current, reviewer)
 page = 1
-if (count := P.pages(len(result.sentences))) > 1:  # a long answer a page at a time: its cost stays bounded
-    page = st.number_input("Sentences page", 1, count, RV.start_page(items, state.focus),
+if (count := paging.pages(len(result.sentences))) > 1:  # a long answer a page at a time: its cost stays bounded
+    page = st.number_input("Sentences page", 1, count, review_view.start_page(items, state.focus),
                            key=f"page-{result.answer.answer_id}")
-shown = P.window(len(result.sentences), int(page))
+shown = paging.window(len(result.sentences), int(page))
 if shown.note:
     st.html(notice_html("info", shown.note))
-rows = RV.by_sentence(items, shown)
+rows = review_view.by_sentence(items, shown)
 for s in result.sentences[shown.start:shown.end]:
     left, right = st.columns([2, 3])
-    left.html(HT.sentence_html(result, s.index, sentence_flags(s)))
-    for part in RV.unresolved(result, s):
+    left.html(review_html.sentence_html(result, s.index, sentence_flags(s)))
+    for part in review_view.unresolved(result, s):
         right.html(part)
     for n in rows.get(s.index, []):
         item, box = items[n], right.container(border=True)
-        view = RV.item_view(result, items, n, state.focus, current, reviewer, judged.get(item.key, {}),
+        view = review_view.item_view(result, items, n, state.focus, current, reviewer, judged.get(item.key, {}),
                             others_of.get(item.key, []), blind, state.get("moves", 0))
         if (html := view.html()):  # (an uncited sentence's unlabelled box has nothing of its own to show)
             box.html(html)
         label_buttons(box, item, n, f"b-{item.key}", shortcuts=False)
         box.text_input("Note", key=f"note-{item.key}", label_visibility="collapsed", placeholder="note (optional)")
 
-# held keys across a server restart (core/review/reconnect.py): a frame drawn once per session
-C.script_frame(reconnect_script(state.setdefault("session_token", session_token())), "reconnect")
+# held keys across a server restart (core/citecheck/review/reconnect.py): a frame drawn once per session
+common.script_frame(reconnect_script(state.setdefault("session_token", session_token())), "reconnect")

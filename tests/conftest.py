@@ -34,7 +34,7 @@ def pg_cluster():
             raise
         pytest.skip(f"no PostgreSQL here ({exc}); .ci/run installs it and runs these tests")
     yield cluster
-    from citecheck.contract import postgres
+    from citecheck.storage import postgres
 
     postgres.close_all()
     cluster.stop()
@@ -46,7 +46,7 @@ def pg_url(pg_cluster):
     gets its own pool of connections in this process: it is closed after the test, or a session of
     tests would exhaust the server's connection slots."""
     yield pg_cluster.create_database()
-    from citecheck.contract import postgres
+    from citecheck.storage import postgres
 
     postgres.close_all()
 

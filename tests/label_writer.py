@@ -15,21 +15,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from citecheck.review import labels as L  # noqa: E402
+from citecheck.labelling import labels  # noqa: E402
 
 ITEM = "a-001#s0#c0"
 
 
-def label(worker: str, n: int) -> L.Label:
-    return L.Label(L.LABELS_VERSION, ITEM, "a-001", 0, 0, "c1", "sha256:" + "0" * 32, "supported",
-                   f"{n:06d}", worker, L.now(), "bench")
+def label(worker: str, n: int) -> labels.Label:
+    return labels.Label(labels.LABELS_VERSION, ITEM, "a-001", 0, 0, "c1", "sha256:" + "0" * 32, "supported",
+                   f"{n:06d}", worker, labels.now(), "bench")
 
 
 def main(worker: str, count: int, acks: str) -> None:
     target = os.environ["CITECHECK_LABELS"]
     with (open(acks, "w", encoding="utf-8") if acks != "-" else sys.stdout) as ack:
         for n in range(count):
-            L.append(target, label(worker, n))
+            labels.append(target, label(worker, n))
             ack.write(f"{n}\n")
             ack.flush()  # in the kernel once written: a SIGKILL cannot lose it
 

@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 from citecheck.checking.checker import CheckOptions, check_answer
-from citecheck.contract import reasons as R
-from citecheck.llm import fake_api as M
-from citecheck.pipeline import answering as P
+from citecheck.contract import reasons
+from citecheck.llm import fake_api
+from citecheck.pipeline import answering
 from citecheck.pipeline.assembly import REFUSAL
 from citecheck.pipeline.retrieval import load_index
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sample_data"))
-import scripted_agent as S  # noqa: E402
+import scripted_agent  # noqa: E402
 
 GAP = "Maternity time off length?"  # BM25 top score 0.0: the gate refuses
-AGENT = P.PipelineConfig(agent_fallback=True)
+AGENT = answering.PipelineConfig(agent_fallback=True)
 
 
 @pytest.fixture(scope="module")
@@ -30,22 +30,22 @@ def index():
 
 
 def ask(index, reply, config=AGENT, log=None, budget=None):
-    return P.answer_question(M.client(reply, log), index, GAP, "g-1", config, budget or P.Budget())
+    return answering.answer_question(fake_api.client(reply, log), index, GAP, "g-1", config, budget or answering.Budget())
 
 
 def test_without_the_flag_the_gate_refuses_with_no_call(index):
     log: list = []
-    a = ask(index, S.reply, P.PipelineConfig(), log)
+    a = ask(index, scripted_agent.reply, answering.PipelineConfig(), log)
     assert a.refused and a.answer == REFUSAL and a.extra["refused_by"] == "gate" and log == []
     assert "agent" not in a.extra
 
 
 def test_the_agent_recovers_a_refused_question_and_keeps_the_citation_contract(index):
     log: list = []
-    a = ask(index, S.reply, log=log)
+    a = ask(index, scripted_agent.reply, log=log)
     trace = a.extra["agent"]
     assert not a.refused and a.extra["answered_by"] == "agent" and a.extra["gate"]["decision"] == "refuse"
-    assert trace["queries"] == [GAP, S.rephrase(GAP)] and trace["read"] == ["leave-policy-4"]
+    assert trace["queries"] == [GAP, scripted_agent.rephrase(GAP)] and trace["read"] == ["leave-policy-4"]
     assert trace["turns"] == 4 and len(log) == 4 and trace["stopped"] is None
     assert [c.chunk_id for c in a.chunks] == ["leave-policy-4"]
     # The tool turns went out as the API shapes them: tool_use answered by tool_result with its id.
@@ -61,7 +61,7 @@ def test_the_agent_recovers_a_refused_question_and_keeps_the_citation_contract(i
 
 def test_the_turn_cap_gives_the_exact_refusal(index):
     log: list = []
-    a = ask(index, S.reply, P.PipelineConfig(agent_fallback=True, agent_max_turns=3), log)
+    a = ask(index, scripted_agent.reply, answering.PipelineConfig(agent_fallback=True, agent_max_turns=3), log)
     assert a.refused and a.answer == REFUSAL and a.extra["refused_by"] == "agent_cap"
     assert a.extra["agent"]["turns"] == 3 and len(log) == 3 and a.extra["agent"]["stopped"].startswith("turns")
 
@@ -70,7 +70,7 @@ def test_the_budget_cap_is_checked_before_each_call(index):
     log: list = []
     # Each call's worst case is about $0.016 here (Sonnet 4.5, 800 output tokens) and a call really
     # costs about $0.003: two calls fit in $0.02, a third could go over.
-    a = ask(index, S.reply, P.PipelineConfig(agent_fallback=True, agent_budget_usd=0.02), log)
+    a = ask(index, scripted_agent.reply, answering.PipelineConfig(agent_fallback=True, agent_budget_usd=0.02), log)
     trace = a.extra["agent"]
     assert a.refused and a.answer == REFUSAL and trace["stopped"].startswith("budget")
     assert len(log) == trace["turns"] == 2 and trace["cost_usd"] <= 0.02
@@ -80,10 +80,10 @@ def test_an_unknown_chunk_id_is_a_tool_error_and_the_loop_goes_on(index):
     def reply(body):
         turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
         if turn == 0:
-            return M.message([S.tool_use("read", {"chunk_id": "no-such-chunk"}, 0)], stop_reason="tool_use")
+            return fake_api.message([scripted_agent.tool_use("read", {"chunk_id": "no-such-chunk"}, 0)], stop_reason="tool_use")
         if turn == 1:
-            return M.message([S.tool_use("read", {"chunk_id": "leave-policy-4"}, 1)], stop_reason="tool_use")
-        return M.message(
+            return fake_api.message([scripted_agent.tool_use("read", {"chunk_id": "leave-policy-4"}, 1)], stop_reason="tool_use")
+        return fake_api.message(
             'Parental leave is 16 weeks at full pay for the primary caregiver [1].\nQUOTES:\n'
             '[1] "Parental leave is 16 weeks at full pay for the primary caregiver"')
 
@@ -99,8 +99,8 @@ def test_an_answer_citing_a_chunk_it_never_read_fails_the_check(index):
     def reply(body):
         turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
         if turn == 0:
-            return M.message([S.tool_use("read", {"chunk_id": "leave-policy-4"}, 0)], stop_reason="tool_use")
-        return M.message('Parental leave is 16 weeks [1]. Sick leave is 10 days per year [2].\nQUOTES:\n'
+            return fake_api.message([scripted_agent.tool_use("read", {"chunk_id": "leave-policy-4"}, 0)], stop_reason="tool_use")
+        return fake_api.message('Parental leave is 16 weeks [1]. Sick leave is 10 days per year [2].\nQUOTES:\n'
                          '[1] "Parental leave is 16 weeks"\n[2] "Sick leave is 10 days per year"')
 
     a = ask(index, reply)
@@ -108,11 +108,11 @@ def test_an_answer_citing_a_chunk_it_never_read_fails_the_check(index):
     assert result.invalid_markers == (2,)  # only one chunk was read: [2] points at nothing
     second = result.sentences[1]
     assert second.uncited and not result.sentences[0].uncited
-    assert R.MARKER_OUT_OF_RANGE in {r for c in result.citations for r in c.reasons}
+    assert reasons.MARKER_OUT_OF_RANGE in {r for c in result.citations for r in c.reasons}
 
 
 def test_an_api_error_ends_the_loop_with_the_refusal(index):
-    a = ask(index, lambda body: M.error(400, "invalid_request_error", "bad"))
+    a = ask(index, lambda body: fake_api.error(400, "invalid_request_error", "bad"))
     assert a.refused and a.answer == REFUSAL and a.extra["refused_by"] == "agent_error"
     assert "HTTP 400" in a.extra["agent"]["stopped"]
 
@@ -121,7 +121,7 @@ def test_the_question_is_fenced_and_the_log_line_round_trips(index):
     from citecheck.contract.log import dumps, parse_line
 
     log: list = []
-    a = ask(index, S.reply, log=log)
+    a = ask(index, scripted_agent.reply, log=log)
     first = log[0]["body"]["messages"][0]["content"]
     assert first.startswith("<question_") and GAP in first
     assert parse_line(dumps(a)).extra["agent"] == json.loads(dumps(a))["agent"]
@@ -148,13 +148,13 @@ def test_live_the_agent_keeps_the_citation_contract_on_vocabulary_gap_questions(
     mechanical checks; prints how many refused questions it recovered and their cost."""
     from citecheck.reports.golden import read_golden
 
-    client = P.make_client()
+    client = answering.make_client()
     questions = read_golden(ROOT / "sample_data" / "vocabulary_gap.jsonl")[0]
-    config = P.PipelineConfig(agent_fallback=True, agent_budget_usd=0.05)
-    budget = P.Budget(limit=1.0)
+    config = answering.PipelineConfig(agent_fallback=True, agent_budget_usd=0.05)
+    budget = answering.Budget(limit=1.0)
     answered = 0
     for i, q in enumerate(questions):
-        a = P.answer_question(client, index, q.question, f"live-{i}", config, budget)
+        a = answering.answer_question(client, index, q.question, f"live-{i}", config, budget)
         if not a.refused:
             answered += 1
             assert check_answer(a, CheckOptions(refusals=(REFUSAL,))).invalid_markers == ()

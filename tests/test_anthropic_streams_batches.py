@@ -8,7 +8,7 @@ import anthropic
 import httpx2 as httpx
 import pydantic
 from citecheck.cli.main import main
-from citecheck.contract.errors import RecordError
+from citecheck.errors import RecordError
 from citecheck.importers import anthropic as anthropic_importer
 from citecheck.importers.anthropic_batch import join
 from citecheck.importers.exchange import import_pairs

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from citecheck.checking.options import check_options
+from citecheck.checking.files import check_options
 from citecheck.contract.log import checksum
-from citecheck.reports import figures as F
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
+from citecheck.reports import figures
 from citecheck.reports.rates import percent
-from citecheck.review import dataset
-from citecheck.review import labels as L
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
 
@@ -81,13 +81,13 @@ def test_label_flow_saves_reloads_and_resumes(settings):
     at.sidebar.text_input[0].input("ana").run()
     at.button(key="key-supported").click().run()
     assert not at.exception
-    records, warnings = L.read(settings)
+    records, warnings = label_store.read(settings)
     assert warnings == [] and len(records) == 1
     first = records[0]
     assert (first.answer_id, first.sentence, first.label, first.reviewer) == ("a-001", 0, "supported", "ana")
     assert "labelled 1 of" in html(at)
     at.button(key="key-partial").click().run()  # focus moved to the second item
-    assert [r.sentence for r in L.read(settings)[0]] == [0, 1]
+    assert [r.sentence for r in label_store.read(settings)[0]] == [0, 1]
 
     fresh = app()  # a reload: a new session on the same labels file
     fresh.sidebar.text_input[0].input("ana").run()
@@ -99,7 +99,7 @@ def test_label_flow_saves_reloads_and_resumes(settings):
 def test_labelling_needs_a_reviewer_name(settings):
     at = app(answer="a-001")
     at.button(key="key-supported").click().run()
-    assert L.read(settings)[0] == ([])
+    assert label_store.read(settings)[0] == ([])
     assert "reviewer name is required" in html(at)
 
 
@@ -176,10 +176,10 @@ def test_failures_page_filters_change_the_table():
     at = failures()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    table = F.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
+    table = figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
     assert metrics["Refused"] == percent(int(table["refused"].sum()), len(table))
     every = failing_table(at)
-    worst = F.failing(table)
+    worst = figures.failing(table)
     assert list(every["answer_id"]) == list(worst["answer_id"]) and len(every) < len(table)
     assert worst.iloc[0]["problems"] >= worst.iloc[-1]["problems"] > 0  # worst first
     assert (every["open"] == "./?answer=" + every["answer_id"]).all()
@@ -243,13 +243,13 @@ def test_failures_page_when_nothing_fails_and_no_model_is_logged(tmp_path, monke
 
 
 def _judge_a001(tmp_path) -> None:
-    from citecheck.judging import verdicts as V
+    from citecheck.judging import verdicts
     from citecheck.judging.judges import BaselineJudge, judge_items
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
 
     data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     items = [i for i in judge_items(data.results) if i.key.startswith("a-001#")]
-    V.append(tmp_path / "verdicts.jsonl", BaselineJudge().judge(items))
+    verdicts.append(tmp_path / "verdicts.jsonl", BaselineJudge().judge(items))
 
 
 def test_blind_mode_hides_verdicts_until_the_reviewer_labels(settings, tmp_path):

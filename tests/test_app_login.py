@@ -3,7 +3,7 @@ login itself, a redirect to an identity provider, cannot run here: no provider, 
 
 import pytest
 import streamlit as st
-from citecheck.review import labels as L
+from citecheck.labelling import labels as label_store
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
 from test_app import APP, html
@@ -35,7 +35,7 @@ def test_the_signed_in_user_is_the_reviewer_and_no_name_can_be_typed(labels):
     assert "lead@example.org: labelled 0 of" in html(at)
     assert "Sign out" in [b.label for b in at.sidebar.button]
     at.button(key="key-supported").click().run()
-    records, warnings = L.read(labels)
+    records, warnings = label_store.read(labels)
     assert warnings == [] and [(r.reviewer, r.item, r.label) for r in records] == [
         ("lead@example.org", "a-001#s0#c0", "supported")]
     assert "lead@example.org: labelled 1 of" in html(at)
@@ -53,7 +53,7 @@ def test_signed_out_under_a_login_nobody_labels_not_even_the_name_in_the_url(lab
     assert "Sign in" in [b.label for b in at.sidebar.button]
     assert "Sign in (sidebar) before labelling" in html(at)
     at.button(key="key-supported").click().run()
-    assert L.read(labels)[0] == []
+    assert label_store.read(labels)[0] == []
     assert "Not saved: a reviewer name is required" in html(at)
 
 

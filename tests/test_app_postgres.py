@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from appserver import healthy
-from citecheck.review import labels as L
+from citecheck.labelling import labels
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
 from test_browser import CHROMIUM, free_port, launch
@@ -59,7 +59,7 @@ def test_label_flow_on_the_database(db, pg_cluster):
     at.sidebar.text_input[0].input("ana").run()
     at.button(key="key-supported").click().run()
     assert not at.exception
-    records, errors = L.read(db)
+    records, errors = labels.read(db)
     assert errors == [] and [(r.answer_id, r.sentence, r.label, r.reviewer) for r in records] == \
         [("a-001", 0, "supported", "ana")]
     fresh = app()  # another session (or server) on the same database
@@ -80,7 +80,7 @@ def test_the_browser_cannot_choose_the_store(db, pg_cluster, tmp_path):
         box.input(elsewhere).run()  # typed into every other box the app has
     at.button(key="key-supported").click().run()
     assert not at.exception
-    assert len(L.read(db)[0]) == 1 and L.read(elsewhere)[0] == []
+    assert len(labels.read(db)[0]) == 1 and labels.read(elsewhere)[0] == []
     assert pg_cluster.password not in everything(at)
 
 
@@ -140,4 +140,4 @@ def test_two_app_servers_share_one_database(pg_url, tmp_path):
         for proc in servers:
             proc.terminate()
             proc.wait(timeout=20)
-    assert [(r.answer_id, r.label) for r in L.read(pg_url)[0]] == [("a-033", "supported")]
+    assert [(r.answer_id, r.label) for r in labels.read(pg_url)[0]] == [("a-033", "supported")]

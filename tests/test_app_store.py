@@ -75,9 +75,9 @@ def test_failures_page_says_when_the_store_is_not_one(env, monkeypatch, tmp_path
 
 
 def test_the_page_shows_a_changed_log_store_or_label_on_its_next_run(env, monkeypatch, tmp_path):
-    from citecheck.checking.options import check_options
-    from citecheck.review import dataset
-    from citecheck.review import labels as L
+    from citecheck.checking.files import check_options
+    from citecheck.labelling import dataset
+    from citecheck.labelling import labels as label_store
 
     lines = LOG.read_text(encoding="utf-8").splitlines(keepends=True)
     log = tmp_path / "growing.jsonl"
@@ -96,7 +96,7 @@ def test_the_page_shows_a_changed_log_store_or_label_on_its_next_run(env, monkey
         at = failures()
         assert not at.exception and loaded(at).startswith("20 answers") and judged(at) is None
         for item in cited:
-            L.append(labels, L.make_label(item, "not_supported", "ana"))
+            label_store.append(labels, label_store.make_label(item, "not_supported", "ana"))
         at.run()
         assert judged(at) not in (None, "n/a")
         log.write_text("".join(lines), encoding="utf-8")  # the log grows (and is checked into the store again)

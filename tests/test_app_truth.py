@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from citecheck.cli.main import main
-from citecheck.contract.errors import RecordError
+from citecheck.errors import RecordError
 from citecheck.web import notices
 from citecheck.web.settings import DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
@@ -122,7 +122,7 @@ def test_notice_facts_and_terminal_lines():
 def test_the_data_page_shows_an_uploaded_log_in_use(tmp_path, monkeypatch):
     use_log(monkeypatch, DEFAULT_LOG)
     at = page("pages/data.py")
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
 
     at.session_state["uploaded"] = dataset.load_bytes("mine.jsonl", (LINES[0] + "\n").encode())
     at.session_state["uploaded_name"] = "mine.jsonl"
@@ -150,7 +150,7 @@ def test_the_failures_table_links_encode_the_answer_id(tmp_path, monkeypatch):
 
 
 def test_an_upload_may_be_a_json_array_or_one_pretty_printed_answer():
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
 
     array = dataset.load_bytes("a.json", ("[" + ",\n".join(LINES[:3]) + "]").encode())
     assert [a.answer_id for a in array.answers] == [json.loads(line)["answer_id"] for line in LINES[:3]]
@@ -184,8 +184,7 @@ def test_the_refusal_sentence_is_not_flagged_as_an_error(monkeypatch):
 
 
 def test_labels_made_on_an_uploaded_log_go_to_the_labels_file_the_data_page_names(tmp_path, monkeypatch):
-    from citecheck.review import dataset
-    from citecheck.review import labels as L
+    from citecheck.labelling import dataset, labels
 
     use_log(monkeypatch, DEFAULT_LOG)
     at = page("pages/data.py")
@@ -200,5 +199,5 @@ def test_labels_made_on_an_uploaded_log_go_to_the_labels_file_the_data_page_name
     at.sidebar.text_input[0].input("ana").run()
     at.button(key="key-supported").click().run()
     assert not at.exception
-    records, _ = L.read(shown["labels file"])
+    records, _ = labels.read(shown["labels file"])
     assert [(r.answer_id, r.reviewer) for r in records] == [("uploaded-1", "ana")]

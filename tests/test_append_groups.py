@@ -9,26 +9,26 @@ import os
 import threading
 from dataclasses import asdict
 
-from citecheck.contract import jsonl
-from citecheck.judging import verdicts as V
+from citecheck.judging import verdicts
+from citecheck.storage import lines as line_reader
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
 def _verdicts(n, tag="v"):
-    return [V.make(f"{tag}{k}#s0#c0", "partial", "why " * 20, "baseline", "b.v1", "sha") for k in range(n)]
+    return [verdicts.make(f"{tag}{k}#s0#c0", "partial", "why " * 20, "baseline", "b.v1", "sha") for k in range(n)]
 
 
 def test_a_group_is_marked_and_read_back_without_its_mark(tmp_path):
     path = tmp_path / "verdicts.jsonl"
     one, group = _verdicts(1, "a"), _verdicts(3, "b")
-    V.append(path, one)
-    V.append(path, group)
+    verdicts.append(path, one)
+    verdicts.append(path, group)
     lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
-    assert jsonl.GROUP_FIELD not in lines[0]  # a single record is not a group
-    tags = [x[jsonl.GROUP_FIELD] for x in lines[1:]]
+    assert line_reader.GROUP_FIELD not in lines[0]  # a single record is not a group
+    tags = [x[line_reader.GROUP_FIELD] for x in lines[1:]]
     assert [t.split()[1] for t in tags] == ["1/3", "2/3", "3/3"] and len({t.split()[0] for t in tags}) == 1
-    assert V.read(path) == (one + group, [])
+    assert verdicts.read(path) == (one + group, [])
 
 
 def test_a_group_cut_short_at_any_byte_is_never_used_in_part(tmp_path):
@@ -37,14 +37,14 @@ def test_a_group_cut_short_at_any_byte_is_never_used_in_part(tmp_path):
     the whole group, or the record before it alone, never some of the group."""
     path = tmp_path / "verdicts.jsonl"
     before, group = _verdicts(1, "a"), _verdicts(4, "b")
-    V.append(path, before)
+    verdicts.append(path, before)
     start = path.stat().st_size
-    V.append(path, group)
+    verdicts.append(path, group)
     whole = path.read_bytes()
     cut = tmp_path / "cut.jsonl"
     for size in range(start, len(whole) + 1):
         cut.write_bytes(whole[:size])
-        records, errors = V.read(cut)
+        records, errors = verdicts.read(cut)
         if size >= len(whole) - 1:  # (the last record whole but for its newline is whole)
             assert records == before + group and errors == []
         else:
@@ -56,27 +56,27 @@ def test_a_group_cut_short_at_any_byte_is_never_used_in_part(tmp_path):
 def test_an_append_after_a_cut_group_is_read_and_the_cut_group_is_not(tmp_path):
     path = tmp_path / "verdicts.jsonl"
     group, after = _verdicts(3, "b"), _verdicts(2, "c")
-    V.append(path, group)
+    verdicts.append(path, group)
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:2]))  # the kill left 2 whole lines of 3
-    V.append(path, after)
-    records, errors = V.read(path)
+    verdicts.append(path, after)
+    records, errors = verdicts.read(path)
     assert records == after
-    assert [(e.line, e.field) for e in errors] == [(1, jsonl.GROUP_FIELD), (2, jsonl.GROUP_FIELD)]
+    assert [(e.line, e.field) for e in errors] == [(1, line_reader.GROUP_FIELD), (2, line_reader.GROUP_FIELD)]
     assert "only 2 are in the file" in errors[0].message and "none of the group is used" in errors[0].message
 
 
 def test_a_group_still_being_written_is_read_whole_once_its_writer_is_done(tmp_path):
     path = tmp_path / "verdicts.jsonl"
     group = _verdicts(3, "b")
-    V.append(path, group)
+    verdicts.append(path, group)
     whole = path.read_bytes()
     head = whole[:whole.index(b"\n", whole.index(b"\n") + 1) + 1]  # two of the three lines
     path.write_bytes(head)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     fcntl.flock(fd, fcntl.LOCK_EX)  # the writer, between its second and third line
     result = {}
-    reader = threading.Thread(target=lambda: result.update(read=V.read(path)))
+    reader = threading.Thread(target=lambda: result.update(read=verdicts.read(path)))
     reader.start()
     reader.join(timeout=0.5)
     assert reader.is_alive(), "the reader did not wait for the writer of the open group"
@@ -94,22 +94,22 @@ def test_interleaved_groups_cut_anywhere_give_whole_groups_only(tmp_path_factory
     groups = [_verdicts(n, f"g{i}-") for i, n in enumerate(sizes)]
     ends = []
     for g in groups:
-        V.append(path, g)
+        verdicts.append(path, g)
         ends.append(path.stat().st_size)
     whole = path.read_bytes()
     size = data.draw(st.integers(0, len(whole)))
     path.write_bytes(whole[:size])
-    records, _ = V.read(path)
+    records, _ = verdicts.read(path)
     # (a group is whole once its last record is, even without the final newline)
     assert records == [v for g, end in zip(groups, ends) if end - 1 <= size for v in g]
 
 
 def test_a_malformed_group_mark_is_reported_on_its_field(tmp_path):
     path = tmp_path / "verdicts.jsonl"
-    record = asdict(V.make("a#s0#c0", "partial", "", "baseline", "b.v1", "sha"))
-    path.write_text(json.dumps({**record, jsonl.GROUP_FIELD: "x 3/2"}) + "\n", encoding="utf-8")
-    records, errors = V.read(path)
-    assert records == [] and [e.field for e in errors] == [jsonl.GROUP_FIELD]
+    record = asdict(verdicts.make("a#s0#c0", "partial", "", "baseline", "b.v1", "sha"))
+    path.write_text(json.dumps({**record, line_reader.GROUP_FIELD: "x 3/2"}) + "\n", encoding="utf-8")
+    records, errors = verdicts.read(path)
+    assert records == [] and [e.field for e in errors] == [line_reader.GROUP_FIELD]
 
 
 WRITER = """
@@ -137,7 +137,7 @@ def test_a_writer_killed_during_large_group_appends_leaves_only_whole_groups(tmp
             pass  # until it is well into its appends
         child.send_signal(signal.SIGKILL)
         child.wait()
-        records, _ = V.read(path)
+        records, _ = verdicts.read(path)
         counts: dict[str, int] = {}
         for v in records:
             counts[v.item.split("-")[0]] = counts.get(v.item.split("-")[0], 0) + 1

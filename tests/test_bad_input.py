@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from citecheck.checking.checker import check_answer
 from citecheck.cli.main import main
-from citecheck.contract.errors import RecordError
 from citecheck.contract.log import MAX_DEPTH, MAX_LINE_BYTES, parse_lines, read_log
-from citecheck.review import labels as L
+from citecheck.errors import RecordError
+from citecheck.labelling import labels
 from citecheck.text.sentences import split_sentences
 from citecheck.web.settings import DEFAULT_LOG
 
@@ -194,7 +194,7 @@ def test_a_label_record_with_a_wrong_typed_field_is_skipped_when_read(tmp_path, 
     path = tmp_path / "labels.jsonl"
     good = _label_record()
     path.write_text("\n".join(json.dumps(r) for r in (good, _label_record(**change), good)) + "\n")
-    records, warnings = L.read(path)
+    records, warnings = labels.read(path)
     assert len(records) == 2
     (warning,) = warnings
     assert (warning.file, warning.line, warning.field) == (str(path), 2, next(iter(change)))
@@ -270,7 +270,7 @@ def test_span_citations_cover_the_sentences_they_overlap(parts, a, b):
 @given(st.text(max_size=40), st.one_of(st.none(), st.text(max_size=10)), st.one_of(st.none(), st.text(max_size=20)))
 def test_item_fingerprints_are_the_documented_digest(text, checksum_, quote):
     from citecheck.contract.log import checksum
-    from citecheck.review.items import fingerprint, items_of
+    from citecheck.labelling.items import fingerprint, items_of
 
     c = chunk("Leave is 8 days.")
     c = c._replace(checksum=checksum_ if checksum_ is not None else checksum(c.text))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from appserver import free_port, running_app  # noqa: F401 (free_port: imported from here by other tests)
 from citecheck.contract.log import checksum
-from citecheck.review import labels as L
+from citecheck.labelling import labels as label_store
 from citecheck.web.settings import DEFAULT_LOG
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +72,7 @@ def test_review_in_a_real_browser(server):
         page.locator("h3").first.click()  # move focus out of the text box
         page.keyboard.press("1")
         expect(page.get_by_text("ana: labelled 1 of")).to_be_visible(timeout=20_000)
-        records, _ = L.read(labels)
+        records, _ = label_store.read(labels)
         assert [(r.answer_id, r.label, r.reviewer) for r in records] == [("a-033", "supported", "ana")]
 
         # a chunk holding an HTML payload shows as literal text and runs nothing
@@ -108,7 +108,7 @@ def test_a_review_link_opened_in_a_new_tab_of_a_running_server_finds_its_page(se
     run: each opens its answer, with no "Page not found" on the way (as /review?... gave)."""
     from urllib.parse import urljoin
 
-    from citecheck.review.text import review_link
+    from citecheck.text.markup import review_link
     from playwright.sync_api import expect, sync_playwright
 
     url, _ = server

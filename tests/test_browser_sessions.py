@@ -14,7 +14,7 @@ from test_browser import CHROMIUM, launch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-import bench_review_page as B  # noqa: E402
+import bench_review_page  # noqa: E402
 
 pytestmark = [
     pytest.mark.browser,
@@ -25,7 +25,7 @@ pytestmark = [
 @pytest.fixture
 def server(tmp_path):
     log = tmp_path / "log.jsonl"
-    log.write_text(json.dumps(B.answer_with_citations(10_000)) + "\n" + json.dumps(B.answer_with_citations(3)) + "\n")
+    log.write_text(json.dumps(bench_review_page.answer_with_citations(10_000)) + "\n" + json.dumps(bench_review_page.answer_with_citations(3)) + "\n")
     with running_app(["--log", log, "--labels", tmp_path / "labels.jsonl"]) as url:
         yield url
 

@@ -10,9 +10,9 @@ from urllib.parse import quote
 
 import pytest
 from appserver import running_app
-from citecheck.judging import verdicts as V
-from citecheck.review import dataset
-from citecheck.review import labels as L
+from citecheck.judging import verdicts as verdict_store
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
 from citecheck.web.settings import DEFAULT_LOG
 from test_browser import CHROMIUM, launch
 
@@ -48,8 +48,8 @@ def data_files(tmp_path_factory):
                    encoding="utf-8")
     item = next(i for i in dataset.load([log]).items(ODD_ID) if i.citation is not None)
     labels, verdicts = tmp / "labels.jsonl", tmp / "verdicts.jsonl"
-    L.append(labels, L.make_label(item, "supported", "rev " + MARKUP, note="note " + MARKUP))
-    V.append(verdicts, [V.make(item.key, "not_supported", "why " + MARKUP, "judge " + MARKUP, "jpv " + MARKUP,
+    label_store.append(labels, label_store.make_label(item, "supported", "rev " + MARKUP, note="note " + MARKUP))
+    verdict_store.append(verdicts, [verdict_store.make(item.key, "not_supported", "why " + MARKUP, "judge " + MARKUP, "jpv " + MARKUP,
                                "sha")])
     return log, labels, verdicts, item
 

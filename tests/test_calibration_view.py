@@ -1,16 +1,16 @@
-"""What the Judge calibration page shows, computed without Streamlit (core/judging/calibration_view.py),
+"""What the Judge calibration page shows, computed without Streamlit (core/citecheck/judging/calibration_view.py),
 on the bundled ExpertQA sample: real expert labels, judged by the baseline judge."""
 
 from __future__ import annotations
 
 import pytest
-from citecheck.contract.items import parse_item_key
-from citecheck.judging import calibration as C
+from citecheck.contract.item_keys import parse_item_key
+from citecheck.judging import calibration
 from citecheck.judging import calibration_view as VIEW
-from citecheck.judging import verdicts as V
+from citecheck.judging import verdicts as verdict_store
 from citecheck.judging.judges import BaselineJudge, Progress, judge_items, not_yet_judged
-from citecheck.review import dataset
-from citecheck.review import labels as L
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
 from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 @pytest.fixture(scope="module")
 def expertqa():
     data = dataset.load([EXPERTQA_LOG])
-    labels, problems = L.read(EXPERTQA_LABELS)
+    labels, problems = label_store.read(EXPERTQA_LABELS)
     assert not problems
     return data, labels
 
@@ -37,7 +37,7 @@ def test_a_run_saves_every_verdict_before_counting_it(expertqa, tmp_path):
     data, labels = expertqa
     target = tmp_path / "verdicts.jsonl"
     items, run, seen = _judged(data, labels, target)
-    on_disk, problems = V.read(target)
+    on_disk, problems = verdict_store.read(target)
     assert not problems and run.write_error is None
     assert run.saved == len(on_disk) == len(items) > 10
     assert len(seen) == len(items)  # the bar moved once per saved verdict
@@ -57,10 +57,10 @@ def test_tiles_captions_and_disagreements_agree_with_the_report(expertqa, tmp_pa
     data, labels = expertqa
     target = tmp_path / "verdicts.jsonl"
     _judged(data, labels, target)
-    verdicts, _ = V.read(target)
-    (judge, prompt), = V.runs(verdicts)
+    verdicts, _ = verdict_store.read(target)
+    (judge, prompt), = verdict_store.runs(verdicts)
     fingerprints = {i.key: i.fingerprint for i in data.all_items}
-    report = C.calibrate(labels, verdicts, judge, prompt, "all", fingerprints, draws=200)
+    report = calibration.calibrate(labels, verdicts, judge, prompt, "all", fingerprints, draws=200)
 
     tiles = VIEW.figure_tiles(report)
     assert [t.title for t in tiles] == list(VIEW.FIGURE_TITLES.values())
@@ -90,10 +90,10 @@ def test_tiles_captions_and_disagreements_agree_with_the_report(expertqa, tmp_pa
 
 
 def test_the_corrected_rate_and_agreement_texts():
-    agreement = C.Agreement(("ana", "bo"), 12, 0.5, 0.48)
+    agreement = calibration.Agreement(("ana", "bo"), 12, 0.5, 0.48)
     text = VIEW.agreement_text(agreement)
     assert text.startswith("12 items labelled by two or more of ana, bo; Cohen's kappa 0.50.")
-    assert "; Cohen's kappa" not in VIEW.agreement_text(C.Agreement(("a", "b", "c"), 3, None, 0.2))
+    assert "; Cohen's kappa" not in VIEW.agreement_text(calibration.Agreement(("a", "b", "c"), 3, None, 0.2))
 
 
 @given(st.lists(st.text(min_size=1), min_size=1, max_size=8, unique=True), st.data())

@@ -3,9 +3,9 @@ disabled, has a legible confusion matrix and a disagreement browser with next / 
 
 import numpy as np
 import streamlit as st
-from citecheck.judging import captions as CAP
+from citecheck.judging import captions
 from citecheck.judging.calibration import Estimate
-from citecheck.review.labels import Label
+from citecheck.labelling.labels import Label
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
 from test_app import APP
@@ -16,28 +16,28 @@ def _label(item: str, label: str, fingerprint: str = "f", citation=1) -> Label:
 
 
 def test_a_tiny_sample_carries_a_warning():
-    tiny = CAP.estimate_caption(Estimate(1.0, 1.0, 1.0, 3))
+    tiny = captions.estimate_caption(Estimate(1.0, 1.0, 1.0, 3))
     assert tiny.startswith("95% CI 1.00 to 1.00, n = 3") and "too few items" in tiny
-    assert CAP.small(Estimate(1.0, 1.0, 1.0, 3))
-    big = CAP.estimate_caption(Estimate(0.7, 0.6, 0.8, 120))
-    assert big == "95% CI 0.60 to 0.80, n = 120" and not CAP.small(Estimate(0.7, 0.6, 0.8, 120))
+    assert captions.small(Estimate(1.0, 1.0, 1.0, 3))
+    big = captions.estimate_caption(Estimate(0.7, 0.6, 0.8, 120))
+    assert big == "95% CI 0.60 to 0.80, n = 120" and not captions.small(Estimate(0.7, 0.6, 0.8, 120))
 
 
 def test_left_out_labels_are_counted_by_why():
     labels = [_label("a#s0#c1", "supported"), _label("a#s0#c1", "cant_tell"),  # the latest counts
               _label("b#s0#c1", "partial", "old"), _label("c#s0#c1", "not_supported"),
               _label("d#s1", "needs_citation", citation=None)]
-    counts = CAP.left_out(labels, {"b#s0#c1": "new", "c#s0#c1": "f"})
+    counts = captions.left_out(labels, {"b#s0#c1": "new", "c#s0#c1": "f"})
     assert counts == {"cant_tell": 1, "stale": 1}
-    text = CAP.reconcile_caption(3, 3, counts)
+    text = captions.reconcile_caption(3, 3, counts)
     assert "1 labelled \u201cCan't tell\u201d are left out" in text and "1 whose answer or chunk changed" in text
 
 
 def test_run_disabled_reasons_and_matrix_names():
-    assert CAP.run_disabled_reason(0, "baseline", True).startswith("Nothing to judge")
-    assert "ANTHROPIC_API_KEY" in CAP.run_disabled_reason(5, "claude", False)
-    assert CAP.run_disabled_reason(5, "claude", True) is None
-    frame = CAP.matrix_frame(np.arange(9).reshape(3, 3))
+    assert captions.run_disabled_reason(0, "baseline", True).startswith("Nothing to judge")
+    assert "ANTHROPIC_API_KEY" in captions.run_disabled_reason(5, "claude", False)
+    assert captions.run_disabled_reason(5, "claude", True) is None
+    frame = captions.matrix_frame(np.arange(9).reshape(3, 3))
     assert list(frame["human"].unique()) == ["supported", "partial", "not supported"]
     assert frame["items"].sum() == 36
 

@@ -3,7 +3,7 @@ import re
 
 import pytest
 from citecheck.checking.checker import CheckOptions, check_answer
-from citecheck.contract import reasons as R
+from citecheck.contract import reasons as reason_codes
 from citecheck.contract.corpus import Corpus
 from citecheck.contract.log import checksum
 from helpers import answer, chunk, marker, span
@@ -61,7 +61,7 @@ def test_design_document_bad_answer_is_caught():
             "Sick leave is 12 days [4]. Ask HR for details.")
     result = check_answer(answer(text, S_CHUNKS, [marker(1, "days of earned leave"), marker(2, "Casual leave")]))
     s = result.sentences
-    assert s[0].unsupported_numbers == ("20",) and R.NUMBER_NOT_IN_SOURCE in s[0].reasons
+    assert s[0].unsupported_numbers == ("20",) and reason_codes.NUMBER_NOT_IN_SOURCE in s[0].reasons
     assert s[1].unsupported_quotes == ("can be carried forward",)
     assert s[2].uncited and result.invalid_markers == (4,)
     assert s[3].uncited
@@ -96,17 +96,17 @@ def test_verified_marker_with_quote_at_offsets():
 
 
 def test_quote_missing():
-    assert reasons_of("Refunds take a week [1].", [chunk(REFUND)], []) == [(R.QUOTE_MISSING,)]
+    assert reasons_of("Refunds take a week [1].", [chunk(REFUND)], []) == [(reason_codes.QUOTE_MISSING,)]
 
 
 def test_quote_not_found_and_no_fuzzy_match():
     near = "Refunds are issued to the original payment method and take 5 to 7 business days to appear."
-    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, near)]) == [(R.QUOTE_NOT_FOUND,)]
-    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "cash today instantly")]) == [(R.QUOTE_NOT_FOUND,)]
+    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, near)]) == [(reason_codes.QUOTE_NOT_FOUND,)]
+    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "cash today instantly")]) == [(reason_codes.QUOTE_NOT_FOUND,)]
 
 
 def test_punctuation_is_kept():
-    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "take 57 business days")]) == [(R.QUOTE_NOT_FOUND,)]
+    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "take 57 business days")]) == [(reason_codes.QUOTE_NOT_FOUND,)]
 
 
 def test_whitespace_and_trailing_space_are_tolerated():
@@ -116,40 +116,40 @@ def test_whitespace_and_trailing_space_are_tolerated():
 
 def test_casefold_option():
     cites = [marker(1, "REFUNDS ARE ISSUED")]
-    assert reasons_of("x [1].", [chunk(REFUND)], cites) == [(R.QUOTE_NOT_FOUND,)]
+    assert reasons_of("x [1].", [chunk(REFUND)], cites) == [(reason_codes.QUOTE_NOT_FOUND,)]
     assert reasons_of("x [1].", [chunk(REFUND)], cites, casefold=True) == [()]
 
 
 def test_offset_mismatch():
     qs = REFUND.index("take")
-    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "take 5-7", qs + 3, qs + 11)]) == [(R.OFFSET_MISMATCH,)]
-    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "take 5-7", 500, 508)]) == [(R.OFFSET_MISMATCH,)]
+    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "take 5-7", qs + 3, qs + 11)]) == [(reason_codes.OFFSET_MISMATCH,)]
+    assert reasons_of("x [1].", [chunk(REFUND)], [marker(1, "take 5-7", 500, 508)]) == [(reason_codes.OFFSET_MISMATCH,)]
 
 
 def test_marker_out_of_range_counts_sentence_as_uncited():
     result = check_answer(answer("Claim [0]. Other [3].", [chunk(REFUND)]))
-    assert [c.reasons for c in result.citations] == [(R.MARKER_OUT_OF_RANGE,)] * 2
+    assert [c.reasons for c in result.citations] == [(reason_codes.MARKER_OUT_OF_RANGE,)] * 2
     assert result.invalid_markers == (0, 3) and result.uncited_sentences == 2
 
 
 def test_unretrieved_source_by_chunk_and_document():
     cites = [span(0, 5, "runbook-2", "page the incident commander"), span(0, 5, None, "x", document_id="runbook.md")]
-    assert reasons_of("Claim.", [chunk(REFUND)], cites) == [(R.UNRETRIEVED_SOURCE,)] * 2
+    assert reasons_of("Claim.", [chunk(REFUND)], cites) == [(reason_codes.UNRETRIEVED_SOURCE,)] * 2
 
 
 def test_missing_source_metadata():
     for broken in (chunk(REFUND, source=None), chunk(REFUND, chunk_id=None), chunk(REFUND, checksum=None)):
-        assert reasons_of("x [1].", [broken], [marker(1, "take 5-7")]) == [(R.MISSING_SOURCE_METADATA,)]
+        assert reasons_of("x [1].", [broken], [marker(1, "take 5-7")]) == [(reason_codes.MISSING_SOURCE_METADATA,)]
 
 
 def test_checksum_mismatch():
     tampered = chunk(REFUND)._replace(text=REFUND.replace("5-7", "3-5"))
-    assert reasons_of("x [1].", [tampered], [marker(1, "Refunds are issued")]) == [(R.CHECKSUM_MISMATCH,)]
+    assert reasons_of("x [1].", [tampered], [marker(1, "Refunds are issued")]) == [(reason_codes.CHECKSUM_MISMATCH,)]
 
 
 def test_several_reasons_in_canonical_order():
     tampered = chunk(REFUND, source=None)._replace(text="other text")
-    assert reasons_of("x [1].", [tampered], []) == [(R.MISSING_SOURCE_METADATA, R.CHECKSUM_MISMATCH, R.QUOTE_MISSING)]
+    assert reasons_of("x [1].", [tampered], []) == [(reason_codes.MISSING_SOURCE_METADATA, reason_codes.CHECKSUM_MISMATCH, reason_codes.QUOTE_MISSING)]
 
 
 def test_source_changed_with_corpus(tmp_path):
@@ -160,16 +160,16 @@ def test_source_changed_with_corpus(tmp_path):
     cites = [marker(1, "take 5-7")]
     assert reasons_of("x [1].", [c], cites, corpus=Corpus(tmp_path)) == [()]
     (tmp_path / "billing.md").write_bytes(doc.replace("5-7", "7-9").encode())
-    assert reasons_of("x [1].", [c], cites, corpus=Corpus(tmp_path)) == [(R.SOURCE_CHANGED,)]
+    assert reasons_of("x [1].", [c], cites, corpus=Corpus(tmp_path)) == [(reason_codes.SOURCE_CHANGED,)]
     (tmp_path / "billing.md").unlink()
-    assert reasons_of("x [1].", [c], cites, corpus=Corpus(tmp_path)) == [(R.SOURCE_CHANGED,)]
+    assert reasons_of("x [1].", [c], cites, corpus=Corpus(tmp_path)) == [(reason_codes.SOURCE_CHANGED,)]
 
 
 def test_source_outside_corpus_is_never_read(tmp_path):
     (tmp_path / "corpus").mkdir()
     (tmp_path / "secret.md").write_text(REFUND)
     c = chunk(REFUND, source="../secret.md", start=0)
-    assert reasons_of("x [1].", [c], [marker(1, "take 5-7")], corpus=Corpus(tmp_path / "corpus")) == [(R.SOURCE_CHANGED,)]
+    assert reasons_of("x [1].", [c], [marker(1, "take 5-7")], corpus=Corpus(tmp_path / "corpus")) == [(reason_codes.SOURCE_CHANGED,)]
 
 
 def test_span_citations_attach_to_every_sentence_they_cover():
@@ -205,7 +205,7 @@ def test_marker_entry_matched_by_position():
     second = text.rindex("[1]")
     chunks = [chunk("A is true. B is true.")]
     result = check_answer(answer(text, chunks, [marker(1, "B is true", at=second)]))
-    assert [c.reasons for c in result.citations] == [(R.QUOTE_MISSING,), ()]
+    assert [c.reasons for c in result.citations] == [(reason_codes.QUOTE_MISSING,), ()]
 
 
 NON_ASCII = [
@@ -257,7 +257,7 @@ def test_refusal_with_a_marker_is_still_a_refusal():
 
 def recount(result):
     """The tally recomputed the slow way from the per-citation and per-sentence results."""
-    reasons = dict.fromkeys(R.ALL_REASONS, 0)
+    reasons = dict.fromkeys(reason_codes.ALL_REASONS, 0)
     for c in result.citations:
         for code in c.reasons:
             reasons[code] += 1
@@ -267,7 +267,7 @@ def recount(result):
             reasons[code] += 1
     quoted = [c for c in result.citations if c.quote and c.quote.strip() and c.chunk_index is not None]
     return (len(result.citations), sum(1 for c in result.citations if c.reasons), len(quoted),
-            sum(1 for c in quoted if R.QUOTE_NOT_FOUND not in c.reasons), len(counted),
+            sum(1 for c in quoted if reason_codes.QUOTE_NOT_FOUND not in c.reasons), len(counted),
             sum(s.uncited for s in counted), sum(s.multi_claim for s in counted),
             sum(len(s.reasons) for s in counted), tuple(reasons.values()),
             sum(1 for c in result.citations if c.not_verifiable))

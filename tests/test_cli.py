@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from citecheck.cli.main import main
-from citecheck.contract import reasons as R
+from citecheck.contract import reasons
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_data"
@@ -46,14 +46,14 @@ def test_check_json_report_matches_golden_file():
 def test_sample_shows_every_reason_code_and_is_mostly_clean():
     _, out, _ = run("check", str(LOG), "--corpus", str(CORPUS), "--format", "json")
     summary = records(out)[-1]
-    assert all(summary["reasons"][code] >= 1 for code in R.ALL_REASONS), summary["reasons"]
+    assert all(summary["reasons"][code] >= 1 for code in reasons.ALL_REASONS), summary["reasons"]
     assert summary["answers"] >= 40 and summary["answers_ok"] > summary["answers"] / 2
     assert summary["refused"] >= 1 and summary["uncited_sentences"] >= 1 and summary["multi_claim_sentences"] >= 1
 
 
 def test_without_corpus_source_changed_is_not_reported():
     _, out, _ = run("check", str(LOG), "--format", "json")
-    assert records(out)[-1]["reasons"][R.SOURCE_CHANGED] == 0
+    assert records(out)[-1]["reasons"][reasons.SOURCE_CHANGED] == 0
 
 
 def test_text_report_names_failures():

@@ -1,4 +1,4 @@
-"""The compiled build of the hot modules (core/text/compiled.py, issue #14) gives the same bytes
+"""The compiled build of the hot modules (core/citecheck/text/compiled.py, issue #14) gives the same bytes
 as the pure-Python modules: ``citecheck check`` (JSON and text) on the sample data, on a
 generated log with every reason code and on every malformed log of the fuzz families is run
 both ways and compared.  When no current build exists (no C compiler), the comparison is
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from citecheck.checking import checker
-from citecheck.contract import reasons as R
+from citecheck.contract import reasons
 from citecheck.text import compiled
 from fuzzlogs import cases
 from test_store import generated_log
@@ -73,7 +73,7 @@ def test_sample_data_gives_the_same_bytes_compiled_and_pure(fmt):
     out = same_both_ways("check", SAMPLE / "answers.jsonl", "--corpus", SAMPLE / "corpus", "--format", fmt)
     if fmt == "json":
         summary = json.loads(out.splitlines()[-1])
-        assert all(summary["reasons"][code] >= 1 for code in R.ALL_REASONS), summary["reasons"]
+        assert all(summary["reasons"][code] >= 1 for code in reasons.ALL_REASONS), summary["reasons"]
     same_both_ways("check", SAMPLE / "answers.jsonl", "--casefold", "--refusal", "No idea.", "--format", fmt)
 
 
@@ -83,7 +83,7 @@ def test_a_generated_log_with_every_reason_code_gives_the_same_bytes(tmp_path):
     out = same_both_ways("check", log, "--corpus", SAMPLE / "corpus", "--format", "json")
     records = [json.loads(line) for line in out.splitlines()]
     assert {r["record"] for r in records} == {"answer", "error", "summary"}
-    assert all(records[-1]["reasons"][code] >= 1 for code in R.ALL_REASONS)
+    assert all(records[-1]["reasons"][code] >= 1 for code in reasons.ALL_REASONS)
     same_both_ways("check", log, "--corpus", SAMPLE / "corpus")
 
 

@@ -4,17 +4,17 @@ from pathlib import Path
 
 import pytest
 from citecheck.cli.main import build_parser
-from citecheck.contract import reasons as R
+from citecheck.contract import reasons
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKS = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
 CLI = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("code", R.ALL_REASONS)
+@pytest.mark.parametrize("code", reasons.ALL_REASONS)
 def test_every_reason_code_is_documented(code):
     assert f"| `{code}` |" in CHECKS
-    assert R.DESCRIPTIONS[code]
+    assert reasons.DESCRIPTIONS[code]
 
 
 def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ("citecheck",)):

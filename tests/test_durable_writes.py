@@ -14,12 +14,12 @@ import stat
 from dataclasses import asdict
 
 import pytest
-from citecheck.checking.options import check_options
-from citecheck.contract import durable, jsonl
-from citecheck.contract.durable import WriteFailed, replace_file
-from citecheck.judging import verdicts as V
-from citecheck.review import dataset
-from citecheck.review import labels as L
+from citecheck.checking.files import check_options
+from citecheck.judging import verdicts
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
+from citecheck.storage import durable, lines
+from citecheck.storage.durable import WriteFailed, replace_file
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from disk import FlakyWrite, fill
 from hypothesis import given
@@ -35,9 +35,9 @@ def items():
 def _labels_until_full(path, items):
     acknowledged = []
     for n in range(10_000):
-        label = L.make_label(items[n % len(items)], items[n % len(items)].labels[0], f"r{n}", note="n" * 50)
+        label = label_store.make_label(items[n % len(items)], items[n % len(items)].labels[0], f"r{n}", note="n" * 50)
         try:
-            L.append(path, label)
+            label_store.append(path, label)
         except WriteFailed as exc:
             return acknowledged, exc
         acknowledged.append(label)
@@ -45,7 +45,7 @@ def _labels_until_full(path, items):
 
 
 def _check_disk_full(path, acknowledged, exc):
-    records, errors = L.read(path)
+    records, errors = label_store.read(path)
     assert errors == [], "a failed append left a torn record behind"
     assert records == acknowledged, "every acknowledged label is readable, and only those"
     assert exc.disk_full and exc.undone
@@ -60,9 +60,9 @@ def test_labels_on_a_full_real_disk_are_all_acknowledged_or_refused(small_disk, 
     _check_disk_full(path, acknowledged, exc)
     # once there is room again, the next label is saved after the others, on its own line
     (small_disk / "ballast").unlink()
-    label = L.make_label(items[0], items[0].labels[0], "after")
-    L.append(path, label)
-    assert L.read(path) == (acknowledged + [label], [])
+    label = label_store.make_label(items[0], items[0].labels[0], "after")
+    label_store.append(path, label)
+    assert label_store.read(path) == (acknowledged + [label], [])
 
 
 def test_verdict_groups_on_a_full_real_disk_land_whole_or_not_at_all(small_disk):
@@ -71,16 +71,16 @@ def test_verdict_groups_on_a_full_real_disk_land_whole_or_not_at_all(small_disk)
         f.write(b"x" * (64 * 1024 - 3 * 4096))
     written = []
     for round_ in range(100):
-        group = [V.make(f"a-{round_}-{k}#s0#c0", "supported", "r" * 80, "baseline", "b.v1", "sha") for k in range(10)]
+        group = [verdicts.make(f"a-{round_}-{k}#s0#c0", "supported", "r" * 80, "baseline", "b.v1", "sha") for k in range(10)]
         try:
-            V.append(path, group)
+            verdicts.append(path, group)
         except WriteFailed as exc:
             assert exc.disk_full and "10 record(s) NOT saved" in str(exc)
             break
         written.extend(group)
     else:
         raise AssertionError("the small disk never filled")
-    records, errors = V.read(path)
+    records, errors = verdicts.read(path)
     assert errors == [] and records == written and len(written) % 10 == 0
 
 
@@ -100,44 +100,44 @@ def test_replace_file_on_a_full_real_disk_keeps_the_previous_file(small_disk):
 def test_short_writes_are_completed(tmp_path, monkeypatch, items):
     path = tmp_path / "labels.jsonl"
     flaky = FlakyWrite(monkeypatch, step=7)
-    label = L.make_label(items[0], items[0].labels[0], "ana")
-    L.append(path, label)
+    label = label_store.make_label(items[0], items[0].labels[0], "ana")
+    label_store.append(path, label)
     assert flaky.calls > 10  # the record took many short writes, and all of them happened
-    assert L.read(path) == ([label], [])
+    assert label_store.read(path) == ([label], [])
 
 
 def test_a_write_that_fails_midway_is_undone_and_reported(tmp_path, monkeypatch, items):
     path = tmp_path / "labels.jsonl"
-    first = L.make_label(items[0], items[0].labels[0], "ana")
-    L.append(path, first)
+    first = label_store.make_label(items[0], items[0].labels[0], "ana")
+    label_store.append(path, first)
     size = path.stat().st_size
     FlakyWrite(monkeypatch, step=50, room=120)  # part of the next record fits, the rest does not
     with pytest.raises(WriteFailed) as caught:
-        L.append(path, L.make_label(items[1], items[1].labels[0], "ana"))
+        label_store.append(path, label_store.make_label(items[1], items[1].labels[0], "ana"))
     assert caught.value.disk_full and caught.value.undone
     assert str(caught.value).startswith("the label NOT saved: the disk is full")
-    assert path.stat().st_size == size and L.read(path) == ([first], [])
+    assert path.stat().st_size == size and label_store.read(path) == ([first], [])
 
 
 def test_a_multi_record_append_is_all_or_nothing(tmp_path, monkeypatch):
     path = tmp_path / "verdicts.jsonl"
-    group = [V.make(f"a{k}#s0#c0", "partial", "why", "baseline", "b.v1", "sha") for k in range(10)]
-    V.append(path, group[:2])
+    group = [verdicts.make(f"a{k}#s0#c0", "partial", "why", "baseline", "b.v1", "sha") for k in range(10)]
+    verdicts.append(path, group[:2])
     FlakyWrite(monkeypatch, step=100, room=900)  # about 4 of the 10 records fit
     with pytest.raises(WriteFailed, match="10 record"):
-        V.append(path, group)
-    assert V.read(path) == (group[:2], [])
+        verdicts.append(path, group)
+    assert verdicts.read(path) == (group[:2], [])
 
 
 def test_a_torn_line_left_by_a_crash_is_not_glued_to_the_next_record(tmp_path, items):
     path = tmp_path / "labels.jsonl"
-    first = L.make_label(items[0], items[0].labels[0], "ana")
-    L.append(path, first)
+    first = label_store.make_label(items[0], items[0].labels[0], "ana")
+    label_store.append(path, first)
     with open(path, "ab") as f:
         f.write(b'{"labels_version": 1, "item": "a-0')
-    second = L.make_label(items[1], items[1].labels[0], "ana")
-    L.append(path, second)
-    records, errors = L.read(path)
+    second = label_store.make_label(items[1], items[1].labels[0], "ana")
+    label_store.append(path, second)
+    records, errors = label_store.read(path)
     assert records == [first, second] and [e.line for e in errors] == [2]
 
 
@@ -150,10 +150,10 @@ def test_creating_a_file_syncs_its_folder(tmp_path, monkeypatch):
         return real(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    jsonl.append_records(tmp_path / "new.jsonl", [{"a": 1}])
+    lines.append_records(tmp_path / "new.jsonl", [{"a": 1}])
     assert synced == [True, False]  # the folder (new entry), then the file
     synced.clear()
-    jsonl.append_records(tmp_path / "new.jsonl", [{"a": 2}])
+    lines.append_records(tmp_path / "new.jsonl", [{"a": 2}])
     assert synced == [False]  # an existing file: only its data
 
 
@@ -201,15 +201,15 @@ def test_a_record_being_written_is_read_whole_not_reported_torn(tmp_path, items)
     import threading
 
     path = tmp_path / "labels.jsonl"
-    first = L.make_label(items[0], items[0].labels[0], "ana")
-    L.append(path, first)
-    second = L.make_label(items[1], items[1].labels[0], "ben")
+    first = label_store.make_label(items[0], items[0].labels[0], "ana")
+    label_store.append(path, first)
+    second = label_store.make_label(items[1], items[1].labels[0], "ben")
     line = (json.dumps(asdict(second)) + "\n").encode()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     fcntl.flock(fd, fcntl.LOCK_EX)  # another writer, half-way through its append
     os.write(fd, line[:40])
     result = {}
-    reader = threading.Thread(target=lambda: result.update(read=L.read(path)))
+    reader = threading.Thread(target=lambda: result.update(read=label_store.read(path)))
     reader.start()
     for _ in range(100_000):  # until the reader saw the torn line and waits for the writer's lock
         if _lock_waiters(path) or not reader.is_alive():
@@ -224,11 +224,11 @@ def test_a_record_being_written_is_read_whole_not_reported_torn(tmp_path, items)
 
 def test_a_line_still_torn_on_the_second_look_is_reported(tmp_path, items):
     path = tmp_path / "labels.jsonl"
-    first = L.make_label(items[0], items[0].labels[0], "ana")
-    L.append(path, first)
+    first = label_store.make_label(items[0], items[0].labels[0], "ana")
+    label_store.append(path, first)
     with open(path, "ab") as f:
         f.write(b'{"labels_version": 1, "it')
-    records, errors = L.read(path)
+    records, errors = label_store.read(path)
     assert records == [first] and [(e.line, e.field) for e in errors] == [(2, "(json)")]
     assert "probably a crash while writing" in errors[0].message
 
@@ -236,9 +236,9 @@ def test_a_line_still_torn_on_the_second_look_is_reported(tmp_path, items):
 @pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
 def test_byte_order_mark_and_any_line_end_are_read(tmp_path, items, end):
     path = tmp_path / "labels.jsonl"
-    labels = [L.make_label(i, i.labels[0], "ana") for i in items[:3]]
+    labels = [label_store.make_label(i, i.labels[0], "ana") for i in items[:3]]
     path.write_bytes(b"\xef\xbb\xbf" + b"".join(json.dumps(asdict(lb)).encode() + end for lb in labels))
-    assert L.read(path) == (labels, [])
+    assert label_store.read(path) == (labels, [])
 
 
 @given(st.lists(st.sampled_from([b"a", b"{}", b"\n", b"\r", b"\r\n", b" ", b"\xc3\xa9"]), max_size=40),
@@ -247,7 +247,7 @@ def test_physical_lines_split_as_universal_newlines_at_any_chunk_size(pieces, ch
     import io
 
     data = b"".join(pieces)
-    assert list(jsonl.physical_lines(io.BytesIO(data), chunk_size)) == data.splitlines(keepends=True)
+    assert list(lines.physical_lines(io.BytesIO(data), chunk_size)) == data.splitlines(keepends=True)
 
 
 @given(st.lists(st.sampled_from([b"a", b"{}", b"\n", b"\r", b"\r\n", b" ", b"\xc3\xa9", b"abcdef"]), max_size=40),
@@ -257,6 +257,6 @@ def test_physical_lines_give_a_line_past_the_limit_as_its_length(pieces, chunk_s
 
     data = b"".join(pieces)
     expected = [line if len(line.rstrip(b"\r\n")) <= limit else len(line) for line in data.splitlines(keepends=True)]
-    got = list(jsonl.physical_lines(io.BytesIO(data), chunk_size, limit))
+    got = list(lines.physical_lines(io.BytesIO(data), chunk_size, limit))
     assert got == expected
     assert [type(x) is bytes for x in got] == [type(x) is bytes for x in expected]

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from citecheck.cli.main import main
-from citecheck.review import sample as S
+from citecheck.labelling import sample as samples
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG, EXPERTQA_LOG
 from streamlit.testing.v1 import AppTest
 
@@ -49,7 +49,7 @@ def test_estimates_with_a_sample_on_the_calibration_page(tmp_path):
     at.selectbox(key="est_sample").set_value(tmp_path / "eqa-sample.jsonl").run()
     assert not at.exception
     page = html(at)
-    sample = S.read(tmp_path / "eqa-sample.jsonl")
+    sample = samples.read(tmp_path / "eqa-sample.jsonl")
     assert sample.sample_id in page and "not in sample" in page and "Left out" in page
     charts = [c.proto.spec for c in at.get("vega_lite_chart")]
     assert any('"facet"' in spec and '"x2"' in spec for spec in charts)  # the chart of the intervals
@@ -58,11 +58,11 @@ def test_estimates_with_a_sample_on_the_calibration_page(tmp_path):
 
 
 def test_review_page_works_through_a_sample(tmp_path):
-    from citecheck.review import labels as L
+    from citecheck.labelling import labels
 
     cli("sample", "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--size", "5", "--seed", "8",
         "--out", tmp_path / "s.jsonl")
-    sample = S.read(tmp_path / "s.jsonl")
+    sample = samples.read(tmp_path / "s.jsonl")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     at.sidebar.text_input[0].input("ana").run()
     at.sidebar.selectbox(key="review_sample").set_value(tmp_path / "s.jsonl").run()
@@ -71,7 +71,7 @@ def test_review_page_works_through_a_sample(tmp_path):
     first = sample.items[0]
     assert at.session_state.answer_id == first.rsplit("#", 2)[0]
     at.button(key="key-supported").click().run()  # the focused item: the first sampled one
-    records, _ = L.read(tmp_path / "labels.jsonl")
+    records, _ = labels.read(tmp_path / "labels.jsonl")
     assert [(r.item, r.sample) for r in records] == [(first, sample.sample_id)]
     assert "1 of 5 sampled items labelled by you" in html(at)
     at.button(key="resume").click().run()

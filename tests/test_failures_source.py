@@ -1,5 +1,5 @@
 """The Failures page's figures are made once and kept while their inputs stay the same
-(core/web/failures_source.py): a log in memory's with its Dataset, a checked store's under its
+(core/citecheck/web/failures_source.py): a log in memory's with its Dataset, a checked store's under its
 manifest's identity; a changed log, store, label or golden set makes them again (and the page
 shows it on its next run: tests/test_app_store.py)."""
 
@@ -11,13 +11,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from citecheck.checking.options import check_options
+from citecheck.checking.files import check_options
 from citecheck.cli.main import main
+from citecheck.errors import StoreError
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
 from citecheck.reports.golden import read_golden
-from citecheck.review import dataset
-from citecheck.review import labels as L
-from citecheck.store.store import META, StoreError
-from citecheck.web import failures_source as FS
+from citecheck.storage.checked.folder import META
+from citecheck.web import failures_source
 from citecheck.web.stamps import stamp, stamps
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +41,7 @@ def check_into(log: Path, store: Path) -> None:
 def not_supported(data, n: int = 3) -> dict:
     """The current labels after a reviewer marks the first ``n`` cited items not supported."""
     cited = [i for i in data.all_items if i.citation is not None][:n]
-    return L.latest([L.make_label(i, "not_supported", "ana") for i in cited])
+    return label_store.latest([label_store.make_label(i, "not_supported", "ana") for i in cited])
 
 
 def human_count(src) -> int | None:
@@ -50,7 +51,7 @@ def human_count(src) -> int | None:
 
 def test_a_slot_makes_its_value_again_only_when_the_inputs_differ():
     made = []
-    slot = FS.Slot()
+    slot = failures_source.Slot()
 
     def make(tag):
         return lambda: made.append(tag) or object()
@@ -63,7 +64,7 @@ def test_a_slot_makes_its_value_again_only_when_the_inputs_differ():
 
 
 def test_a_slot_shared_by_threads_makes_the_value_once():
-    slot, made, barrier = FS.Slot(), [], threading.Barrier(4)
+    slot, made, barrier = failures_source.Slot(), [], threading.Barrier(4)
 
     def run():
         barrier.wait()
@@ -92,68 +93,68 @@ def test_a_files_stamp_changes_with_its_size_and_time(tmp_path):
 def test_a_logs_figures_are_kept_with_its_dataset_until_labels_or_golden_change(tmp_path):
     data = dataset.load([write_log(tmp_path / "answers.jsonl", LINES)], check_options(CORPUS))
     golden, _ = read_golden(GOLDEN)
-    first = FS.table_source(data, None, {})
-    assert FS.table_source(data, None, {}) is first and first.answers == len(LINES)
+    first = failures_source.table_source(data, None, {})
+    assert failures_source.table_source(data, None, {}) is first and first.answers == len(LINES)
     assert human_count(first) is None
 
     labels = not_supported(data)
-    labelled = FS.table_source(data, None, labels)
+    labelled = failures_source.table_source(data, None, labels)
     assert labelled is not first and human_count(labelled) == 3
-    assert FS.table_source(data, None, dict(labels)) is labelled  # the same labels, read again
+    assert failures_source.table_source(data, None, dict(labels)) is labelled  # the same labels, read again
 
-    with_golden = FS.table_source(data, golden, labels)
+    with_golden = failures_source.table_source(data, golden, labels)
     assert with_golden is not labelled and with_golden.report.retrieval is not None
     assert labelled.report.retrieval is None
 
     shorter = dataset.load([write_log(tmp_path / "answers.jsonl", LINES[:20])], check_options(CORPUS))
-    assert FS.table_source(shorter, None, {}).answers == 20  # a changed log is a new Dataset: new figures
-    assert FS.table_source(data, golden, labels) is with_golden  # each dataset keeps its own
+    assert failures_source.table_source(shorter, None, {}).answers == 20  # a changed log is a new Dataset: new figures
+    assert failures_source.table_source(data, golden, labels) is with_golden  # each dataset keeps its own
 
 
 def test_a_stores_figures_are_kept_until_its_manifest_changes(tmp_path):
     store = tmp_path / "store"
     check_into(write_log(tmp_path / "first.jsonl", LINES[:20]), store)
-    slot = FS.Slot()
-    first, warnings = FS.store_source(store, None, {}, slot)
+    slot = failures_source.Slot()
+    first, warnings = failures_source.store_source(store, None, {}, slot)
     assert first.answers == 20 and warnings == []
-    assert FS.store_source(store, None, {}, slot)[0] is first
+    assert failures_source.store_source(store, None, {}, slot)[0] is first
 
     manifest = store / META
     t = manifest.stat().st_mtime_ns + 10**9
     os.utime(manifest, ns=(t, t))  # rewritten in place: made again, the same figures
-    touched = FS.store_source(store, None, {}, slot)[0]
+    touched = failures_source.store_source(store, None, {}, slot)[0]
     assert touched is not first and touched.answers == 20
 
     check_into(write_log(tmp_path / "second.jsonl", LINES[20:]), store)  # another log checked in
-    grown = FS.store_source(store, None, {}, slot)[0]
+    grown = failures_source.store_source(store, None, {}, slot)[0]
     assert grown.answers == len(LINES)
-    assert FS.store_source(store, None, {}, slot)[0] is grown
+    assert failures_source.store_source(store, None, {}, slot)[0] is grown
 
     data = dataset.load([tmp_path / "first.jsonl", tmp_path / "second.jsonl"], check_options(CORPUS))
-    labelled, _ = FS.store_source(store, None, not_supported(data), slot)
+    labelled, _ = failures_source.store_source(store, None, not_supported(data), slot)
     assert labelled is not grown and human_count(labelled) == 3
 
     with pytest.raises(StoreError):
-        FS.store_source(tmp_path / "nowhere", None, {}, FS.Slot())
+        failures_source.store_source(tmp_path / "nowhere", None, {}, failures_source.Slot())
 
 
 def test_opening_a_source_gives_its_caption_and_notices_or_the_error(tmp_path):
     log = write_log(tmp_path / "answers.jsonl", LINES[:10] + ["{not json\n"])
     data = dataset.load([log], check_options(CORPUS))
-    opened = FS.open_log(data, None, {}, 1, uploaded=True)
+    opened = failures_source.open_log(data, None, {}, 1, uploaded=True)
     assert opened.source.answers == 10 and opened.notices == [] and opened.unreadable  # the bad line
     assert opened.loaded == "10 answers from 1 log(s) (uploaded log)"
 
     check_into(write_log(tmp_path / "clean.jsonl", LINES[:10]), tmp_path / "store")
-    opened = FS.open_store(tmp_path / "store", None, {}, FS.Slot())
+    opened = failures_source.open_store(tmp_path / "store", None, {}, failures_source.Slot())
     assert opened.loaded == "10 answers from the checked store store" and opened.notices == []
     assert not opened.unreadable
 
     (tmp_path / "clean.jsonl").write_text("".join(LINES[10:20]), encoding="utf-8")  # changed since checked
-    changed = FS.open_store(tmp_path / "store", None, not_supported(data), FS.Slot())
+    changed = failures_source.open_store(tmp_path / "store", None, not_supported(data), failures_source.Slot())
     assert changed.notices and all(kind == "warning" and "changed since it was checked" in text
                                    for kind, text in changed.notices)
 
-    missing = FS.open_store(tmp_path / "nowhere", None, {}, FS.Slot())
+    missing = failures_source.open_store(tmp_path / "nowhere", None, {}, failures_source.Slot())
     assert missing.source is None and [kind for kind, _ in missing.notices] == ["error"]
     assert "is not a checked store" in missing.notices[0][1]

@@ -1,4 +1,4 @@
-"""What the Failures page shows, built without Streamlit (core/reports/failures_view.py), on the
+"""What the Failures page shows, built without Streamlit (core/citecheck/reports/failures_view.py), on the
 bundled sample log and golden set."""
 
 from __future__ import annotations
@@ -9,14 +9,12 @@ import shutil
 
 import pandas as pd
 import pytest
-from citecheck.checking.options import check_options
-from citecheck.contract import reasons as R
-from citecheck.reports import failures_view as FV
-from citecheck.reports import figures as F
-from citecheck.reports import views as V
+from citecheck.checking.files import check_options
+from citecheck.contract import reasons
+from citecheck.labelling import dataset
+from citecheck.reports import failures_view, figures, views
 from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
-from citecheck.review import dataset
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_GOLDEN, DEFAULT_LOG
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
@@ -25,29 +23,29 @@ from hypothesis import strategies as hs
 @pytest.fixture(scope="module")
 def sample():
     data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
-    table = F.dataset_table(data)
+    table = figures.dataset_table(data)
     golden, problems = read_golden(DEFAULT_GOLDEN)
     assert not problems
-    return table, build(table, golden, [F.retrieval_run(r) for r in data.results])
+    return table, build(table, golden, [figures.retrieval_run(r) for r in data.results])
 
 
 def test_tiles_show_each_headline_figure_with_its_counts(sample):
     _, report = sample
-    tiles = FV.tiles(report.headline)
+    tiles = failures_view.tiles(report.headline)
     assert len(tiles) == len(report.headline) > 5
     for t, f in zip(tiles, report.headline):
-        assert t.title == FV.TITLES.get(f.key, f.label)
-        assert t.value == FV.pct(f.rate) and t.value.endswith("%")
+        assert t.title == failures_view.TITLES.get(f.key, f.label)
+        assert t.value == failures_view.pct(f.rate) and t.value.endswith("%")
         assert t.help == f"{f.label}: {f.count} of {f.total} {f.unit}"
         assert t.caption == f"{f.count:,} of {f.total:,} {f.unit}"
     failing = next(t for t in tiles if t.title == "Failing answers")
     assert failing.caption.endswith(" answers") and failing.value != "n/a"
-    assert FV.pct(None) == FV.pct(float("nan")) == "n/a"
+    assert failures_view.pct(None) == failures_view.pct(float("nan")) == "n/a"
 
 
 @given(n=hs.integers(0, 30), per_row=hs.integers(1, 6))
 def test_tiles_are_laid_out_in_full_rows_and_one_shorter_last(n, per_row):
-    rows = FV.in_rows(list(range(n)), per_row)
+    rows = failures_view.in_rows(list(range(n)), per_row)
     assert [x for row in rows for x in row] == list(range(n))
     assert all(len(row) == per_row for row in rows[:-1]) and all(0 < len(row) <= per_row for row in rows)
 
@@ -55,28 +53,28 @@ def test_tiles_are_laid_out_in_full_rows_and_one_shorter_last(n, per_row):
 def test_retrieval_and_refusal_tiles_on_the_golden_set(sample):
     _, report = sample
     r = report.retrieval
-    hit, mrr, unanswerable = FV.retrieval_tiles(r, report.refusals)
-    assert hit.title == f"hit rate@{r.k}" and hit.value == FV.pct(r.hit_rate)
+    hit, mrr, unanswerable = failures_view.retrieval_tiles(r, report.refusals)
+    assert hit.title == f"hit rate@{r.k}" and hit.value == failures_view.pct(r.hit_rate)
     assert hit.caption == f"{r.hits} of {r.answerable} answerable questions"
     assert mrr.value == f"{r.mrr:.2f}" and unanswerable.value == str(r.unanswerable)
     assert f"{report.refusals.not_in_golden} answer(s) have a question" in unanswerable.caption
-    texts = FV.refused_ids_texts(report.refusals)
+    texts = failures_view.refused_ids_texts(report.refusals)
     wanted = [ids for ids in (report.refusals.over_refused_ids, report.refusals.under_refused_ids) if ids]
     assert len(texts) == len(wanted) and all(t.endswith(", ".join(ids)) for t, ids in zip(texts, wanted))
-    assert FV.no_miss_text(r) == f"Every answerable question had a correct chunk in its first {r.k}."
+    assert failures_view.no_miss_text(r) == f"Every answerable question had a correct chunk in its first {r.k}."
 
 
 def test_the_golden_set_is_read_with_a_warning_for_its_bad_lines(tmp_path):
-    golden, warning = FV.golden_set(DEFAULT_GOLDEN)
+    golden, warning = failures_view.golden_set(DEFAULT_GOLDEN)
     assert warning is None and golden == read_golden(DEFAULT_GOLDEN)[0]
     broken = tmp_path / "golden.jsonl"
     shutil.copy(DEFAULT_GOLDEN, broken)
     with broken.open("a", encoding="utf-8") as f:
         f.write('{"question": 3}\n[]\n')
-    golden2, warning = FV.golden_set(broken)
+    golden2, warning = failures_view.golden_set(broken)
     assert golden2 == golden  # the readable questions are all used
     assert warning.startswith("2 unreadable line(s) in the golden set golden.jsonl; first: ")
-    assert FV.golden_set(None) == (None, None) == FV.golden_set(tmp_path / "missing.jsonl")
+    assert failures_view.golden_set(None) == (None, None) == failures_view.golden_set(tmp_path / "missing.jsonl")
 
 
 def test_the_table_choices_are_the_arguments_of_views_filters(sample):
@@ -84,21 +82,21 @@ def test_the_table_choices_are_the_arguments_of_views_filters(sample):
     values = lambda column: sorted(table[column].unique())  # noqa: E731 (as TableSource.values)
     dated = table["time"].dropna()
     span = (dated.min().date(), dated.max().date())
-    choices = FV.choices(values, span)
+    choices = failures_view.choices(values, span)
     assert [c.key for c in choices] == ["f_reason", "f_model", "f_prompt", "f_scope", "f_dates", "f_refused",
                                         "f_human", "f_labelled"]
-    assert {c.name for c in choices} <= set(inspect.signature(V.filters).parameters)
-    assert choices[0].options == ("any", *R.ALL_REASONS) and choices[1].options[1:] == tuple(values("model"))
+    assert {c.name for c in choices} <= set(inspect.signature(views.filters).parameters)
+    assert choices[0].options == ("any", *reasons.ALL_REASONS) and choices[1].options[1:] == tuple(values("model"))
     dates = next(c for c in choices if c.is_dates)
     assert dates.dates == span and dates.options == ()
     # each first option filters nothing but the scope: the failing answers, as views.filters() does
     first = {c.name: (c.dates or ()) if c.is_dates else c.options[0] for c in choices}
-    assert len(F.failing(table, V.filters(**first))) == len(F.failing(table, V.filters())) == int(table["failing"].sum())
+    assert len(figures.failing(table, views.filters(**first))) == len(figures.failing(table, views.filters())) == int(table["failing"].sum())
     first["scope"] = "all"
-    assert len(F.failing(table, V.filters(**first))) == len(table)
+    assert len(figures.failing(table, views.filters(**first))) == len(table)
 
     def ids(**chosen) -> set[str]:
-        return set(F.failing(table, V.filters(**{**first, **chosen}))["answer_id"])
+        return set(figures.failing(table, views.filters(**{**first, **chosen}))["answer_id"])
 
     every, refused = set(table["answer_id"]), set(table.loc[table["refused"], "answer_id"])
     assert ids(refused="refused") == refused and ids(refused="answered") == every - refused and refused
@@ -109,62 +107,62 @@ def test_the_table_choices_are_the_arguments_of_views_filters(sample):
 
 
 def test_captions_and_notices():
-    assert FV.table_caption(12, None) == "12 answer(s), worst first. Select a row to open it on the review page."
-    assert FV.table_caption(10_000, 10_000).startswith("10,000 answer(s) (the worst 10,000), worst first")
-    assert "(the worst" not in FV.table_caption(9_999, 10_000)
-    assert FV.all_clear(True, True) is None
-    assert FV.all_clear(False, True)[0] == "warning" and FV.all_clear(False, False)[0] == "success"
-    assert FV.loaded_from_logs(1234, 2, True) == "1,234 answers from 2 log(s) (uploaded log)"
-    assert FV.loaded_from_store(5, "big") == "5 answers from the checked store big"
-    assert FV.undated_text(0) is None and FV.undated_text(3).startswith("3 answer(s) without")
-    assert FV.no_group_text("prompt_version", "prompt version").endswith("Log `prompt_version` on every answer "
+    assert failures_view.table_caption(12, None) == "12 answer(s), worst first. Select a row to open it on the review page."
+    assert failures_view.table_caption(10_000, 10_000).startswith("10,000 answer(s) (the worst 10,000), worst first")
+    assert "(the worst" not in failures_view.table_caption(9_999, 10_000)
+    assert failures_view.all_clear(True, True) is None
+    assert failures_view.all_clear(False, True)[0] == "warning" and failures_view.all_clear(False, False)[0] == "success"
+    assert failures_view.loaded_from_logs(1234, 2, True) == "1,234 answers from 2 log(s) (uploaded log)"
+    assert failures_view.loaded_from_store(5, "big") == "5 answers from the checked store big"
+    assert failures_view.undated_text(0) is None and failures_view.undated_text(3).startswith("3 answer(s) without")
+    assert failures_view.no_group_text("prompt_version", "prompt version").endswith("Log `prompt_version` on every answer "
                                                                          "to see this.")
-    assert FV.nothing_to_compare("prompt_version") == ("The loaded logs have fewer than two values of prompt "
+    assert failures_view.nothing_to_compare("prompt_version") == ("The loaded logs have fewer than two values of prompt "
                                                        "version; nothing to compare.")
 
 
 def test_the_selected_row_names_its_answer(sample):
     table, _ = sample
-    view = V.failing_view(F.failing(table))
-    assert FV.selected_answer(view, []) is None
-    assert FV.selected_answer(view, [2]) == view["answer_id"].iloc[2]
+    view = views.failing_view(figures.failing(table))
+    assert failures_view.selected_answer(view, []) is None
+    assert failures_view.selected_answer(view, [2]) == view["answer_id"].iloc[2]
 
 
 def test_the_charts_carry_the_report_tables(sample):
     table, report = sample
-    shown = FV.occurring(report.reasons)
+    shown = failures_view.occurring(report.reasons)
     assert (shown["count"] > 0).all() and set(shown["reason"]) == set(report.reasons.loc[report.reasons["count"] > 0,
                                                                                           "reason"])
-    spec = FV.reasons_chart(shown).to_dict()
+    spec = failures_view.reasons_chart(shown).to_dict()
     assert spec["mark"]["type"] == "bar" and spec["encoding"]["y"]["sort"] == "-x"
     data = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
     assert sorted(data["count"]) == sorted(shown["count"])
 
-    group = FV.group_chart(report.by_model, "model", "model").to_dict()
+    group = failures_view.group_chart(report.by_model, "model", "model").to_dict()
     assert group["encoding"]["tooltip"][0]["title"] == "model"
     groups = pd.DataFrame(group["datasets"][group["data"]["name"]])
     assert set(groups["group"]) == set(report.by_model["model"].astype(str))
 
-    weekly = F.over_time(table, "W")
-    line = FV.period_chart(weekly, "W").to_dict()
+    weekly = figures.over_time(table, "W")
+    line = failures_view.period_chart(weekly, "W").to_dict()
     assert line["mark"]["type"] == "line" and line["encoding"]["x"]["title"] == "week of"
-    assert FV.period_chart(F.over_time(table, "D"), "D").to_dict()["encoding"]["x"]["title"] == "day"
+    assert failures_view.period_chart(figures.over_time(table, "D"), "D").to_dict()["encoding"]["x"]["title"] == "day"
 
 
 def test_the_breakdown_tabs_and_the_faithfulness_bins(sample, tmp_path):
     _, report = sample
-    (model, column, present, what), prompt = FV.breakdowns(report)
+    (model, column, present, what), prompt = failures_view.breakdowns(report)
     assert model is report.by_model and (column, present, what) == ("model", report.has_models, "model")
     assert prompt[1:] == ("prompt_version", report.has_prompts, "prompt version")
-    assert FV.faithfulness_view(report) is None  # the sample log has no faithfulness scores
+    assert failures_view.faithfulness_view(report) is None  # the sample log has no faithfulness scores
 
     lines = [json.loads(line) for line in DEFAULT_LOG.read_text(encoding="utf-8").splitlines()]
     for record, score in zip(lines, (0.5, 0.95, 0.3)):  # as the pipeline's faithfulness gate logs them
         record["faithfulness"] = {"score": score, "withheld": score < 0.8}  # a field the format keeps as extra
     log = tmp_path / "scored.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
-    table = F.dataset_table(dataset.load([log], check_options(DEFAULT_CORPUS)))
-    bins = FV.faithfulness_view(build(table, None, []))
+    table = figures.dataset_table(dataset.load([log], check_options(DEFAULT_CORPUS)))
+    bins = failures_view.faithfulness_view(build(table, None, []))
     assert list(bins.columns) == ["bin", "answers", "withheld", "share"]
     assert bins["answers"].sum() == 3 and bins["withheld"].sum() == 2 and bins["share"].sum() == pytest.approx(1)
 
@@ -175,7 +173,7 @@ def sources(tmp_path_factory, sample):
     import io
 
     from citecheck.cli.main import main
-    from citecheck.store.sources import StoreSource, TableSource
+    from citecheck.storage.checked.sources import StoreSource, TableSource
 
     store = tmp_path_factory.mktemp("fv") / "store"
     assert main(["check", str(DEFAULT_LOG), "--corpus", str(DEFAULT_CORPUS), "--store", str(store)],
@@ -188,22 +186,22 @@ def sources(tmp_path_factory, sample):
 @given(picks=hs.lists(hs.integers(0, 40), min_size=8, max_size=8), dated=hs.booleans())
 def test_any_choice_of_filters_narrows_the_table_as_each_filter_alone_does(sources, picks, dated):
     memory, store = sources
-    choices = FV.choices(memory.values, memory.date_range())
-    assert choices == FV.choices(store.values, store.date_range())  # the same choices from either source
+    choices = failures_view.choices(memory.values, memory.date_range())
+    assert choices == failures_view.choices(store.values, store.date_range())  # the same choices from either source
     chosen = {}
     for c, pick in zip(choices, picks):
         if c.is_dates:
             chosen[c.name] = (c.dates[0], c.dates[0] + (c.dates[1] - c.dates[0]) * (pick % 3) / 2) if dated else ()
         else:
             chosen[c.name] = c.options[pick % len(c.options)]
-    shown = memory.failing(V.filters(**chosen))
+    shown = memory.failing(views.filters(**chosen))
     alone = set(memory.table["answer_id"])
     for name, value in chosen.items():
         if value not in ("any", ()):
-            alone &= set(memory.failing(V.filters(**{name: value, "scope": "all"}))["answer_id"])
+            alone &= set(memory.failing(views.filters(**{name: value, "scope": "all"}))["answer_id"])
     if chosen["scope"] == "failing only":
         alone &= set(memory.table.loc[memory.table["failing"], "answer_id"])
     assert set(shown["answer_id"]) == alone
     problems = list(shown["problems"])
     assert problems == sorted(problems, reverse=True)  # worst first
-    assert list(store.failing(V.filters(**chosen))["answer_id"]) == list(shown["answer_id"])
+    assert list(store.failing(views.filters(**chosen))["answer_id"]) == list(shown["answer_id"])

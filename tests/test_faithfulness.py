@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from citecheck.checking.checker import CheckOptions, check_answer
 from citecheck.judging.judges import BaselineJudge
-from citecheck.llm import fake_api as M
-from citecheck.pipeline import answering as P
+from citecheck.llm import fake_api
+from citecheck.pipeline import answering
 from citecheck.pipeline.assembly import REFUSAL
-from citecheck.pipeline.claims import ClaimsError, parse_claims
+from citecheck.pipeline.decomposition import ClaimsError, parse_claims
 from citecheck.pipeline.faithfulness import ClaimVerdict, Faithfulness, assess, sentence_claims
 from citecheck.pipeline.retrieval import load_index
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 QUESTION = "How many earned leave days do I get?"
 GOOD = ('You get 18 days of earned leave per year [1]. It accrues at 1.5 days per month [1].\n\nQUOTES:\n'
         '[1] "Employees get 18 days of earned leave per year."')
-CONFIG = P.PipelineConfig(faithfulness=True)
+CONFIG = answering.PipelineConfig(faithfulness=True)
 
 
 @pytest.fixture(scope="module")
@@ -35,11 +35,11 @@ def tool(name: str, args: dict) -> dict:
 
 def claims_reply(claims: list[dict] | None = None, raw: list | None = None) -> dict:
     content = raw if raw is not None else [tool("record_claims", {"claims": claims})]
-    return M.message(content, model="claude-haiku-4-5", stop_reason="tool_use")
+    return fake_api.message(content, model="claude-haiku-4-5", stop_reason="tool_use")
 
 
 def verdict_reply(verdict: str) -> dict:
-    return M.message([tool("record_verdict", {"verdict": verdict, "rationale": "checked"})],
+    return fake_api.message([tool("record_verdict", {"verdict": verdict, "rationale": "checked"})],
                      model="claude-haiku-4-5", stop_reason="tool_use")
 
 
@@ -51,12 +51,12 @@ def scripted(answer: str, claims_msg: dict, verdicts):
             return claims_msg
         if "record_verdict" in tools:
             return verdicts(body) if callable(verdicts) else verdicts.pop(0)
-        return M.message(answer)
+        return fake_api.message(answer)
     return reply
 
 
 def ask(index, reply, config=CONFIG, log=None):
-    return P.answer_question(M.client(reply, log), index, QUESTION, "f-1", config, P.Budget())
+    return answering.answer_question(fake_api.client(reply, log), index, QUESTION, "f-1", config, answering.Budget())
 
 
 def test_claims_are_judged_and_an_answer_above_the_threshold_is_kept(index):
@@ -84,7 +84,7 @@ def test_partial_counts_half_and_below_the_threshold_the_answer_is_withheld(inde
     assert f["withheld_answer"]["answer"].startswith("You get 18 days")  # the log keeps what was withheld
     assert f["withheld_answer"]["citations"][0]["marker"] == 1
     kept = ask(index, scripted(GOOD, claims_reply(claims), [verdict_reply("supported"), verdict_reply("partial")]),
-               P.PipelineConfig(faithfulness=True, faithfulness_threshold=0.7))
+               answering.PipelineConfig(faithfulness=True, faithfulness_threshold=0.7))
     assert not kept.refused and kept.extra["faithfulness"]["score"] == 0.75
 
 
@@ -131,7 +131,7 @@ def test_a_claim_that_sets_its_own_verdict_cannot_steer_the_judge(index):
 
     def echo(body):
         text = body["messages"][0]["content"]
-        return M.message(text, model="claude-haiku-4-5")  # the request, echoed back as text
+        return fake_api.message(text, model="claude-haiku-4-5")  # the request, echoed back as text
 
     log: list = []
     a = ask(index, scripted(GOOD, claims_reply(claims), echo), log=log)

@@ -8,11 +8,11 @@ import math
 import pandas as pd
 import pytest
 from citecheck.checking.checker import check_answer
+from citecheck.labelling import labels
+from citecheck.labelling.items import items_of
 from citecheck.reports import failures as overview
-from citecheck.reports import figures as F
+from citecheck.reports import figures as report_figures
 from citecheck.reports.golden import GoldenQuestion, evaluate_retrieval, rank_of
-from citecheck.review import labels as L
-from citecheck.review.items import items_of
 from helpers import answer, chunk, marker
 
 C1 = chunk("Employees get 18 days of earned leave per year.", "c1")
@@ -45,11 +45,11 @@ GOLDEN = [
 
 @pytest.fixture
 def table():
-    return F.answer_table(RESULTS)
+    return report_figures.answer_table(RESULTS)
 
 
 def figures(df):
-    return {f.key: (f.count, f.total) for f in F.headline(df)}
+    return {f.key: (f.count, f.total) for f in report_figures.headline(df)}
 
 
 def test_headline_figures(table):
@@ -66,12 +66,12 @@ def test_headline_figures(table):
         "invalid_marker_answers": (1, 5),
         "unsupported_number_answers": (3, 5),  # a2 (9); a3 (12) and a5 (18) have no verified source
     }
-    rates = {f.key: f.rate for f in F.headline(table)}
+    rates = {f.key: f.rate for f in report_figures.headline(table)}
     assert rates["citation_failure_rate"] == 0.5 and rates["refusal_rate"] == 0.2
 
 
 def test_reasons_table(table):
-    rs = F.by_reason(table).set_index("reason")
+    rs = report_figures.by_reason(table).set_index("reason")
     assert rs.loc["number_not_in_source", "count"] == 3 and rs.loc["number_not_in_source", "of"] == "sentences"
     assert rs.loc["number_not_in_source", "rate"] == 0.75
     assert rs.loc["quote_not_found", "answers"] == 1 and rs.loc["quote_not_found", "rate"] == 0.25
@@ -79,7 +79,7 @@ def test_reasons_table(table):
 
 
 def test_breakdown_by_model(table):
-    b = F.breakdown(table, "model").set_index("model")
+    b = report_figures.breakdown(table, "model").set_index("model")
     assert b.loc["m1", "answers"] == 3 and b.loc["m2", "answers"] == 2
     assert (b.loc["m1", "failing_answers.count"], b.loc["m1", "failing_answers.total"]) == (2, 3)
     assert b.loc["m2", "refusal_rate.rate"] == 0.5
@@ -87,33 +87,33 @@ def test_breakdown_by_model(table):
 
 
 def test_missing_model_is_its_own_group():
-    df = F.answer_table([check_answer(answer("x [1].", CHUNKS, [marker(1, "Casual")]))])
-    assert list(F.breakdown(df, "model")["model"]) == [F.NONE]
+    df = report_figures.answer_table([check_answer(answer("x [1].", CHUNKS, [marker(1, "Casual")]))])
+    assert list(report_figures.breakdown(df, "model")["model"]) == [report_figures.NONE]
     assert not overview.build(df).has_models
 
 
 def test_weeks_run_monday_to_sunday_and_undated_answers_are_left_out(table):
-    weekly = F.over_time(table, "W")
+    weekly = report_figures.over_time(table, "W")
     assert [d.strftime("%Y-%m-%d") for d in weekly["period"]] == ["2026-11-02", "2026-11-09"]
     assert list(weekly["answers"]) == [2, 2] and list(weekly["failing"]) == [1, 1]
-    daily = F.over_time(table, "D")
+    daily = report_figures.over_time(table, "D")
     # a4 at 09:00+01:00 is 08:00 UTC on the 11th
     assert [d.strftime("%d") for d in daily["period"]] == ["02", "03", "10", "11"]
     assert daily["refusal_rate"].tolist() == [0, 0, 0, 1]
 
 
 def test_failing_table_is_worst_first_and_filters(table):
-    assert list(F.failing(table)["answer_id"]) == ["a3", "a5", "a2"]
-    assert list(F.failing(table, F.Filters(reason="number_not_in_source"))["answer_id"]) == ["a3", "a5", "a2"]
-    assert list(F.failing(table, F.Filters(model="m2"))["answer_id"]) == ["a3"]
-    assert list(F.failing(table, F.Filters(start="2026-11-03", end="2026-11-10"))["answer_id"]) == ["a3", "a2"]
-    assert list(F.failing(table, F.Filters(refused=True, failing_only=False))["answer_id"]) == ["a4"]
-    assert list(F.failing(table, F.Filters(prompt_version="p1"))["answer_id"]) == ["a5"]
-    assert F.failing(table, F.Filters(labelled=True)).empty
+    assert list(report_figures.failing(table)["answer_id"]) == ["a3", "a5", "a2"]
+    assert list(report_figures.failing(table, report_figures.Filters(reason="number_not_in_source"))["answer_id"]) == ["a3", "a5", "a2"]
+    assert list(report_figures.failing(table, report_figures.Filters(model="m2"))["answer_id"]) == ["a3"]
+    assert list(report_figures.failing(table, report_figures.Filters(start="2026-11-03", end="2026-11-10"))["answer_id"]) == ["a3", "a2"]
+    assert list(report_figures.failing(table, report_figures.Filters(refused=True, failing_only=False))["answer_id"]) == ["a4"]
+    assert list(report_figures.failing(table, report_figures.Filters(prompt_version="p1"))["answer_id"]) == ["a5"]
+    assert report_figures.failing(table, report_figures.Filters(labelled=True)).empty
 
 
 def test_csv_export_has_the_filtered_rows(table):
-    text = F.to_csv(F.failing(table, F.Filters(model="m1")))
+    text = report_figures.to_csv(report_figures.failing(table, report_figures.Filters(model="m1")))
     lines = text.splitlines()
     assert lines[0].startswith("answer_id,model,prompt_version")
     assert [line.split(",")[0] for line in lines[1:]] == ["a5", "a2"]
@@ -123,37 +123,37 @@ def test_human_labels_count_once_per_citation_and_stale_ones_do_not_count(table)
     a2_item = items_of(RESULTS[1])[0]
     a1_item = items_of(RESULTS[0])[0]
     records = [
-        L.make_label(a2_item, "not_supported", "ann"),
-        L.make_label(a2_item, "supported", "bob"),
-        L.make_label(a1_item, "supported", "ann"),
+        labels.make_label(a2_item, "not_supported", "ann"),
+        labels.make_label(a2_item, "supported", "bob"),
+        labels.make_label(a1_item, "supported", "ann"),
     ]
-    stale = L.make_label(a1_item, "not_supported", "bob")
+    stale = labels.make_label(a1_item, "not_supported", "bob")
     records.append(dataclasses.replace(stale, fingerprint="0" * 16))  # the item changed since
-    current = L.latest(records)
-    streamed = F.answer_table(RESULTS, current)
-    joined = F.with_labels(table, {r.answer.answer_id: r for r in RESULTS}.get, current)
+    current = labels.latest(records)
+    streamed = report_figures.answer_table(RESULTS, current)
+    joined = report_figures.with_labels(table, {r.answer.answer_id: r for r in RESULTS}.get, current)
     for df in (streamed, joined):
         by_id = df.set_index("answer_id")
         assert by_id.loc["a2", "labelled"] == 1 and by_id.loc["a2", "not_supported"] == 1
         assert by_id.loc["a1", "labelled"] == 1 and by_id.loc["a1", "not_supported"] == 0
         assert figures(df)["human_not_supported_rate"] == (1, 2)
-        assert list(F.failing(df, F.Filters(human_not_supported=True))["answer_id"]) == ["a2"]
+        assert list(report_figures.failing(df, report_figures.Filters(human_not_supported=True))["answer_id"]) == ["a2"]
     assert table["labelled"].sum() == 0  # with_labels leaves its input alone
     assert "human_not_supported_rate" not in figures(table)
 
 
 def test_refusals_against_golden(table):
-    r = F.refusals(table, GOLDEN)
+    r = report_figures.refusals(table, GOLDEN)
     assert (r.answerable, r.over_refused, r.over_refused_ids) == (2, 1, ("a4",))
     assert (r.unanswerable, r.under_refused, r.under_refused_ids) == (1, 1, ("a3",))
     assert r.not_in_golden == 2
 
 
 def test_logged_retrieval_against_golden():
-    at1 = F.retrieval(RESULTS, GOLDEN, k=1)
+    at1 = report_figures.retrieval(RESULTS, GOLDEN, k=1)
     assert (at1.answerable, at1.hits, at1.mrr, at1.unanswerable, at1.not_in_golden) == (2, 1, 0.5, 1, 2)
     assert [m.label for m in at1.misses] == ["a4"]
-    at5 = F.retrieval(RESULTS, GOLDEN, k=5)
+    at5 = report_figures.retrieval(RESULTS, GOLDEN, k=5)
     assert (at5.hits, at5.mrr, at5.misses) == (2, 0.75, ())
 
 
@@ -185,17 +185,17 @@ def test_rank_of_stops_at_k():
 
 
 def test_two_proportions_by_hand():
-    diff, low, high, p = F.two_proportions(10, 100, 20, 100)
+    diff, low, high, p = report_figures.two_proportions(10, 100, 20, 100)
     assert diff == pytest.approx(0.1)
     assert (low, high) == (pytest.approx(0.1 - 1.959964 * 0.05), pytest.approx(0.1 + 1.959964 * 0.05))
     z = 0.1 / math.sqrt(0.15 * 0.85 * 0.02)
     assert p == pytest.approx(math.erfc(z / math.sqrt(2))) and 0.047 < p < 0.048
-    assert F.two_proportions(0, 0, 1, 2) == (None, None, None, None)
-    assert F.two_proportions(0, 10, 0, 10)[3] == 1.0
+    assert report_figures.two_proportions(0, 0, 1, 2) == (None, None, None, None)
+    assert report_figures.two_proportions(0, 10, 0, 10)[3] == 1.0
 
 
 def test_compare_prompt_versions(table):
-    diffs = {d.key: d for d in F.compare(table, "prompt_version", "p1", "p2")}
+    diffs = {d.key: d for d in report_figures.compare(table, "prompt_version", "p1", "p2")}
     d = diffs["failing_answers"]
     assert (d.a.count, d.a.total, d.b.count, d.b.total) == (1, 3, 2, 2)
     assert d.diff == pytest.approx(1 - 1 / 3)
@@ -203,15 +203,15 @@ def test_compare_prompt_versions(table):
 
 
 def test_empty_log_gives_figures_with_no_rates():
-    df = F.answer_table([])
-    assert all(f.total == 0 and f.rate is None for f in F.headline(df))
+    df = report_figures.answer_table([])
+    assert all(f.total == 0 and f.rate is None for f in report_figures.headline(df))
     report = overview.build(df, [], [])
     assert "no answers to report on" in report.to_text()
-    assert report.to_dict()["answers"] == 0 and F.failing(df).empty and F.over_time(df).empty
+    assert report.to_dict()["answers"] == 0 and report_figures.failing(df).empty and report_figures.over_time(df).empty
 
 
 def test_overview_text_json_and_csv_agree(table):
-    report = overview.build(table, GOLDEN, [F.retrieval_run(r) for r in RESULTS], k=1)
+    report = overview.build(table, GOLDEN, [report_figures.retrieval_run(r) for r in RESULTS], k=1)
     text = report.to_text()
     assert "citations that failed a check: 2 of 4 citations = 50.0%" in text
     assert "answerable golden questions refused: 1 of 2" in text

@@ -2,7 +2,7 @@ import html
 import re
 
 import pytest
-from citecheck.review.highlight import Span, closest_passage, escape, highlight, highlight_window
+from citecheck.text.highlight import Span, closest_passage, escape, highlight, highlight_window
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -86,7 +86,7 @@ def test_removing_marks_gives_the_escaped_input(text, spans):
 
 # --- the closest-passage hint is bounded whatever the sizes (issue 17) -------------------------------
 
-from citecheck.review import highlight as H  # noqa: E402
+from citecheck.text import highlight as highlighter  # noqa: E402
 from rapidfuzz import fuzz  # noqa: E402
 
 _words = st.sampled_from(["refund", "cash", "days", "five", "seven", "bank", "leave", "staff", "x"])
@@ -99,18 +99,18 @@ def test_hint_on_small_inputs_is_the_full_alignment(quote, text):
         assert found is None
         return
     a = fuzz.partial_ratio_alignment(quote.strip(), text)
-    assert found == (None if a.dest_end <= a.dest_start else H.Closest(a.dest_start, a.dest_end, round(a.score, 1)))
+    assert found == (None if a.dest_end <= a.dest_start else highlighter.Closest(a.dest_start, a.dest_end, round(a.score, 1)))
 
 
 @given(st.lists(_words, min_size=1, max_size=8).map(" ".join), st.lists(_words, max_size=300).map(" ".join),
        st.integers(10, 200))
 def test_hint_region_is_the_window_with_most_quote_words(quote, text, size):
-    start, end = H.hint_region(quote, text, size)
+    start, end = highlighter.hint_region(quote, text, size)
     assert 0 <= start <= end <= len(text) and end - start == min(size, len(text))
 
     def hits(a, b):  # words of the quote starting inside [a, b)
-        wanted = {w.casefold() for w in H._HINT_WORD.findall(quote)}
-        return sum(1 for m in H._HINT_WORD.finditer(text) if a <= m.start() < b and m.group().casefold() in wanted)
+        wanted = {w.casefold() for w in highlighter._HINT_WORD.findall(quote)}
+        return sum(1 for m in highlighter._HINT_WORD.finditer(text) if a <= m.start() < b and m.group().casefold() in wanted)
 
     inner = size - size // 10
     if len(text) > size:  # holds every quote word of the densest window of 90% of the size
@@ -124,4 +124,4 @@ def test_a_huge_quote_on_a_huge_chunk_finds_the_passage_in_bounded_work():
     quote = passage + " " + "and then some more words that are not there " * 15_000  # ~700 KB quote
     found = closest_passage(quote, text)
     assert found is not None and found.start <= text.index(passage) < found.end
-    assert found.end - found.start <= H.MAX_QUOTE_CHARS + 10
+    assert found.end - found.start <= highlighter.MAX_QUOTE_CHARS + 10

@@ -6,8 +6,8 @@ import pydantic
 import pytest
 from anthropic.types import message_create_params
 from citecheck.checking.checker import check_answer
-from citecheck.contract import reasons as R
-from citecheck.contract.errors import RecordError
+from citecheck.contract import reasons
+from citecheck.errors import RecordError
 from citecheck.importers import anthropic as anthropic_importer
 from citecheck.importers import claims, markers, records_to_answers
 
@@ -68,7 +68,7 @@ def test_anthropic_citation_spans_cover_their_text_blocks():
 def test_anthropic_checked_end_to_end():
     [a] = imported("anthropic_request.json", "anthropic_response.json")
     result = check_answer(a)
-    assert [c.reasons for c in result.citations] == [(), (), (), (R.QUOTE_NOT_FOUND,), (R.UNRETRIEVED_SOURCE,)]
+    assert [c.reasons for c in result.citations] == [(), (), (), (reasons.QUOTE_NOT_FOUND,), (reasons.UNRETRIEVED_SOURCE,)]
     block = result.citations[2]
     text = a.chunks[1].text
     assert text[block.quote_start:block.quote_end] == "Page the incident commander within 15 minutes. "
@@ -88,7 +88,7 @@ def test_anthropic_search_results_and_pdf_pages():
     assert page.locator["start_page_number"] == 2 and page.quote_start is None
     result = check_answer(a)
     assert result.citations[0].verified
-    assert result.citations[1].reasons == (R.QUOTE_NOT_FOUND,)
+    assert result.citations[1].reasons == (reasons.QUOTE_NOT_FOUND,)
 
 
 def test_anthropic_malformed_records_are_reported_and_the_rest_imported(tmp_path):
@@ -119,8 +119,8 @@ def test_claims_importer_maps_claims_to_spans():
     assert first.answer == "Refunds take 5-7 days. We can pay cash today."
     assert [first.answer[c.answer_start:c.answer_end] for c in first.citations] == [
         "Refunds take 5-7 days.", "We can pay cash today."]
-    assert [c.reasons for c in check_answer(first).citations] == [(), (R.QUOTE_NOT_FOUND,)]
-    assert [c.reasons for c in check_answer(answers[1]).citations] == [(R.UNRETRIEVED_SOURCE,)]
+    assert [c.reasons for c in check_answer(first).citations] == [(), (reasons.QUOTE_NOT_FOUND,)]
+    assert [c.reasons for c in check_answer(answers[1]).citations] == [(reasons.UNRETRIEVED_SOURCE,)]
     assert [(e.line, e.field) for e in errors] == [(3, "sources[0].text"), (4, "(json)"), (5, "citations[0].claim")]
 
 
@@ -129,7 +129,7 @@ def test_markers_importer_numeric_and_labelled():
     labelled, numeric = answers
     result = check_answer(labelled)
     by_label = {c.label: c.reasons for c in result.citations}
-    assert by_label == {"S1": (R.QUOTE_MISSING,), "S2": (R.QUOTE_MISSING,), "S4": (R.UNRETRIEVED_SOURCE,)}
+    assert by_label == {"S1": (reasons.QUOTE_MISSING,), "S2": (reasons.QUOTE_MISSING,), "S4": (reasons.UNRETRIEVED_SOURCE,)}
     # S1 failed (no quote), so it is no verified source: the sentence's number is unsupported
     assert result.sentences[0].unsupported_numbers == ("20",)
     assert result.sentences[3].uncited

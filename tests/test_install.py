@@ -47,9 +47,9 @@ def test_the_import_name_is_citecheck_from_the_installed_copy(installed):
 
 
 def test_package_data_is_installed(installed):
-    done = _run(installed, code="from citecheck.llm.prompts import load_prompt; import citecheck.contract.log as l, "
+    done = _run(installed, code="from citecheck.llm.prompts import load_prompt; import citecheck.contract.log as log_module, "
                                 "pathlib; print(load_prompt('judge.v1').version); "
-                                "print((pathlib.Path(l.__file__).parent / 'schema' / 'log.v1.schema.json').is_file())")
+                                "print((pathlib.Path(log_module.__file__).parent / 'schema' / 'log.v1.schema.json').is_file())")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["judge.v1", "True"]
 
@@ -62,7 +62,7 @@ def test_citecheck_check_runs_from_the_installed_copy(installed):
 
 def test_app_settings_find_the_samples_of_the_checkout_or_say_how_to_point_at_data(installed):
     code = ("from pathlib import Path; import sys; from citecheck.web.settings import load_settings; "
-            "from citecheck.review import dataset; "
+            "from citecheck.labelling import dataset; "
             "s = load_settings([], {}, root=Path(sys.argv[1])); print(s.logs[0].is_file(), s.corpus.is_dir()); "
             "d = dataset.load(load_settings([], {}).logs); print(d.errors[0])")
     tmp, site = installed

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 from citecheck.cli.main import main
-from citecheck.contract import jsonl
-from citecheck.contract.errors import FieldError, RecordError
-from citecheck.contract.items import (
+from citecheck.contract.item_keys import (
     ALL_LABELS,
     CITATION_LABELS,
     UNSCORED,
@@ -18,8 +16,10 @@ from citecheck.contract.items import (
     parse_item_key,
 )
 from citecheck.contract.log import read_log
-from citecheck.judging import verdicts as V
-from citecheck.review import labels as L
+from citecheck.errors import FieldError, RecordError
+from citecheck.judging import verdicts
+from citecheck.labelling import labels
+from citecheck.storage import lines as line_reader
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -66,23 +66,23 @@ def test_check_reports_the_same_errors_in_json_and_exits_4(name):
 
 
 def test_a_torn_last_line_is_named_as_such_only_when_it_is_last_and_unterminated():
-    torn = list(jsonl.parse_lines("f", [b'{"a": 1}\n', b'{"a": '], jsonl.expect_object))
+    torn = list(line_reader.parse_lines("f", [b'{"a": 1}\n', b'{"a": '], line_reader.expect_object))
     assert torn[0] == (1, {"a": 1}) and "probably a crash while writing" in torn[1][1].message
-    middle = list(jsonl.parse_lines("f", [b'{"a": \n', b'{"a": 2}\n'], jsonl.expect_object))
+    middle = list(line_reader.parse_lines("f", [b'{"a": \n', b'{"a": 2}\n'], line_reader.expect_object))
     assert isinstance(middle[0][1], RecordError) and "crash" not in middle[0][1].message
     assert middle[1] == (2, {"a": 2})
 
 
 def test_parse_refusals_become_errors_on_their_field():
     def parse(obj):
-        obj = jsonl.expect_object(obj)
-        jsonl.expect_version(obj, "thing_version", 1)
-        return jsonl.expect(obj, "n", int)
+        obj = line_reader.expect_object(obj)
+        line_reader.expect_version(obj, "thing_version", 1)
+        return line_reader.expect(obj, "n", int)
 
     lines = [b'{"thing_version": 1, "n": 3}\n', b'{"thing_version": 2, "n": 3}\n', b'{"n": 3}\n',
              b'{"thing_version": 1, "n": true}\n', b'{"thing_version": 1}\n', b'[]\n', b'{"thing_version": true}\n']
     got = [v if not isinstance(v, RecordError) else (v.field, v.message.split(",")[0].split(" (")[0])
-           for _, v in jsonl.parse_lines("f", lines, parse)]
+           for _, v in line_reader.parse_lines("f", lines, parse)]
     assert got == [3, ("thing_version", "2 is not a version this citecheck reads"),
                    ("thing_version", 'is required: add "thing_version": 1'),
                    ("n", "must be an integer"), ("n", "is required"),
@@ -91,18 +91,18 @@ def test_parse_refusals_become_errors_on_their_field():
 
 
 def test_expect_accepts_an_integer_where_a_number_is_wanted_but_never_a_bool():
-    assert jsonl.expect({"x": 2}, "x", float) == 2
+    assert line_reader.expect({"x": 2}, "x", float) == 2
     with pytest.raises(FieldError):
-        jsonl.expect({"x": False}, "x", float)
-    assert jsonl.expect({}, "x", str, optional=True, default="d") == "d"
+        line_reader.expect({"x": False}, "x", float)
+    assert line_reader.expect({}, "x", str, optional=True, default="d") == "d"
 
 
 def test_read_all_of_a_file_that_does_not_exist_yet_is_empty(tmp_path):
-    assert jsonl.read_all(tmp_path / "labels.jsonl", jsonl.expect_object) == ([], [])
+    assert line_reader.read_all(tmp_path / "labels.jsonl", line_reader.expect_object) == ([], [])
 
 
 def test_now_is_utc_with_milliseconds():
-    stamp = jsonl.now()
+    stamp = line_reader.now()
     assert stamp.endswith("Z") and len(stamp) == len("2026-12-03T09:00:00.000Z") and stamp[10] == "T"
 
 
@@ -134,7 +134,7 @@ def test_a_string_that_is_not_an_item_key_is_refused_with_the_key_in_the_message
 
 def test_judge_verdicts_are_the_reviewers_citation_labels_less_cant_tell():
     assert CITATION_LABELS == (*VERDICTS, "cant_tell") and UNSCORED not in ALL_LABELS
-    assert V.VERDICTS is VERDICTS and L.parse_label.__module__ == "citecheck.review.labels"
+    assert verdicts.VERDICTS is VERDICTS and labels.parse_label.__module__ == "citecheck.labelling.labels"
 
 
 # --- label and verdict records are validated field by field ------------------------------------------
@@ -159,7 +159,7 @@ GOOD_LABEL = {"labels_version": 1, "item": "conv#1#s0#c1", "answer_id": "conv#1"
 def test_label_records_are_checked_field_by_field(tmp_path, change, field):
     path = tmp_path / "labels.jsonl"
     path.write_text(json.dumps({**GOOD_LABEL, **change}) + "\n" + json.dumps(GOOD_LABEL) + "\n", encoding="utf-8")
-    records, errors = L.read(path)
+    records, errors = labels.read(path)
     assert len(records) == (2 if field is None else 1)
     assert [(e.file, e.line, e.field) for e in errors] == ([] if field is None else [(str(path), 1, field)])
 
@@ -171,6 +171,6 @@ def test_verdict_records_are_checked_field_by_field(tmp_path):
     lines = [good, {**good, "verdict": "cant_tell"}, {**good, "item": "a#c0"}, {**good, "cost_usd": "0.1"},
              {**good, "judge": 3}, {**good, "cost_usd": 1}]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    records, errors = V.read(path)
+    records, errors = verdicts.read(path)
     assert [r.cost_usd for r in records] == [0.0, 1.0]
     assert [(e.line, e.field) for e in errors] == [(2, "verdict"), (3, "item"), (4, "cost_usd"), (5, "judge")]

@@ -1,19 +1,28 @@
-"""The shape of the code: core/ is a ladder of domain packages, each importing only from the
-packages below it, with no import cycle between modules; and it never imports Streamlit."""
+"""The shape of the code: core/citecheck/ is the package (the folder is the import name), a ladder
+of domain packages each importing only from the packages below it, with no import cycle between
+modules; every module name says one thing; no cryptic module aliases; and core/ never imports Streamlit."""
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ROOT / "core"
+CORE = ROOT / "core" / "citecheck"
 
-# Bottom to top.  A module may import from its own package and from any package below it.
-LADDER = ("text", "contract", "llm", "checking", "review", "reports", "store", "judging", "importers",
-          "pipeline", "web", "cli")
+# Bottom to top.  A module may import from its own rung and from any rung below it.  A rung is a
+# package (or a sub-package, ``storage.checked``: the checked store checks answers and makes
+# figures, so it sits above them while the rest of storage sits at the bottom), or one of the two
+# top-level modules: ``errors`` (the root of every error) and ``config`` (every setting, declared once).
+LADDER = ("errors", "config", "text", "storage", "contract", "llm", "checking", "labelling", "review", "reports",
+          "storage.checked", "judging", "importers", "pipeline", "web", "cli")
+# The modules allowed at the top of the package (besides __init__): the error root and the settings.
+TOP_MODULES = {"errors.py", "config.py"}
+# Module aliases that are conventions everyone reads (pandas as pd...), not cryptic letters.
+CONVENTIONAL_ALIASES = {"pd", "np", "pa", "pq", "pc", "st", "alt", "hs", "cli"}
 
 
 def module_name(path: Path) -> str:
@@ -23,9 +32,9 @@ def module_name(path: Path) -> str:
     return ".".join(["citecheck", *parts])
 
 
-def imports_of(path: Path) -> list[tuple[str, int]]:
+def imports_of(path: Path, package_root: Path = CORE) -> list[tuple[str, int]]:
     """Every citecheck module this file imports (absolute name, line), relative imports resolved."""
-    name = module_name(path)
+    name = module_name(path) if path.is_relative_to(CORE) else ""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -58,18 +67,71 @@ def module_path(name: str) -> Path | None:
 
 
 def rung(name: str) -> int | None:
-    parts = name.split(".")
-    return LADDER.index(parts[1]) if len(parts) > 1 and parts[1] in LADDER else None
+    """The ladder rung of a module: its longest ladder entry (``storage.checked.query`` is on
+    ``storage.checked``, ``storage.lines`` on ``storage``)."""
+    rest = name.split(".", 1)[1] if "." in name else ""
+    best = None
+    for i, entry in enumerate(LADDER):
+        if (rest == entry or rest.startswith(entry + ".")) and (best is None or len(entry) > len(LADDER[best])):
+            best = i
+    return best
 
 
 MODULES = sorted(CORE.rglob("*.py"))
+USERS = sorted([ROOT / "app.py", ROOT / "dev.py", *ROOT.glob("pages/*.py"), *ROOT.glob("tests/*.py"),
+                *ROOT.glob("bench/*.py"), *MODULES])
 
 
 def test_every_package_is_on_the_ladder():
-    packages = {p.parent.name for p in CORE.glob("*/__init__.py")}
-    assert packages == set(LADDER), "add the new package to LADDER (and to pyproject's packages)"
-    loose = [p.name for p in CORE.glob("*.py") if p.name != "__init__.py"]
-    assert loose == [], f"modules outside a package: {loose}"
+    packages = {module_name(p.parent / "__init__.py").removeprefix("citecheck.") for p in CORE.rglob("__init__.py")}
+    packages.discard("citecheck")
+    tops = {m.removesuffix(".py") for m in TOP_MODULES}
+    assert {p for p in packages if "." not in p} | tops == {e for e in LADDER if "." not in e}, \
+        "add the new package to LADDER"
+    for package in packages:
+        assert rung(f"citecheck.{package}") is not None
+    loose = {p.name for p in CORE.glob("*.py")} - {"__init__.py"}
+    assert loose == TOP_MODULES, f"modules outside a package: {loose - TOP_MODULES}"
+
+
+def test_the_package_folder_is_the_import_name():
+    """Every citecheck module imported anywhere (core, pages, tests, bench) is a file at its path
+    under core/, so git grep and import-graph tools land on it."""
+    missing = [f"{path.relative_to(ROOT)}:{line}: {target}" for path in USERS
+               for target, line in imports_of(path) if module_path(target) is None]
+    assert missing == []
+    assert module_path("citecheck.labelling.labels") == ROOT / "core/citecheck/labelling/labels.py"
+
+
+def test_every_module_name_says_one_thing():
+    """No two modules of core/ share a file name (besides __init__): a name means one thing."""
+    names = Counter(p.name for p in MODULES if p.name != "__init__.py")
+    packages = {p.parent.name for p in CORE.rglob("__init__.py")}
+    same = {n: [str(p.relative_to(CORE)) for p in MODULES if p.name == n] for n, c in names.items() if c > 1}
+    assert same == {}
+    shadowing = sorted(n for n in names if n.removesuffix(".py") in packages)
+    assert shadowing == [], "a module named like a package"
+
+
+def _short_aliases(path: Path) -> list[str]:
+    return [f"{path.relative_to(ROOT)}:{found}" for found in _short_aliases_in(path)]
+
+
+def _short_aliases_in(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                if a.asname and len(a.asname) <= 3 and a.asname not in CONVENTIONAL_ALIASES:
+                    module = f"{node.module}." if isinstance(node, ast.ImportFrom) and node.module else ""
+                    found.append(f"{node.lineno}: {module}{a.name} as {a.asname}")
+    return found
+
+
+def test_no_cryptic_aliases():
+    """Import names as they are, or with an alias that is a word: ``R`` was reasons in one file and
+    estimate_report in another."""
+    assert [f for p in USERS for f in _short_aliases(p)] == []
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(CORE)))
@@ -110,12 +172,17 @@ def test_no_import_cycle_between_modules():
     assert find_cycle(graph) is None, f"import cycle: {' -> '.join(find_cycle(graph))}"
 
 
-def test_the_checks_themselves_catch_what_they_must():
+def test_the_checks_themselves_catch_what_they_must(tmp_path):
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     assert rung("citecheck.cli.main") > rung("citecheck.contract.log")
+    assert rung("citecheck.storage.lines") < rung("citecheck.contract.log") < rung("citecheck.storage.checked.query")
+    assert rung("citecheck.errors") == 0
     # The highest and lowest rungs hold what they should.
     assert module_path("citecheck.contract.log") and module_path("citecheck.cli.main")
+    bad = tmp_path / "bad.py"
+    bad.write_text("from citecheck.labelling import labels as L\nimport pandas as pd\nfrom citecheck import errors\n")
+    assert [a.split(": ")[-1] for a in _short_aliases_in(bad)] == ["citecheck.labelling.labels as L"]
 
 
 def test_core_never_imports_streamlit():
@@ -141,7 +208,7 @@ def _ruff(path_name: str, source: str) -> str:
 
 def test_ruff_bans_streamlit_in_core_and_only_there():
     source = "import streamlit as st\n\nst.write(1)\n"
-    assert "TID251" in _ruff("core/review/x.py", source)
+    assert "TID251" in _ruff("core/citecheck/review/x.py", source)
     assert "TID251" not in _ruff("pages/x.py", source)
     assert "TID251" not in _ruff("app.py", source)
 
@@ -202,3 +269,12 @@ def test_the_declared_check_would_catch_an_undeclared_import():
     dists = packages_distributions()
     missing = [m for m in _third_party_imports() if not {d.lower() for d in dists.get(m, [m])} & declared]
     assert missing == ["rapidfuzz"]
+
+
+def test_the_installed_package_is_this_folder():
+    """The editable install (the README's commands) imports each module from its file under core/."""
+    import importlib
+
+    for name in ("citecheck", "citecheck.labelling.labels", "citecheck.storage.checked.folder"):
+        module = importlib.import_module(name)
+        assert Path(module.__file__).resolve() == module_path(name).resolve()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from citecheck.llm import fake_api as M
+from citecheck.llm import fake_api
 from citecheck.llm.pricing import CACHE_MINIMUM_TOKENS, PRICES, cache_minimum, cacheable, price_for
 from citecheck.llm.prompts import load_prompt, system_blocks
 
@@ -37,9 +37,9 @@ def test_a_cached_prefix_is_priced_from_the_returned_usage():
     """When the API reports cache reads, the recorded cost is the cached price, read from the
     usage of a real SDK response (through the mock transport)."""
     text = "guideline " * 3000  # ~30,000 characters: cacheable on Sonnet
-    replies = [M.message("ok", use=M.usage(input_tokens=50, output_tokens=10, cache_write=6000)),
-               M.message("ok", use=M.usage(input_tokens=50, output_tokens=10, cache_read=6000))]
-    client = M.client(lambda body: replies.pop(0))
+    replies = [fake_api.message("ok", use=fake_api.usage(input_tokens=50, output_tokens=10, cache_write=6000)),
+               fake_api.message("ok", use=fake_api.usage(input_tokens=50, output_tokens=10, cache_read=6000))]
+    client = fake_api.client(lambda body: replies.pop(0))
     price = price_for("claude-sonnet-4-5")
     costs = []
     for _ in range(2):

@@ -3,14 +3,14 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from citecheck.checking.options import check_options
-from citecheck.contract.errors import FieldError, RecordError
+from citecheck.checking.files import check_options
 from citecheck.contract.log import LOG_VERSION, answer_to_dict, dumps, parse_line, read_log
+from citecheck.errors import FieldError, RecordError
 from hypothesis import given
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((ROOT / "core" / "contract" / "schema" / "log.v1.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "core" / "citecheck" / "contract" / "schema" / "log.v1.schema.json").read_text())
 SAMPLE = ROOT / "sample_data" / "answers.jsonl"
 
 
@@ -101,7 +101,7 @@ def test_any_text_round_trips(question, answer_text):
 
 
 def test_uploaded_log_reports_bad_lines_like_a_file():
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
 
     lines = SAMPLE.read_bytes().splitlines()
     data = dataset.load_bytes("upload.jsonl", lines[0] + b"\n{bad\n\n" + lines[1] + b"\n")
@@ -113,7 +113,7 @@ def test_uploaded_log_reports_bad_lines_like_a_file():
 def test_dataset_checks_on_demand_and_agrees_with_checking_everything():
     from citecheck.checking.checker import CheckOptions, check_answer
     from citecheck.contract.corpus import Corpus
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
     from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
     data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from citecheck.contract.errors import FieldError
 from citecheck.contract.log import MAX_OFFSET, parse_line
+from citecheck.errors import FieldError
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 hjs = pytest.importorskip("hypothesis_jsonschema", reason="needs hypothesis-jsonschema (the test extra)")
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = json.loads((ROOT / "core" / "contract" / "schema" / "log.v1.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((ROOT / "core" / "citecheck" / "contract" / "schema" / "log.v1.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 
@@ -37,15 +37,15 @@ def _with_current_hypothesis() -> None:
     """hypothesis-jsonschema 0.23.1 (the latest) still calls Hypothesis's ``many(...).more()``, which
     Hypothesis 6.1xx replaced by ``with many(...) as m: for _ in m``.  Give it the old two methods
     over the new API (only when the installed Hypothesis lacks them)."""
-    from hypothesis.internal.conjecture import utils as cu
+    from hypothesis.internal.conjecture import utils as conjecture_utils
     from hypothesis_jsonschema import _from_schema
 
-    if hasattr(cu.many, "more") or getattr(_from_schema.cu, "_adapted", False):
+    if hasattr(conjecture_utils.many, "more") or getattr(_from_schema.cu, "_adapted", False):
         return
 
     class OldMany:
         def __init__(self, data, **kwargs):
-            self._many = cu.many(data, **kwargs)
+            self._many = conjecture_utils.many(data, **kwargs)
             self._many.__enter__()
             self._steps = iter(self._many)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from citecheck.review import paging as P
+from citecheck.review import paging
 from hypothesis import given
 from hypothesis import strategies as st_h
 from streamlit.testing.v1 import AppTest
@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-import bench_review_page as B  # noqa: E402
+import bench_review_page  # noqa: E402
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def long_log(tmp_path, monkeypatch):
     st.cache_resource.clear()
     st.cache_data.clear()
     log = tmp_path / "log.jsonl"
-    records = [B.answer_with_citations(3_000), B.answer_with_citations(3)]
+    records = [bench_review_page.answer_with_citations(3_000), bench_review_page.answer_with_citations(3)]
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
     monkeypatch.setenv("CITECHECK_LOGS", str(log))
     monkeypatch.setenv("CITECHECK_CORPUS", "")
@@ -59,18 +59,18 @@ def test_a_3000_citation_answer_is_shown_a_page_at_a_time(long_log):
 
 @given(st_h.integers(0, 5_000), st_h.integers(-3, 200), st_h.integers(1, 60))
 def test_windows_cover_every_sentence_once(total, page_number, per_page):
-    shown = P.window(total, page_number, per_page)
+    shown = paging.window(total, page_number, per_page)
     assert 0 <= shown.start <= shown.end <= total and shown.end - shown.start <= per_page
-    every = [n for p in range(1, P.pages(total, per_page) + 1)
-             for n in range(*(lambda w: (w.start, w.end))(P.window(total, p, per_page)))]
+    every = [n for p in range(1, paging.pages(total, per_page) + 1)
+             for n in range(*(lambda w: (w.start, w.end))(paging.window(total, p, per_page)))]
     assert every == list(range(total))
     if total:
-        assert P.window(total, P.page_of(total - 1, per_page), per_page).end == total
+        assert paging.window(total, paging.page_of(total - 1, per_page), per_page).end == total
 
 
 def test_clip_says_what_it_cut():
-    assert P.clip("short", 10) == ("short", "")
-    assert P.clip("x" * 25, 10) == ("x" * 10, "\u2026 shown: the first 10 of 25 characters.")
+    assert paging.clip("short", 10) == ("short", "")
+    assert paging.clip("x" * 25, 10) == ("x" * 10, "\u2026 shown: the first 10 of 25 characters.")
 
 
 def test_reader_view_of_a_huge_answer_is_clipped_with_a_note():
@@ -78,7 +78,7 @@ def test_reader_view_of_a_huge_answer_is_clipped_with_a_note():
     from citecheck.contract.log import parse_answer
     from citecheck.review.html import reader_html
 
-    record = B.answer_with_markers(20_000)  # 20,000 sentences, a marker in each
+    record = bench_review_page.answer_with_markers(20_000)  # 20,000 sentences, a marker in each
     result = check_answer(parse_answer(record))
     whole = reader_html(result)
     clipped = reader_html(result, 1_000)

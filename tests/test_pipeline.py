@@ -11,9 +11,8 @@ from citecheck.cli.main import main
 from citecheck.contract.corpus import read_text
 from citecheck.contract.log import checksum, dumps, parse_line
 from citecheck.llm import client as llm_client
-from citecheck.llm import fake_api as M
-from citecheck.pipeline import answering as P
-from citecheck.pipeline import assembly
+from citecheck.llm import fake_api
+from citecheck.pipeline import answering, assembly
 from citecheck.pipeline.chunking import ChunkingParams, chunk_document, chunk_folder
 from citecheck.pipeline.gate import decide, measure_floor
 from citecheck.pipeline.retrieval import Scored, build_index, load_index, snapshot_id, tokenise
@@ -122,7 +121,7 @@ def test_floor_measurement_on_the_sample(index):
     s = report.suggested
     assert (s.golden_pass, s.golden, s.off_refused, s.off) == (33, 33, 7, 8)
     assert max(o for o in report.off_scores if o < s.floor) < s.floor <= min(report.golden_scores)
-    assert P.SAMPLE_FLOOR <= min(report.golden_scores) and sum(o < P.SAMPLE_FLOOR for o in report.off_scores) == 7
+    assert answering.SAMPLE_FLOOR <= min(report.golden_scores) and sum(o < answering.SAMPLE_FLOOR for o in report.off_scores) == 7
 
 
 def test_floor_command_prints_distribution_and_suggestion():
@@ -144,7 +143,7 @@ def test_pack_sorts_dedupes_and_caps():
 
 
 def test_markers_request_numbers_sources_with_their_ids(index):
-    p = P.plan(index, ANSWERABLE, P.PipelineConfig())
+    p = answering.plan(index, ANSWERABLE, answering.PipelineConfig())
     body = p.request
     assert body["system"][0]["text"] == assembly.load_prompt("answer.v1").text
     assert "cache_control" not in body["system"][0]  # ~200 tokens: below every model's caching minimum
@@ -164,7 +163,7 @@ def test_citations_request_is_valid_for_the_sdk(index):
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
     from pydantic import TypeAdapter
 
-    body = P.plan(index, ANSWERABLE, P.PipelineConfig(shape="citations")).request
+    body = answering.plan(index, ANSWERABLE, answering.PipelineConfig(shape="citations")).request
     TypeAdapter(MessageCreateParamsNonStreaming).validate_python(body)
     docs = [b for b in body["messages"][0]["content"] if b["type"] == "document"]
     assert docs and all(b["citations"] == {"enabled": True} for b in docs)
@@ -173,7 +172,7 @@ def test_citations_request_is_valid_for_the_sdk(index):
 
 def test_unknown_prompt_for_a_shape_is_refused():
     with pytest.raises(Exception, match="not a citations prompt"):
-        P.PipelineConfig(shape="citations", prompt_version="answer.v1").prompt
+        answering.PipelineConfig(shape="citations", prompt_version="answer.v1").prompt
 
 
 @pytest.mark.parametrize("reply, answer, quotes", [
@@ -195,8 +194,8 @@ def test_markers_reply_parsing_is_lenient(reply, answer, quotes):
 
 def test_answer_is_logged_and_checks_out(index):
     calls = []
-    client = M.client(lambda body: M.message(GOOD, use=M.usage(1000, 100)), calls)
-    a = P.answer_question(client, index, ANSWERABLE, "t-1", now=lambda: "2026-12-01T00:00:00Z")
+    client = fake_api.client(lambda body: fake_api.message(GOOD, use=fake_api.usage(1000, 100)), calls)
+    a = answering.answer_question(client, index, ANSWERABLE, "t-1", now=lambda: "2026-12-01T00:00:00Z")
     assert len(calls) == 1 and calls[0]["path"] == "/v1/messages"
     assert "sk-ant-test" not in dumps(a)
     line = parse_line(dumps(a))
@@ -209,22 +208,22 @@ def test_answer_is_logged_and_checks_out(index):
 
 def test_a_refused_question_makes_no_request(index):
     calls = []
-    client = M.client(lambda body: pytest.fail("the gate must refuse before any call"), calls)
-    a = P.answer_question(client, index, OFF_CORPUS, "t-2")
+    client = fake_api.client(lambda body: pytest.fail("the gate must refuse before any call"), calls)
+    a = answering.answer_question(client, index, OFF_CORPUS, "t-2")
     assert calls == [] and a.refused and a.answer == "I cannot answer from the sources."
     assert a.extra["refused_by"] == "gate" and a.extra["cost_usd"] == 0.0
-    assert a.extra["gate"]["decision"] == "refuse" and a.extra["gate"]["top_score"] < P.SAMPLE_FLOOR
+    assert a.extra["gate"]["decision"] == "refuse" and a.extra["gate"]["top_score"] < answering.SAMPLE_FLOOR
     assert check_answer(a).refused
 
 
 def test_model_refusal_is_recorded(index):
-    a = P.answer_question(M.client(lambda b: M.message("I cannot answer from the sources.")), index, ANSWERABLE, "t")
+    a = answering.answer_question(fake_api.client(lambda b: fake_api.message("I cannot answer from the sources.")), index, ANSWERABLE, "t")
     assert a.refused and a.extra["refused_by"] == "model" and a.extra["cost_usd"] > 0
 
 
 def test_out_of_range_marker_survives_into_the_log(index):
     reply = 'Sick leave is 10 days [9].\n\nQUOTES:\n[9] "Sick leave is 10 days per year."'
-    a = P.answer_question(M.client(lambda b: M.message(reply)), index, ANSWERABLE, "t")
+    a = answering.answer_question(fake_api.client(lambda b: fake_api.message(reply)), index, ANSWERABLE, "t")
     assert "[9]" in a.answer
     result = check_answer(a)
     assert result.invalid_markers == (9,) and result.citations[0].reasons == ("marker_out_of_range",)
@@ -236,68 +235,68 @@ def test_citations_shape_end_to_end_with_an_index_past_the_packed_chunks(index):
         text = docs[0]["source"]["data"]
         quote = "Employees get 18 days of earned leave per year."
         start = text.index(quote)
-        return M.message([
-            M.text_block("You get 18 days a year. ", [M.char_citation(0, quote + " ", start, start + len(quote) + 1)]),
-            M.text_block("Ask the CEO.", [M.char_citation(len(docs) + 3, "ask the CEO", 0, 11)]),
+        return fake_api.message([
+            fake_api.text_block("You get 18 days a year. ", [fake_api.char_citation(0, quote + " ", start, start + len(quote) + 1)]),
+            fake_api.text_block("Ask the CEO.", [fake_api.char_citation(len(docs) + 3, "ask the CEO", 0, 11)]),
         ])
 
-    config = P.PipelineConfig(shape="citations")
-    a = P.answer_question(M.client(reply), index, ANSWERABLE, "t-3", config)
+    config = answering.PipelineConfig(shape="citations")
+    a = answering.answer_question(fake_api.client(reply), index, ANSWERABLE, "t-3", config)
     assert a.prompt_version == "answer-citations.v1" and a.answer == "You get 18 days a year. Ask the CEO."
     result = check_answer(a)
     assert [c.reasons for c in result.citations] == [(), ("unretrieved_source",)]
 
 
 def test_429_then_success_is_retried(index):
-    replies = iter([M.error(429, "rate_limit_error", "slow down"), M.message(GOOD)])
+    replies = iter([fake_api.error(429, "rate_limit_error", "slow down"), fake_api.message(GOOD)])
     calls = []
-    a = P.answer_question(M.client(lambda b: next(replies), calls), index, ANSWERABLE, "t")
+    a = answering.answer_question(fake_api.client(lambda b: next(replies), calls), index, ANSWERABLE, "t")
     assert len(calls) == 2 and not a.refused
 
 
 @pytest.mark.parametrize("reply, needle", [
-    (lambda b: M.error(500, "api_error", "boom"), "InternalServerError, HTTP 500"),
-    (lambda b: M.error(400, "invalid_request_error", "bad"), "HTTP 400"),
+    (lambda b: fake_api.error(500, "api_error", "boom"), "InternalServerError, HTTP 500"),
+    (lambda b: fake_api.error(400, "invalid_request_error", "bad"), "HTTP 400"),
     (lambda b: (200, {"unexpected": "shape"}, {}), "could not be read"),
 ])
 def test_api_failures_are_pipeline_errors(index, reply, needle):
-    config = P.PipelineConfig(shape="citations")
-    with pytest.raises(P.PipelineError, match=needle):
-        P.answer_question(M.client(reply, max_retries=1), index, ANSWERABLE, "t", config)
+    config = answering.PipelineConfig(shape="citations")
+    with pytest.raises(answering.PipelineError, match=needle):
+        answering.answer_question(fake_api.client(reply, max_retries=1), index, ANSWERABLE, "t", config)
 
 
 def test_malformed_markers_reply_is_logged_as_written(index):
-    a = P.answer_question(M.client(lambda b: (200, {**M.message("x"), "content": []}, {})), index, ANSWERABLE, "t")
+    a = answering.answer_question(fake_api.client(lambda b: (200, {**fake_api.message("x"), "content": []}, {})), index, ANSWERABLE, "t")
     assert a.answer == "" and check_answer(a).sentences == ()
 
 
 def test_per_answer_cap_lowers_max_tokens_or_refuses_to_call(index):
     calls = []
-    client = M.client(lambda b: M.message(GOOD), calls)
-    P.answer_question(client, index, ANSWERABLE, "t", P.PipelineConfig(max_cost_per_answer=0.01))
+    client = fake_api.client(lambda b: fake_api.message(GOOD), calls)
+    answering.answer_question(client, index, ANSWERABLE, "t", answering.PipelineConfig(max_cost_per_answer=0.01))
     sent = calls[0]["body"]["max_tokens"]
     assert 64 <= sent < 800
-    with pytest.raises(P.PipelineError, match="no room"):
-        P.answer_question(client, index, ANSWERABLE, "t", P.PipelineConfig(max_cost_per_answer=0.0001))
+    with pytest.raises(answering.PipelineError, match="no room"):
+        answering.answer_question(client, index, ANSWERABLE, "t", answering.PipelineConfig(max_cost_per_answer=0.0001))
     assert len(calls) == 1
 
 
 def test_budget_stops_before_a_call_that_could_exceed_it(index):
     calls = []
-    client = M.client(lambda b: M.message(GOOD, use=M.usage(2000, 500)), calls)
-    budget = P.Budget(limit=0.03)
-    P.answer_question(client, index, ANSWERABLE, "t1", budget=budget)
+    client = fake_api.client(lambda b: fake_api.message(GOOD, use=fake_api.usage(2000, 500)), calls)
+    budget = answering.Budget(limit=0.03)
+    answering.answer_question(client, index, ANSWERABLE, "t1", budget=budget)
     assert budget.spent == pytest.approx((2000 * 3 + 500 * 15) / 1e6)
-    with pytest.raises(P.BudgetExhausted, match="budget"):
+    with pytest.raises(answering.BudgetExhausted, match="budget"):
         for i in range(10):
-            P.answer_question(client, index, ANSWERABLE, f"t{i}", budget=budget)
+            answering.answer_question(client, index, ANSWERABLE, f"t{i}", budget=budget)
     assert budget.spent <= 0.03 and len(calls) == budget.calls
 
 
 def test_unknown_model_price_is_an_error(index):
     with pytest.raises(Exception, match="--price"):
-        P.answer_question(M.client(lambda b: M.message(GOOD)), index, ANSWERABLE, "t",
-                          P.PipelineConfig(model="mystery-model"))
+        answering.answer_question(fake_api.client(lambda b: fake_api.message(GOOD)), index, ANSWERABLE, "t",
+                          answering.PipelineConfig(model="mystery-model"))
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -324,7 +323,7 @@ def test_run_writes_a_log_that_resumes_and_respects_the_budget(tmp_path, monkeyp
         [ANSWERABLE, OFF_CORPUS, "How many sick days are there?", "What is the meal per diem?"])) + "\n",
         encoding="utf-8")
     calls = []
-    monkeypatch.setattr(llm_client, "make_client", lambda: M.client(lambda b: M.message(GOOD, use=M.usage(2000, 500)), calls))
+    monkeypatch.setattr(llm_client, "make_client", lambda: fake_api.client(lambda b: fake_api.message(GOOD, use=fake_api.usage(2000, 500)), calls))
     log = tmp_path / "log.jsonl"
     code, _, err = run("run", "--corpus", SOURCE, "--questions", questions, "--log", log, "--budget-usd", "0.02")
     ids = [json.loads(line)["answer_id"] for line in log.read_text(encoding="utf-8").splitlines()]

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from citecheck.contract.log import dumps
-from citecheck.llm import fake_api as M
-from citecheck.pipeline import answering as P
+from citecheck.llm import fake_api
+from citecheck.pipeline import answering
 from citecheck.pipeline.retrieval import load_index
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sample_data"))
-import scripted_agent as S  # noqa: E402
+import scripted_agent  # noqa: E402
 
 GOOD = ('You get 18 days of earned leave per year [1]. It accrues at 1.5 days per month [1].\n\nQUOTES:\n'
         '[1] "Employees get 18 days of earned leave per year."')
@@ -29,26 +29,26 @@ def _tool(name, args):
 def gated(body):
     names = [t["name"] for t in body.get("tools", [])]
     if "record_claims" in names:
-        return M.message([_tool("record_claims", {"claims": [
+        return fake_api.message([_tool("record_claims", {"claims": [
             {"sentence": 1, "claim": "You get 18 days of earned leave per year."},
             {"sentence": 2, "claim": "Earned leave accrues at 1.5 days per month."}]})], stop_reason="tool_use")
     if "record_verdict" in names:
         claim = body["messages"][0]["content"].split("<sentence>")[1].split("</sentence>")[0]
         verdict = "not_supported" if "accrues" in claim else "supported"
-        return M.message([_tool("record_verdict", {"verdict": verdict, "rationale": "checked"})],
+        return fake_api.message([_tool("record_verdict", {"verdict": verdict, "rationale": "checked"})],
                          stop_reason="tool_use")
     if "search" in names:
-        return S.reply(body)
-    return M.message(GOOD)
+        return scripted_agent.reply(body)
+    return fake_api.message(GOOD)
 
 
 @pytest.fixture
 def log(tmp_path, monkeypatch):
     index = load_index(ROOT / "sample_data" / "source")
-    client = M.client(gated)
-    config = P.PipelineConfig(faithfulness=True, agent_fallback=True)
-    answers = [P.answer_question(client, index, "How many earned leave days do I get?", "withheld-1", config),
-               P.answer_question(client, index, "Maternity time off length?", "agent-1", config)]
+    client = fake_api.client(gated)
+    config = answering.PipelineConfig(faithfulness=True, agent_fallback=True)
+    answers = [answering.answer_question(client, index, "How many earned leave days do I get?", "withheld-1", config),
+               answering.answer_question(client, index, "Maternity time off length?", "agent-1", config)]
     path = tmp_path / "pipeline.jsonl"
     path.write_text("".join(dumps(a) + "\n" for a in answers), encoding="utf-8")
     st.cache_resource.clear()

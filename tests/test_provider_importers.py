@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from citecheck.checking.checker import check_answer
 from citecheck.cli.main import main
-from citecheck.contract import reasons as R
-from citecheck.contract.errors import FieldError, RecordError
+from citecheck.contract import reasons
 from citecheck.contract.log import checksum, parse_line
+from citecheck.errors import FieldError, RecordError
 from citecheck.importers import cohere, gemini, openai
 from citecheck.importers.exchange import import_files, import_pairs, parse_events
 
@@ -74,7 +74,7 @@ def test_openai_url_citations_cover_the_inline_link_after_non_ascii_text():
     # the search listed only NASA's page as a source: the Wikipedia citation is unretrieved
     # no quote in this format: not verifiable (neither verified nor failed), not quote_missing
     assert result.citations[0].reasons == () and result.citations[0].status == "not_verifiable"
-    assert result.citations[1].reasons == (R.UNRETRIEVED_SOURCE,)
+    assert result.citations[1].reasons == (reasons.UNRETRIEVED_SOURCE,)
     assert result.tally.not_verifiable == 1 and result.tally.failed == 1
     # the web source has no text: the sentence's number cannot be checked, and is not reported
     assert result.sentences[0].reasons == ()
@@ -100,7 +100,7 @@ def test_openai_file_citations_are_positions_with_search_results_as_sources():
     result = check_answer(a)
     assert [s.citations for s in result.sentences] == [(0,), (1, 2)]
     assert result.citations[0].chunk_index == 0 and result.citations[1].chunk_index == 1
-    assert result.citations[2].reasons == (R.UNRETRIEVED_SOURCE,)  # a file the search did not return
+    assert result.citations[2].reasons == (reasons.UNRETRIEVED_SOURCE,)  # a file the search did not return
 
 
 def test_openai_chat_completions_annotations():
@@ -141,10 +141,10 @@ def test_gemini_byte_offsets_after_multibyte_text_and_omitted_zero_start():
     assert a.citations[2].locator["confidence"] == 0.61
     assert a.chunks[0].source.startswith("https://vertexaisearch.cloud.google.com/") and a.chunks[0].title == "nasa.gov"
     result = check_answer(a)
-    assert result.citations[3].reasons == (R.UNRETRIEVED_SOURCE,)  # index 4 of 2 chunks
+    assert result.citations[3].reasons == (reasons.UNRETRIEVED_SOURCE,)  # index 4 of 2 chunks
     assert result.citations[0].status == "not_verifiable"  # web chunks carry no text
     # "It landed in 2012." cites a chunk that is not there: no source, so its number is reported
-    assert result.sentences[2].reasons == (R.NUMBER_NOT_IN_SOURCE,)
+    assert result.sentences[2].reasons == (reasons.NUMBER_NOT_IN_SOURCE,)
     assert result.sentences[0].reasons == ()  # "−78 °C": a web source, nothing to check against
     assert a.extra["web_search_queries"][0] == "Curiosity rover lowest temperature"
 
@@ -205,7 +205,7 @@ def test_cohere_v2_documents_from_the_request():
                         ("stays at 19 °C", "runbook-7"), ("stays at 19 °C", "doc:9")]
     assert all(c.locator["span_check"] == "ok" for c in a.citations)
     result = check_answer(a)
-    assert result.citations[3].reasons == (R.UNRETRIEVED_SOURCE,)  # doc:9 was not sent
+    assert result.citations[3].reasons == (reasons.UNRETRIEVED_SOURCE,)  # doc:9 was not sent
     assert [c.status for c in result.citations] == ["not_verifiable"] * 3 + ["failed"]
     assert result.ok is False and not any(s.reasons for s in result.sentences)  # numbers and “SEV-1” are in the documents
 
@@ -307,7 +307,7 @@ def test_cli_needs_a_response_or_pairs():
 def test_the_checker_fails_a_span_whose_text_is_not_the_providers():
     resp = load("gemini_search_response.json")
     ok = check_answer(gemini.convert(None, resp, 1))
-    assert not any(R.SPAN_MISMATCH in c.reasons for c in ok.citations)
+    assert not any(reasons.SPAN_MISMATCH in c.reasons for c in ok.citations)
     # a body whose offsets were counted in characters, not bytes: each span with multi-byte text
     # before or in it selects the wrong text
     text = resp["candidates"][0]["content"]["parts"][0]["text"]
@@ -316,16 +316,16 @@ def test_the_checker_fails_a_span_whose_text_is_not_the_providers():
         seg["startIndex"] = text.index(seg["text"])
         seg["endIndex"] = seg["startIndex"] + len(seg["text"])
     bad = check_answer(gemini.convert(None, resp, 1))
-    assert [R.SPAN_MISMATCH in c.reasons for c in bad.citations] == [True, True, True, True]
-    assert bad.citations[0].reasons == (R.SPAN_MISMATCH,) and bad.citations[0].status == "failed"
+    assert [reasons.SPAN_MISMATCH in c.reasons for c in bad.citations] == [True, True, True, True]
+    assert bad.citations[0].reasons == (reasons.SPAN_MISMATCH,) and bad.citations[0].status == "failed"
 
 
 def test_the_checker_fails_an_openai_link_span_that_misses_the_link():
     a = one(openai.PROVIDER, "openai_chat_response.json")
     c = a.citations[0]
     moved = replace(a, citations=(c._replace(answer_start=0, answer_end=c.answer_start),))
-    assert R.SPAN_MISMATCH in check_answer(moved).citations[0].reasons
-    assert R.SPAN_MISMATCH not in check_answer(a).citations[0].reasons
+    assert reasons.SPAN_MISMATCH in check_answer(moved).citations[0].reasons
+    assert reasons.SPAN_MISMATCH not in check_answer(a).citations[0].reasons
 
 
 # --- not verifiable on the review page -------------------------------------------------------
@@ -358,15 +358,15 @@ def test_review_html_escapes_the_source_and_links_only_http():
 
 
 def test_labels_and_export_treat_a_not_verifiable_citation_as_an_item():
-    from citecheck.review import dataset
-    from citecheck.review import labels as L
-    from citecheck.review.export import rows
+    from citecheck.labelling import dataset
+    from citecheck.labelling import labels as label_store
+    from citecheck.labelling.export import rows
 
     data = dataset.build([one(cohere.PROVIDER, "cohere_v2_response.json", "cohere_v2_request.json")])
     [items] = data.items_by_answer
     cited = [item for item in items if item.citation is not None]
     assert len(cited) >= 3  # one (sentence, source) item per retrieved source cited
-    label = L.make_label(cited[0], "supported", "ana")
+    label = label_store.make_label(cited[0], "supported", "ana")
     [row] = list(rows(data, [label]))
     assert row["mechanical_status"] == "not_verifiable" and row["labels"]["ana"]["label"] == "supported"
     assert row["chunk_text"].startswith("Page the on-call lead")
@@ -406,10 +406,10 @@ def test_gemini_stream_as_a_json_array_in_pairs(tmp_path):
 def test_the_judge_and_calibration_take_not_verifiable_items_like_any_other():
     """The mechanics cannot verify a provider citation without a quote; the judge and the
     humans fill the gap: its items are judged from the source text and calibrated."""
-    from citecheck.judging import calibration as C
+    from citecheck.judging import calibration
     from citecheck.judging.judges import BaselineJudge, judge_items
-    from citecheck.review import dataset
-    from citecheck.review import labels as L
+    from citecheck.labelling import dataset
+    from citecheck.labelling import labels as label_store
 
     data = dataset.build([one(cohere.PROVIDER, "cohere_v2_response.json", "cohere_v2_request.json")])
     result = data.results[0]
@@ -421,7 +421,7 @@ def test_the_judge_and_calibration_take_not_verifiable_items_like_any_other():
     verdicts = judge.judge(items)
     assert len(verdicts) == len(items) and all(v.scored for v in verdicts)
     review_items = [i for i in data.items_by_answer[0] if i.citation is not None]
-    labels = [L.make_label(i, "supported", "ana") for i in review_items]
-    report = C.calibrate(labels, verdicts, judge.name, judge.prompt.version,
+    labels = [label_store.make_label(i, "supported", "ana") for i in review_items]
+    report = calibration.calibrate(labels, verdicts, judge.name, judge.prompt.version,
                          fingerprints={i.key: i.fingerprint for i in data.all_items})
     assert len(report.pairs.keys) == len(review_items)

@@ -10,8 +10,7 @@ import streamlit as st
 from citecheck.cli.main import main
 from citecheck.contract.log import checksum
 from citecheck.reports.rates import json_rate, percent, share
-from hypothesis import given
-from hypothesis import strategies as st_
+from hypothesis import given, strategies
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -46,7 +45,7 @@ def test_percent_of_a_rate_and_of_nothing():
     assert json_rate(9 / 59) == 0.1525 and json_rate(None) is None and share(1, 0) is None
 
 
-@given(st_.integers(0, 10**6), st_.integers(1, 10**6))
+@given(strategies.integers(0, 10**6), strategies.integers(1, 10**6))
 def test_percent_is_the_exact_share_rounded_half_up(count, total):
     shown = Fraction(percent(count, total).rstrip("%"))
     exact = Fraction(count * 100, total)

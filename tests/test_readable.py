@@ -2,59 +2,58 @@
 
 import pandas as pd
 import pytest
-from citecheck.reports import figures as F
-from citecheck.reports import readable as RD
-from citecheck.review import dataset
+from citecheck.labelling import dataset
+from citecheck.reports import figures, readable
 from citecheck.web.settings import DEFAULT_LOG
 
 
 @pytest.fixture(scope="module")
 def table():
-    return F.dataset_table(dataset.load([DEFAULT_LOG]))
+    return figures.dataset_table(dataset.load([DEFAULT_LOG]))
 
 
 def test_share_gives_the_percentage_with_its_counts():
-    assert RD.share(7, 24) == "29.2% (7 of 24)"
-    assert RD.share(0, 0) == "n/a (0 of 0)"
-    assert RD.share(1234, 5000) == "24.7% (1,234 of 5,000)"
-    assert RD.share(float("nan"), 3) == ""
+    assert readable.share(7, 24) == "29.2% (7 of 24)"
+    assert readable.share(0, 0) == "n/a (0 of 0)"
+    assert readable.share(1234, 5000) == "24.7% (1,234 of 5,000)"
+    assert readable.share(float("nan"), 3) == ""
 
 
 def test_group_view_names_every_column_and_reconciles_with_the_breakdown(table):
-    frame = F.breakdown(table, "model")
-    view = RD.group_view(frame, "model", "Model")
+    frame = figures.breakdown(table, "model")
+    view = readable.group_view(frame, "model", "Model")
     assert list(view.columns)[:3] == ["Model", "Answers", "Failing answers"]
     assert not any("." in c or "_" in c for c in view.columns)
     for (_, row), (_, raw) in zip(view.iterrows(), frame.iterrows()):
         count, total = int(raw["failing_answers.count"]), int(raw["failing_answers.total"])
         assert row["Failing answers"] == f"{count / total:.1%} ({count:,} of {total:,})"
         assert row["Answers"] == raw["answers"]
-    long = RD.group_chart_data(frame, "model")
-    assert set(long["figure"]) <= {name for _, name in RD.GROUP_FIGURES}
+    long = readable.group_chart_data(frame, "model")
+    assert set(long["figure"]) <= {name for _, name in readable.GROUP_FIGURES}
     assert len(long) >= len(frame) * 4
 
 
 @pytest.mark.parametrize("freq, head", [("D", "Day"), ("W", "Week of")])
 def test_periods_are_dates_in_one_format(table, freq, head):
-    series = F.over_time(table, freq)
-    view = RD.period_view(series, freq)
+    series = figures.over_time(table, freq)
+    view = readable.period_view(series, freq)
     assert list(view.columns) == [head, "Answers", "Failing answers", "Failed citations", "Refused answers"]
     assert view[head].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     if freq == "W":  # a week is named by its Monday
         assert all(pd.Timestamp(d).day_of_week == 0 for d in view[head])
-    long = RD.period_chart_data(series)
+    long = readable.period_chart_data(series)
     assert set(long["period"]) == set(view[head])
     assert set(long["figure"]) == {"Failing answers", "Failed citations", "Refused answers"}
 
 
 def test_reasons_view_names_every_column_and_reconciles_with_the_counts(table):
-    reasons = F.by_reason(table)
-    view = RD.reasons_view(reasons, len(table))
+    reasons = figures.by_reason(table)
+    view = readable.reasons_view(reasons, len(table))
     assert list(view.columns) == ["Reason", "What it means", "Occurrences", "Answers with it"]
     for (_, row), (_, raw) in zip(view.iterrows(), reasons.iterrows()):
         assert row["Reason"] == raw["reason"]
-        assert row["Occurrences"] == f"{RD.share(raw['count'], raw['total'])} {raw['of']}"
-        assert row["Answers with it"] == RD.share(raw["answers"], len(table))
+        assert row["Occurrences"] == f"{readable.share(raw['count'], raw['total'])} {raw['of']}"
+        assert row["Answers with it"] == readable.share(raw["answers"], len(table))
     assert view["Occurrences"].str.endswith(("citations", "sentences")).all()
 
 

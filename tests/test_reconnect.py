@@ -1,4 +1,4 @@
-"""The held-keys script of the review page (core/review/reconnect.py): what reaches it is hex only."""
+"""The held-keys script of the review page (core/citecheck/review/reconnect.py): what reaches it is hex only."""
 
 import pytest
 from citecheck.review.reconnect import HELD_KEYS, reconnect_script, session_token

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from appserver import healthy
-from citecheck.contract.items import CITATION_LABELS
-from citecheck.review import labels as L
+from citecheck.contract.item_keys import CITATION_LABELS
+from citecheck.labelling import labels
 from citecheck.web.settings import DEFAULT_LOG
 from test_browser import CHROMIUM, free_port, launch
 
@@ -58,8 +58,8 @@ class App:
             self.proc.wait(timeout=20)
             self.proc = None
 
-    def records(self) -> list[L.Label]:
-        records, warnings = L.read(self.labels)
+    def records(self) -> list[labels.Label]:
+        records, warnings = labels.read(self.labels)
         assert warnings == []
         return records
 

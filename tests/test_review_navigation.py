@@ -1,5 +1,5 @@
-"""The review page's place and moves (core/review/navigation.py), its labelling callbacks
-(core/review/labelling.py) and its queue (core/web/review_queue.py), driven with plain dicts for
+"""The review page's place and moves (core/citecheck/review/navigation.py), its labelling callbacks
+(core/citecheck/review/label_actions.py) and its queue (core/citecheck/web/walk.py), driven with plain dicts for
 the session and the address, on the bundled sample log in memory and checked into a store."""
 
 from __future__ import annotations
@@ -9,19 +9,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from citecheck.checking.options import check_options
+from citecheck.checking.files import check_options
 from citecheck.cli.main import main
-from citecheck.review import address as A
-from citecheck.review import dataset
-from citecheck.review import labelling as LB
-from citecheck.review import labels as L
-from citecheck.review import navigation as N
-from citecheck.review import sample as S
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
+from citecheck.labelling import sample as samples
+from citecheck.labelling.items import LABEL_TEXT
+from citecheck.review import address, label_actions, navigation
 from citecheck.review.identity import Identity
-from citecheck.review.items import LABEL_TEXT
 from citecheck.review.queue import FILTERS
-from citecheck.store.answers import StoreAnswers
-from citecheck.web.review_queue import ReviewQueue, read_sample
+from citecheck.storage.checked.answers import StoreAnswers
+from citecheck.web.walk import ReviewQueue, read_sample
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
@@ -63,38 +61,38 @@ def test_settle_makes_session_and_address_agree(show, blind, session_filter, nam
     params = {k: v for k, v in (("show", show), ("blind", blind)) if v is not None}
     state = {} if session_filter is None else {"filter_name": session_filter}
     who = Identity(name, "url" if name else "none")
-    assert N.settle(state, params, who) == name
+    assert navigation.settle(state, params, who) == name
     # the address now names the session's settings, and read back gives them again
-    assert A.filter_name(params.get("show"), None) == state["filter_name"] == state["filter_box"]
-    assert A.blind(params.get("blind"), None) == state["blind_on"] == state["blind"]
-    assert state["filter_name"] == (session_filter or A.filter_name(show, None))
+    assert address.filter_name(params.get("show"), None) == state["filter_name"] == state["filter_box"]
+    assert address.blind(params.get("blind"), None) == state["blind_on"] == state["blind"]
+    assert state["filter_name"] == (session_filter or address.filter_name(show, None))
     assert params.get("reviewer") == (name or None) and state["reviewer_box"] == name
     before = (dict(state), dict(params))
-    N.settle(state, params, who)  # a second run changes nothing
+    navigation.settle(state, params, who)  # a second run changes nothing
     assert (state, params) == before
 
 
 def test_a_signed_in_reviewer_is_never_written_into_the_address():
     state, params = {}, {}
-    assert N.settle(state, params, Identity("ana@example.org", "login")) == "ana@example.org"
+    assert navigation.settle(state, params, Identity("ana@example.org", "login")) == "ana@example.org"
     assert "reviewer" not in params and "reviewer_name" not in state
 
 
 def test_rename_refilter_and_reblind_write_the_address():
     state, params = {"reviewer_box": "  ben\x07 "}, {}
-    N.rename(state, params)
+    navigation.rename(state, params)
     assert state["reviewer_name"] == params["reviewer"] == "ben"
     state["reviewer_box"] = "   "
-    N.rename(state, params)
+    navigation.rename(state, params)
     assert state["reviewer_name"] == "" and "reviewer" not in params
     state["filter_box"] = "Refused"
-    N.refilter(state, params)
+    navigation.refilter(state, params)
     assert params["show"] == "refused" and state["filter_name"] == "Refused"
     state["filter_box"] = "All answers"
-    N.refilter(state, params)
+    navigation.refilter(state, params)
     assert "show" not in params
     state["blind"] = False
-    N.reblind(state, params)
+    navigation.reblind(state, params)
     assert params["blind"] == "off" and state["blind_on"] is False
 
 
@@ -106,12 +104,12 @@ def test_a_link_opens_its_answer_and_item_once_then_the_session_stands(answers, 
     data = answers[kind]
     aid, items = cited(data)
     state, params = {}, {"answer": aid, "item": "2"}
-    result, shown = N.open_answer(state, params, data, data.answer_ids, {}, "ana")
+    result, shown = navigation.open_answer(state, params, data, data.answer_ids, {}, "ana")
     assert result.answer.answer_id == aid and shown == items
     assert state["answer_id"] == aid and state["focus"] == 1 and params["item"] == "2"
     other = next(a for a in data.answer_ids if a != aid)
-    N.go(state, other)
-    N.open_answer(state, params, data, data.answer_ids, {}, "ana")  # the old link is not followed again
+    navigation.go(state, other)
+    navigation.open_answer(state, params, data, data.answer_ids, {}, "ana")  # the old link is not followed again
     assert state["answer_id"] == params["answer"] == other and params["item"] == "1"
 
 
@@ -120,13 +118,13 @@ def test_without_a_link_the_first_answer_opens_on_its_first_unlabelled_item(answ
     data = answers[kind]
     ids = list(data.answer_ids)
     items = data.items(ids[0])
-    current = L.latest([L.make_label(items[0], items[0].labels[0], "ana")])
+    current = label_store.latest([label_store.make_label(items[0], items[0].labels[0], "ana")])
     state, params = {}, {}
-    N.open_answer(state, params, data, ids, current, "ana")
+    navigation.open_answer(state, params, data, ids, current, "ana")
     assert state["answer_id"] == params["answer"] == ids[0]
     assert state["focus"] == (1 if len(items) > 1 else 0)
     state2 = {}
-    N.open_answer(state2, {"answer": "no-such-answer"}, data, ids, current, "ben")  # ben has labelled nothing
+    navigation.open_answer(state2, {"answer": "no-such-answer"}, data, ids, current, "ben")  # ben has labelled nothing
     assert state2["answer_id"] == ids[0] and state2["focus"] == 0
 
 
@@ -134,7 +132,7 @@ def test_without_a_link_the_first_answer_opens_on_its_first_unlabelled_item(answ
 def test_the_addressed_item_is_always_one_of_the_answers(answers, raw):
     data = answers["memory"]
     _, items = cited(data)
-    n = N.linked_focus(raw, items, {}, "ana")
+    n = navigation.linked_focus(raw, items, {}, "ana")
     assert 0 <= n < len(items)
     if isinstance(raw, str) and raw.isascii() and raw.isdigit() and 1 <= int(raw) <= len(items):
         assert n == int(raw) - 1
@@ -146,10 +144,10 @@ def test_jump_opens_a_known_answer_and_names_an_unknown_one(answers):
     data = answers["memory"]
     aid = data.answer_ids[3]
     state = {"answer_id": data.answer_ids[0], "focus": 2}
-    assert N.jump(state, data, "   ") is None and state["focus"] == 2
-    assert N.jump(state, data, "nope<b>") == "No answer with id 'nope<b>' in the loaded logs."
+    assert navigation.jump(state, data, "   ") is None and state["focus"] == 2
+    assert navigation.jump(state, data, "nope<b>") == "No answer with id 'nope<b>' in the loaded logs."
     assert state["answer_id"] == data.answer_ids[0]
-    assert N.jump(state, data, f" {aid} ") is None and state == {"answer_id": aid, "focus": 0}
+    assert navigation.jump(state, data, f" {aid} ") is None and state == {"answer_id": aid, "focus": 0}
 
 
 # --- moves --------------------------------------------------------------------------------------------
@@ -168,7 +166,7 @@ def test_answer_steps_walk_the_filtered_ids_without_wrapping(answers, kind, filt
     state = {"answer_id": ids[pos], "focus": 0}
     for delta in deltas:
         moves = state.get("moves", 0)
-        N.step_answer(state, queue.ids, queue.where, delta)
+        navigation.step_answer(state, queue.ids, queue.where, delta)
         if 0 <= pos + delta < len(ids):
             pos += delta
             assert state["moves"] == moves + 1 and "flash" not in state
@@ -185,7 +183,7 @@ def test_item_steps_stay_inside_the_open_answer(answers, kind, deltas):
     aid, items = cited(data)
     state, focus = {"answer_id": aid, "focus": 0}, 0
     for delta in deltas:
-        N.step_item(state, data, delta)
+        navigation.step_item(state, data, delta)
         if 0 <= focus + delta < len(items):
             focus += delta
         else:
@@ -203,11 +201,11 @@ def test_a_saved_label_moves_the_reviewer_on_to_their_next_item(answers, kind, t
     queue = ReviewQueue.of(data, None, "All answers", {}, "ana")
     aid, items = cited(data)
     state = {"answer_id": aid, "focus": 0, "note-" + items[0].key: "checked <twice>"}
-    queue.save(state, None, items[0].labels[0], target, ANA, "g-1", lambda: L.read(target)[0])
-    (saved,), problems = L.read(target)
+    queue.save(state, None, items[0].labels[0], target, ANA, "g-1", lambda: label_store.read(target)[0])
+    (saved,), problems = label_store.read(target)
     assert not problems and saved.item == items[0].key and saved.note == "checked <twice>"
     assert saved.reviewer == "ana" and saved.guidelines == "g-1" and state["_label_saved"] is True
-    assert state["flash"] == ("success", L.saved_message(LABEL_TEXT[saved.label], items[0].sentence, aid))
+    assert state["flash"] == ("success", label_store.saved_message(LABEL_TEXT[saved.label], items[0].sentence, aid))
     assert (state["answer_id"], state["focus"]) == (aid, 1)  # the next item nobody has labelled
 
 
@@ -215,23 +213,23 @@ def test_the_queue_is_the_same_on_the_log_and_on_the_store(answers, tmp_path):
     labels = []
     for data in answers.values():
         aid, items = cited(data)
-        labels = [L.make_label(item, item.labels[0], "ana") for item in items]
+        labels = [label_store.make_label(item, item.labels[0], "ana") for item in items]
     for filter_name in FILTERS:
-        got = [list(ReviewQueue.of(d, None, filter_name, L.latest(labels), "ana").ids) for d in answers.values()]
+        got = [list(ReviewQueue.of(d, None, filter_name, label_store.latest(labels), "ana").ids) for d in answers.values()]
         assert got[0] == got[1]
     memory, store = (ReviewQueue.of(d, None, "All answers", {}, "ana", overlap=2) for d in answers.values())
     after = (cited(answers["memory"])[0], 0)
     assert memory.next_item(labels, "ben", after) == store.next_item(labels, "ben", after)
-    assert memory.team_progress(L.latest(labels), "ana") == store.team_progress(L.latest(labels), "ana")
+    assert memory.team_progress(label_store.latest(labels), "ana") == store.team_progress(label_store.latest(labels), "ana")
 
 
 def test_a_finished_queue_says_so_and_keeps_the_place(answers):
     data = answers["memory"]
-    every = [L.make_label(item, item.labels[0], "ana") for item in data.all_items]
+    every = [label_store.make_label(item, item.labels[0], "ana") for item in data.all_items]
     queue = ReviewQueue.of(data, None, "All answers", {}, "ana")
     state = {"answer_id": data.answer_ids[0], "focus": 0}
     assert queue.move_on(state, every, "ana") is False
-    assert state["flash"] == ("success", N.finished_text(1, False)) and "moves" not in state
+    assert state["flash"] == ("success", navigation.finished_text(1, False)) and "moves" not in state
     assert state["answer_id"] == data.answer_ids[0]
 
 
@@ -260,24 +258,24 @@ def test_undo_withdraws_the_last_label_and_goes_back_to_its_item(answers, tmp_pa
     aid, items = cited(data)
     target = tmp_path / "labels.jsonl"
     state = {"answer_id": aid, "focus": 2}
-    LB.undo(state, data, target, lambda: L.read(target)[0], "")
+    label_actions.undo(state, data, target, lambda: label_store.read(target)[0], "")
     assert state.pop("flash") == ("info", "Enter your name first.")
-    LB.undo(state, data, target, lambda: L.read(target)[0], "ana")
+    label_actions.undo(state, data, target, lambda: label_store.read(target)[0], "ana")
     assert state.pop("flash") == ("info", "You have no label to withdraw.")
     for n in (0, 1):
-        assert LB.save(state, data, (aid, n), items[n].labels[-1], target, ANA) is not None
-    LB.undo(state, data, target, lambda: L.read(target)[0], "ana")
+        assert label_actions.save(state, data, (aid, n), items[n].labels[-1], target, ANA) is not None
+    label_actions.undo(state, data, target, lambda: label_store.read(target)[0], "ana")
     assert state["flash"][0] == "success" and f"sentence {items[1].sentence + 1} of {aid}" in state["flash"][1]
     assert (state["answer_id"], state["focus"]) == (aid, 1)
-    events, problems = L.read_events(target)
-    assert not problems and [lab.item for lab in L.effective(events)] == [items[0].key]
+    events, problems = label_store.read_events(target)
+    assert not problems and [lab.item for lab in label_store.effective(events)] == [items[0].key]
 
 
 def test_labels_made_in_a_sample_record_it(answers, tmp_path):
     data = answers["memory"]
     aid, items = cited(data)
     path = tmp_path / "sample.jsonl"
-    S.write(path, S.draw([i.key for i in data.all_items], 5, seed=7))
+    samples.write(path, samples.draw([i.key for i in data.all_items], 5, seed=7))
     sample, problem = read_sample(path)
     assert problem is None and len(sample) == 5
     queue = ReviewQueue.of(data, sample, "All answers", {}, "ana")
@@ -286,11 +284,11 @@ def test_labels_made_in_a_sample_record_it(answers, tmp_path):
     target = tmp_path / "labels.jsonl"
     state = {"answer_id": first[0], "focus": first[1]}
     item = data.items(first[0])[first[1]]
-    queue.save(state, None, item.labels[0], target, ANA, "", lambda: L.read(target)[0])
-    (saved,), _ = L.read(target)
+    queue.save(state, None, item.labels[0], target, ANA, "", lambda: label_store.read(target)[0])
+    (saved,), _ = label_store.read(target)
     assert saved.sample == sample.sample_id
     assert data.items(state["answer_id"])[state["focus"]].key == sample.items[1]
-    assert queue.sample_progress(L.latest([saved]), "ana") == (1, 5)
+    assert queue.sample_progress(label_store.latest([saved]), "ana") == (1, 5)
     (path.parent / "broken.jsonl").write_text("{not json\n", encoding="utf-8")
     none, problem = read_sample(path.parent / "broken.jsonl")
     assert none is None and problem.startswith("Cannot use that sample: ")
@@ -301,7 +299,7 @@ def test_labels_made_in_a_sample_record_it(answers, tmp_path):
 def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp_path):
     data = answers[kind]
     aid, items = cited(data)
-    current = L.latest([L.make_label(items[0], items[0].labels[0], "ana")])
+    current = label_store.latest([label_store.make_label(items[0], items[0].labels[0], "ana")])
     queue = ReviewQueue.of(data, None, "All answers", current, "ana", overlap=2)
     (notice,), done = queue.header(current, "ana", items, ANA)
     overall = queue.team_progress(current, "ana")
@@ -312,7 +310,7 @@ def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp
     assert notice == ("error", "Enter your name in the sidebar before labelling: labels need a reviewer.")
     assert done is None
     path = tmp_path / "sample.jsonl"
-    S.write(path, S.draw([i.key for i in items], 2, seed=1))
+    samples.write(path, samples.draw([i.key for i in items], 2, seed=1))
     sampled = ReviewQueue.of(data, read_sample(path)[0], "All answers", current, "ana")
     notices, _ = sampled.header(current, "ana", items, ANA)
     assert len(notices) == 2 and notices[1][1].startswith("Calibration sample sample-")

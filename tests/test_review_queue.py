@@ -1,9 +1,9 @@
 """The labelling queue with overlap, the team's progress, the reviewer's identity, the focus marker and the key listener."""
 
 import pytest
-from citecheck.review import identity as I
+from citecheck.labelling.items import Item
+from citecheck.review import identity
 from citecheck.review.html import focus_marker_html, focus_token
-from citecheck.review.items import Item
 from citecheck.review.queue import TeamProgress, next_in_queue, team_progress
 
 
@@ -67,7 +67,7 @@ def test_team_progress_counts_own_and_done_items():
     (None, None, {"is_logged_in": True, "email": " lead@example.org\n"}, ("lead@example.org", "login")),
 ])
 def test_identity(url, session, user, expected):
-    who = I.resolve(url, session, user)
+    who = identity.resolve(url, session, user)
     assert (who.name, who.source) == expected
     assert who.signed_in == (expected[1] == "login")
     assert who.by_login == (expected[1] in ("login", "signed-out"))
@@ -85,12 +85,12 @@ def test_the_focus_marker_carries_no_untrusted_text():
 
 
 def test_the_key_queue_installer_carries_only_its_constants():
-    from citecheck.review import keyqueue
+    from citecheck.review import keypresses
 
-    page = keyqueue.installer_html()
+    page = keypresses.installer_html()
     assert page.count("</script>") == 1 and page.startswith("<script>")  # its code cannot end the element early
-    assert keyqueue.installer_html() == page  # the same on every run: the frame is not drawn again
-    code = keyqueue.script()
+    assert keypresses.installer_html() == page  # the same on every run: the frame is not drawn again
+    code = keypresses.script()
     assert "@" not in code and "window.__ccKeyQueue" in code
     for key in "1234jknpuzJKNPUZ":
         assert key in code.split('keys = "')[1].split('"')[0]

@@ -1,17 +1,16 @@
-"""What the review page shows besides the answer (core/review/review_view.py), on the bundled
+"""What the review page shows besides the answer (core/citecheck/review/review_view.py), on the bundled
 ExpertQA sample: real expert labels and the baseline judge's verdicts on the same items."""
 
 from __future__ import annotations
 
 import pytest
-from citecheck.judging import verdicts as V
+from citecheck.judging import verdicts as verdict_store
 from citecheck.judging.judges import BaselineJudge, Progress, judge_items
-from citecheck.review import dataset
-from citecheck.review import labels as L
-from citecheck.review import paging as P
-from citecheck.review import review_view as RV
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
+from citecheck.labelling.items import LABEL_TEXT, Item
+from citecheck.review import paging, review_view
 from citecheck.review.html import focus_token
-from citecheck.review.items import LABEL_TEXT, Item
 from citecheck.review.queue import labellers, team_progress
 from citecheck.web.settings import EXPERTQA_LABELS, EXPERTQA_LOG
 from hypothesis import given
@@ -22,18 +21,18 @@ from hypothesis import strategies as hs
 def expertqa(tmp_path_factory):
     """The sample, its expert labels, and the baseline judge's verdicts on the labelled items."""
     data = dataset.load([EXPERTQA_LOG])
-    labels, problems = L.read(EXPERTQA_LABELS)
+    labels, problems = label_store.read(EXPERTQA_LABELS)
     assert not problems
     target = tmp_path_factory.mktemp("verdicts") / "verdicts.jsonl"
     items = judge_items(data.results, {lab.item for lab in labels if lab.citation is not None},
                         data.items_by_answer)
-    BaselineJudge().judge(items, on_verdict=lambda v: V.append(target, [v]), progress=Progress(total=len(items)))
-    verdicts, problems = V.read(target)
+    BaselineJudge().judge(items, on_verdict=lambda v: verdict_store.append(target, [v]), progress=Progress(total=len(items)))
+    verdicts, problems = verdict_store.read(target)
     assert not problems and verdicts
     return data, labels, verdicts
 
 
-def labelled_item(data, labels, verdicts) -> tuple[Item, list, L.Label]:
+def labelled_item(data, labels, verdicts) -> tuple[Item, list, label_store.Label]:
     """An item with a judge verdict and an expert label, its answer's items and that label."""
     judged = {v.item for v in verdicts}
     for lab in labels:
@@ -47,9 +46,9 @@ def labelled_item(data, labels, verdicts) -> tuple[Item, list, L.Label]:
 
 def test_verdicts_are_grouped_by_item_the_latest_of_each_run_kept(expertqa):
     _, _, verdicts = expertqa
-    by_item = RV.judged_by_item(verdicts)
+    by_item = review_view.judged_by_item(verdicts)
     assert sum(len(runs) for runs in by_item.values()) == len({(v.item, v.run) for v in verdicts})
-    again = RV.judged_by_item([*verdicts, V.make(verdicts[0].item, "supported", "second look", *verdicts[0].run,
+    again = review_view.judged_by_item([*verdicts, verdict_store.make(verdicts[0].item, "supported", "second look", *verdicts[0].run,
                                                  verdicts[0].prompt_sha256)])
     assert again[verdicts[0].item][verdicts[0].run].rationale == "second look"
 
@@ -57,20 +56,20 @@ def test_verdicts_are_grouped_by_item_the_latest_of_each_run_kept(expertqa):
 def test_blind_mode_hides_verdicts_and_others_until_the_reviewer_labels(expertqa):
     data, labels, verdicts = expertqa
     item, items, expert = labelled_item(data, labels, verdicts)
-    current = L.latest(labels)
-    runs = RV.judged_by_item(verdicts)[item.key]
-    others = L.others_by_item(current, "ana").get(item.key, [])
+    current = label_store.latest(labels)
+    runs = review_view.judged_by_item(verdicts)[item.key]
+    others = label_store.others_by_item(current, "ana").get(item.key, [])
     n = items.index(item)
     assert others and runs
 
-    blind = RV.item_view(data.get(item.answer_id), items, n, n, current, "ana", runs, others, blind=True)
+    blind = review_view.item_view(data.get(item.answer_id), items, n, n, current, "ana", runs, others, blind=True)
     assert blind.shown == () and blind.hidden == (f"{len(runs)} judge verdict(s) and {len(others)} other "
                                                   "reviewer label(s) hidden until you label this item (blind mode).")
     assert 'class="cc-focus' in blind.head[0] and len(blind.head) == 2 and blind.whole is not None
 
-    mine = L.make_label(item, "not_supported", "ana", note="<script>alert(1)</script>")
-    current = L.latest([*labels, mine])
-    seen = RV.item_view(data.get(item.answer_id), items, n, n + 1, current, "ana", runs, others, blind=True)
+    mine = label_store.make_label(item, "not_supported", "ana", note="<script>alert(1)</script>")
+    current = label_store.latest([*labels, mine])
+    seen = review_view.item_view(data.get(item.answer_id), items, n, n + 1, current, "ana", runs, others, blind=True)
     assert seen.hidden is None and len(seen.head) == 1  # not the focused item: no marker
     own, *verdict_parts, others_part = seen.shown
     assert "Your label: " in own and LABEL_TEXT["not_supported"] in own
@@ -78,81 +77,81 @@ def test_blind_mode_hides_verdicts_and_others_until_the_reviewer_labels(expertqa
     assert len(verdict_parts) == len(runs) and all("Judge" in p for p in verdict_parts)
     assert expert.reviewer in others_part and LABEL_TEXT[expert.label] in others_part
 
-    unblind = RV.item_view(data.get(item.answer_id), items, n, 0, L.latest(labels), "ana", runs, others, blind=False)
+    unblind = review_view.item_view(data.get(item.answer_id), items, n, 0, label_store.latest(labels), "ana", runs, others, blind=False)
     assert unblind.hidden is None and unblind.shown == tuple(verdict_parts) + (others_part,)
 
 
 def test_a_stale_label_is_marked_and_counts_as_unlabelled(expertqa):
     data, labels, verdicts = expertqa
     item, items, _ = labelled_item(data, labels, verdicts)
-    old = L.make_label(item._replace(fingerprint="sha256:an-older-text"), item.labels[0], "ana")
-    current = L.latest([old])
-    assert RV.chosen_label(item, current, "ana") is None and RV.chosen_label(item, current, "") is None
-    runs = RV.judged_by_item(verdicts)[item.key]
-    view = RV.item_view(data.get(item.answer_id), items, 0, 0, current, "ana", runs, [], blind=True)
+    old = label_store.make_label(item._replace(fingerprint="sha256:an-older-text"), item.labels[0], "ana")
+    current = label_store.latest([old])
+    assert review_view.chosen_label(item, current, "ana") is None and review_view.chosen_label(item, current, "") is None
+    runs = review_view.judged_by_item(verdicts)[item.key]
+    view = review_view.item_view(data.get(item.answer_id), items, 0, 0, current, "ana", runs, [], blind=True)
     assert view.shown[0].startswith('<div class="cc-meta">STALE') and view.hidden.startswith(f"{len(runs)} judge")
-    assert RV.chosen_label(item, L.latest([L.make_label(item, item.labels[1], "ana")]), "ana") == item.labels[1]
+    assert review_view.chosen_label(item, label_store.latest([label_store.make_label(item, item.labels[1], "ana")]), "ana") == item.labels[1]
 
 
 def test_an_item_box_is_one_html_block_with_the_whole_chunk_folded(expertqa):
     data, labels, verdicts = expertqa
     item, items, _ = labelled_item(data, labels, verdicts)
     result, n = data.get(item.answer_id), items.index(item)
-    runs = RV.judged_by_item(verdicts)[item.key]
-    others = L.others_by_item(L.latest(labels), "ana").get(item.key, [])
-    before = RV.item_view(result, items, n, n, L.latest(labels), "ana", runs, others, blind=True, moves=4)
+    runs = review_view.judged_by_item(verdicts)[item.key]
+    others = label_store.others_by_item(label_store.latest(labels), "ana").get(item.key, [])
+    before = review_view.item_view(result, items, n, n, label_store.latest(labels), "ana", runs, others, blind=True, moves=4)
     fold = (f'<details class="cc-whole" data-fold="{focus_token(item.key)}"><summary>Whole chunk</summary>'
             f"{before.whole}</details>")
     assert 'data-move="4"' in before.head[0]
     assert before.html() == "".join(before.head) + fold + f'<div class="cc-meta">{before.hidden}</div>'
 
-    mine = L.make_label(item, item.labels[0], "ana", note="<b>bold</b> & <img src=x onerror=alert(1)>")
-    after = RV.item_view(result, items, n, n, L.latest([*labels, mine]), "ana", runs, others, blind=True, moves=4)
+    mine = label_store.make_label(item, item.labels[0], "ana", note="<b>bold</b> & <img src=x onerror=alert(1)>")
+    after = review_view.item_view(result, items, n, n, label_store.latest([*labels, mine]), "ana", runs, others, blind=True, moves=4)
     assert after.html() == "".join(after.head) + fold + "".join(after.shown) and "Your label: " in after.html()
     assert "<img" not in after.html() and "&lt;img src=x" in after.html()
 
-    assert RV.ItemView(("<p>head</p>",), None, (), None).html() == "<p>head</p>"  # uncited: no fold
-    assert RV.ItemView((), None, (), "1 judge verdict(s) <hidden>").html() == (
+    assert review_view.ItemView(("<p>head</p>",), None, (), None).html() == "<p>head</p>"  # uncited: no fold
+    assert review_view.ItemView((), None, (), "1 judge verdict(s) <hidden>").html() == (
         '<div class="cc-meta">1 judge verdict(s) &lt;hidden&gt;</div>')
 
 
 def test_the_history_in_blind_mode_shows_only_the_reviewers_own_entries(expertqa):
     data, labels, verdicts = expertqa
     item, _, expert = labelled_item(data, labels, verdicts)
-    mine = L.make_label(item, item.labels[0], "ana")
+    mine = label_store.make_label(item, item.labels[0], "ana")
     events = [*labels, mine]
-    hidden = RV.history_html(events, item, "ana", blind=True, chosen=None)
+    hidden = review_view.history_html(events, item, "ana", blind=True, chosen=None)
     others = sum(1 for lab in labels if lab.item == item.key)
     assert expert.reviewer not in hidden and "ana" in hidden
     assert f"{others} entr{'y' if others == 1 else 'ies'} by others hidden" in hidden
-    shown = RV.history_html(events, item, "ana", blind=True, chosen=item.labels[0])
+    shown = review_view.history_html(events, item, "ana", blind=True, chosen=item.labels[0])
     assert expert.reviewer in shown and "hidden" not in shown
 
 
 def test_progress_texts_count_what_the_queue_counts(expertqa):
     data, labels, _ = expertqa
-    current = L.latest(labels)
+    current = label_store.latest(labels)
     reviewer = labels[0].reviewer
     overall = team_progress(data.all_items, labellers(current), reviewer, 2)
-    here = L.progress(data.items(labels[0].answer_id), current, reviewer)
-    text = RV.progress_text(reviewer, overall, here, 2)
+    here = label_store.progress(data.items(labels[0].answer_id), current, reviewer)
+    text = review_view.progress_text(reviewer, overall, here, 2)
     assert text.startswith(f"{reviewer}: labelled {overall.mine} of {overall.total} items overall, "
                            f"{here.labelled} of {here.total} in this answer")
     assert text.endswith(f"team: {overall.done} of {overall.total} items done (2 reviewers each)")
-    assert "reviewers each" not in RV.progress_text(reviewer, overall, here, 1)
-    assert RV.share_done(overall) == overall.done / overall.total
-    assert RV.share_done(team_progress([], {}, reviewer, 1)) == 1.0
-    assert RV.sample_text("sample-1", 2, 5).startswith("Calibration sample sample-1: 2 of 5 sampled items")
+    assert "reviewers each" not in review_view.progress_text(reviewer, overall, here, 1)
+    assert review_view.share_done(overall) == overall.done / overall.total
+    assert review_view.share_done(team_progress([], {}, reviewer, 1)) == 1.0
+    assert review_view.sample_text("sample-1", 2, 5).startswith("Calibration sample sample-1: 2 of 5 sampled items")
 
 
 def test_the_focused_heading_names_the_sentence_and_the_chunk(expertqa):
     data, labels, _ = expertqa
     items = data.items(labels[0].answer_id)
-    (title, where), = RV.focused_heading(items, 0)
+    (title, where), = review_view.focused_heading(items, 0)
     assert title == f"Focused item 1 of {len(items)}"
     assert where == f"sentence {items[0].sentence + 1}, citation of {items[0].chunk_id}"
     uncited = Item("a", 4, None, None, "sha256:x")
-    assert RV.focused_heading([uncited], 0) == [("Focused item 1 of 1", "sentence 5")]
+    assert review_view.focused_heading([uncited], 0) == [("Focused item 1 of 1", "sentence 5")]
 
 
 # --- the sentence rows of the page shown -------------------------------------------------------------
@@ -163,8 +162,8 @@ def test_the_focused_heading_names_the_sentence_and_the_chunk(expertqa):
 def test_the_rows_hold_exactly_the_items_of_the_sentences_shown(sentences, page, per_citation):
     total = max(sentences, default=-1) + 1
     items = [Item("a", s, c, f"c{c}", "") for s in sorted(sentences) for c in range(per_citation)]
-    shown = P.window(total, page)
-    rows = RV.by_sentence(items, shown)
+    shown = paging.window(total, page)
+    rows = review_view.by_sentence(items, shown)
     expected: dict[int, list[int]] = {}
     for n, item in enumerate(items):  # the slow way: every item looked at
         if shown.start <= item.sentence < shown.end:
@@ -172,46 +171,46 @@ def test_the_rows_hold_exactly_the_items_of_the_sentences_shown(sentences, page,
     assert rows == expected
     if items:
         focus = len(items) // 2
-        start = P.window(total, RV.start_page(items, focus))
+        start = paging.window(total, review_view.start_page(items, focus))
         assert start.start <= items[focus].sentence < start.end  # the focused item's page opens
-    assert RV.start_page([], 0) == 1
+    assert review_view.start_page([], 0) == 1
 
 
 def test_label_buttons_tick_the_current_label_and_number_the_focused_items(expertqa):
     data, labels, _ = expertqa
     item = next(i for i in data.all_items if i.citation is not None)
-    buttons = RV.label_buttons(item, item.labels[1], None, "key", shortcuts=True)
+    buttons = review_view.label_buttons(item, item.labels[1], None, "key", shortcuts=True)
     assert [b.label for b in buttons] == list(item.labels) and [b.shortcut for b in buttons] == ["1", "2", "3", "4"]
     assert [b.primary for b in buttons] == [False, True, False, False]
     assert buttons[1].text == "\u2713 " + LABEL_TEXT[item.labels[1]] and buttons[0].text == LABEL_TEXT[item.labels[0]]
     assert buttons[0].key == f"key-{item.labels[0]}" and buttons[0].help is None
-    row = RV.label_buttons(item, None, None, f"b-{item.key}", shortcuts=False)
+    row = review_view.label_buttons(item, None, None, f"b-{item.key}", shortcuts=False)
     assert not any(b.primary or b.shortcut for b in row) and row[0].key == f"b-{item.key}-{item.labels[0]}"
 
 
 def test_label_help_is_the_guidelines_definition_as_literal_text():
-    from citecheck.review import guidelines as G
-    from citecheck.review.text import md_literal
+    from citecheck.labelling import guidelines
+    from citecheck.text.markup import md_literal
 
-    rules = G.load()  # the bundled guidelines
+    rules = guidelines.load()  # the bundled guidelines
     label = next(iter(rules.definitions))
-    assert RV.label_help(rules, label) == md_literal(rules.definitions[label]) and RV.label_help(None, label) is None
+    assert review_view.label_help(rules, label) == md_literal(rules.definitions[label]) and review_view.label_help(None, label) is None
 
 
 def test_the_answer_parts_and_unresolved_citations_of_the_sample():
-    from citecheck.checking.options import check_options
+    from citecheck.checking.files import check_options
     from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
     data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     result = data.results[0]
-    head, extras = RV.answer_parts(result)
+    head, extras = review_view.answer_parts(result)
     assert len(head) == 3 and "Question" in head[1] and extras == []
     bad = [(r, s) for r in data.results for s in r.sentences
            if any(r.citations[i].chunk_index is None for i in s.citations)]
     assert bad, "the sample log has a citation to no chunk"
     r, s = bad[0]
-    parts = RV.unresolved(r, s)
+    parts = review_view.unresolved(r, s)
     assert len(parts) == sum(r.citations[i].chunk_index is None for i in s.citations)
     fine = next(s for r_ in data.results for s in r_.sentences if s.citations and all(
         r_.citations[i].chunk_index is not None for i in s.citations))
-    assert RV.unresolved(next(r_ for r_ in data.results if fine in r_.sentences), fine) == []
+    assert review_view.unresolved(next(r_ for r_ in data.results if fine in r_.sentences), fine) == []

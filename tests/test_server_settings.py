@@ -1,4 +1,4 @@
-"""The running server's settings (core/web/settings.py ``server_settings``): parsed once, and parsed
+"""The running server's settings (core/citecheck/web/settings.py ``server_settings``): parsed once, and parsed
 again as soon as an argument, a CITECHECK_* variable or the working folder changes."""
 
 from __future__ import annotations

@@ -11,17 +11,18 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from citecheck.checking.checker import CheckOptions
-from citecheck.checking.options import check_files
+from citecheck.checking.files import check_files
 from citecheck.cli.main import main
-from citecheck.contract import reasons as R
+from citecheck.contract import reasons
 from citecheck.contract.corpus import Corpus
-from citecheck.contract.errors import RecordError
-from citecheck.reports import figures as F
-from citecheck.review import labels
-from citecheck.review.items import items_of
-from citecheck.store import schema as S
-from citecheck.store.query import StoreQuery
-from citecheck.store.store import Store, StoreError, source_id
+from citecheck.errors import CheckedStoreError as StoreError
+from citecheck.errors import RecordError
+from citecheck.labelling import labels
+from citecheck.labelling.items import items_of
+from citecheck.reports import figures
+from citecheck.storage.checked import schema
+from citecheck.storage.checked.folder import Store, source_id
+from citecheck.storage.checked.query import StoreQuery
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -102,7 +103,7 @@ def test_generated_log_every_reason_code_equal_figures(tmp_path, generated):
     want = json.loads(run("report", first, second, "--corpus", CORPUS, "--golden", GOLDEN, "--format", "json")[1])
     assert all(r["count"] > 0 for r in want["reasons"]), "the generated log must hold every reason code"
     assert want["unreadable_lines"] >= 4 and want["faithfulness_scores"] is not None
-    assert {m["model"] for m in want["by_model"]} == {m or F.NONE for m in MODELS}
+    assert {m["model"] for m in want["by_model"]} == {m or figures.NONE for m in MODELS}
     for fmt in ("json", "text", "csv"):
         assert run("report", "--store", store, "--golden", GOLDEN, "--format", fmt) == \
             run("report", first, second, "--corpus", CORPUS, "--golden", GOLDEN, "--format", fmt), fmt
@@ -128,7 +129,7 @@ def test_labels_count_from_the_store_as_from_the_log(tmp_path, generated):
     path = tmp_path / "labels.jsonl"
     picked = 0
     for _, _, result in check_files([first], options):
-        if isinstance(result, F.AnswerResult) and result.citations and picked < 30:
+        if isinstance(result, figures.AnswerResult) and result.citations and picked < 30:
             items = [it for it in items_of(result) if it.citation is not None]
             labels.append(path, labels.make_label(items[0], "not_supported" if picked % 2 else "supported", "ana"))
             picked += 1
@@ -141,13 +142,13 @@ def test_labels_count_from_the_store_as_from_the_log(tmp_path, generated):
 
 
 FILTERS = [
-    F.Filters(),
-    F.Filters(failing_only=False),
-    F.Filters(reason=R.NUMBER_NOT_IN_SOURCE),
-    F.Filters(model="claude-haiku-4-5", prompt_version="answer.v2"),
-    F.Filters(start="2026-10-01", end="2026-10-15", failing_only=False),
-    F.Filters(refused=True, failing_only=False),
-    F.Filters(model=F.NONE, reason=R.SOURCE_CHANGED),
+    figures.Filters(),
+    figures.Filters(failing_only=False),
+    figures.Filters(reason=reasons.NUMBER_NOT_IN_SOURCE),
+    figures.Filters(model="claude-haiku-4-5", prompt_version="answer.v2"),
+    figures.Filters(start="2026-10-01", end="2026-10-15", failing_only=False),
+    figures.Filters(refused=True, failing_only=False),
+    figures.Filters(model=figures.NONE, reason=reasons.SOURCE_CHANGED),
 ]
 
 
@@ -158,10 +159,10 @@ def test_failing_table_from_the_store_equals_the_pandas_table(tmp_path, generate
     options = CheckOptions(corpus=Corpus(CORPUS))
     for log in (first, second):
         store.check_log(str(log), options)
-    table = F.answer_table((f, n, r) for f, n, r in check_files([str(first), str(second)], options)
-                           if isinstance(r, F.AnswerResult))
-    want = F.failing(table, filters)[list(F.TABLE_COLUMNS)].reset_index(drop=True)
-    got = StoreQuery(store).failing(filters)[list(F.TABLE_COLUMNS)]
+    table = figures.answer_table((f, n, r) for f, n, r in check_files([str(first), str(second)], options)
+                           if isinstance(r, figures.AnswerResult))
+    want = figures.failing(table, filters)[list(figures.TABLE_COLUMNS)].reset_index(drop=True)
+    got = StoreQuery(store).failing(filters)[list(figures.TABLE_COLUMNS)]
     assert len(want) and got.to_dict("records") == want.to_dict("records")
 
 
@@ -197,7 +198,7 @@ def test_checking_again_checks_only_changed_lines(tmp_path, generated):
     assert changed.checked == 1 and not changed.appended
     fresh = Store(tmp_path / "fresh", create=True)
     fresh.check_log(str(log), options)
-    for table in S.TABLES:
+    for table in schema.TABLES:
         assert _rows(store, table) == _rows(fresh, table), table
     assert StoreQuery(store).summary() == StoreQuery(fresh).summary()
 
@@ -232,7 +233,7 @@ def test_any_edit_gives_the_store_a_fresh_check_gives(tmp_path_factory, generate
     store.check_log(str(log), options)
     fresh = Store(folder / "fresh", create=True)
     fresh.check_log(str(log), options)
-    for table in S.TABLES:
+    for table in schema.TABLES:
         assert _rows(store, table) == _rows(fresh, table), table
 
 
@@ -241,7 +242,7 @@ def test_changed_options_check_every_line_again(tmp_path):
     store.check_log(str(LOG), CheckOptions())
     run_ = store.check_log(str(LOG), CheckOptions(corpus=Corpus(CORPUS)))
     assert run_.kept == 0 and run_.checked == 48
-    assert StoreQuery(store).summary().reasons[R.SOURCE_CHANGED] == 3
+    assert StoreQuery(store).summary().reasons[reasons.SOURCE_CHANGED] == 3
 
 
 def test_a_check_that_crashes_leaves_the_store_as_it_was(tmp_path, generated):
@@ -327,13 +328,13 @@ def test_a_store_written_before_a_reason_code_existed_reads_it_as_zero(tmp_path)
 
     store = Store(tmp_path / "s", create=True)
     store.check_log(str(LOG), CheckOptions())
-    newest = R.ALL_REASONS[-1]
+    newest = reasons.ALL_REASONS[-1]
     (path,) = store.files("answers")
     t = pq.read_table(path)
     before = int(pc.sum(t.column(newest)).as_py() or 0)
     pq.write_table(t.drop_columns([newest]), path)
     entry = store.log(source_id(str(LOG)))
-    entry["options"]["reasons"] = list(R.ALL_REASONS[:-1])
+    entry["options"]["reasons"] = list(reasons.ALL_REASONS[:-1])
     store.commit(entry["source"], entry["file"], entry["options"], entry["parts"], {})
     summary = StoreQuery(Store(tmp_path / "s")).summary()
     assert summary.reasons[newest] == 0 and summary.answers == 48

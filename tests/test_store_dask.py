@@ -13,10 +13,10 @@ import pytest
 from citecheck.checking.checker import CheckOptions
 from citecheck.cli.main import main
 from citecheck.contract.corpus import Corpus
-from citecheck.store import schema as S
-from citecheck.store.cluster import check_on_dask, check_range, count_lines, partitions
-from citecheck.store.query import StoreQuery
-from citecheck.store.store import Store
+from citecheck.storage.checked import schema
+from citecheck.storage.checked.cluster import check_on_dask, check_range, count_lines, partitions
+from citecheck.storage.checked.folder import Store
+from citecheck.storage.checked.query import StoreQuery
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from test_store import generated_log
@@ -56,15 +56,15 @@ def local_store(folder: Path, paths, options) -> Store:
        block=hs.integers(1, 64), chunk=hs.integers(1, 16))
 def test_line_counts_of_the_byte_ranges_add_up_to_the_file_lines(data, block, chunk):
     import fsspec
-    from citecheck.store import cluster as C
+    from citecheck.storage.checked import cluster as dask_cluster
 
     path = "memory://count/log.jsonl"
     fsspec.filesystem("memory").pipe_file("/count/log.jsonl", data)
-    old, C._CHUNK = C._CHUNK, chunk  # (read a few bytes at a time, as a large file is read in 4 MB chunks)
+    old, dask_cluster._CHUNK = dask_cluster._CHUNK, chunk  # (read a few bytes at a time, as a large file is read in 4 MB chunks)
     try:
         counts = [count_lines(path, s, e) for s, e in partitions(path, block=block)]
     finally:
-        C._CHUNK = old
+        dask_cluster._CHUNK = old
     assert sum(counts) == data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
     assert all(n >= 0 for n in counts)
 
@@ -95,7 +95,7 @@ def test_dask_engine_stores_what_the_local_engine_stores(tmp_path, cluster, logs
         dask = Store(tmp_path / "dask", create=True)
         runs = check_on_dask(dask, logs, options, client=client, block=65536)
     assert [r.lines for r in runs] == [e["lines"] for e in local.logs]
-    for table in S.TABLES:
+    for table in schema.TABLES:
         assert rows(dask, table) == rows(local, table), table
     assert StoreQuery(dask).summary() == StoreQuery(local).summary()
     assert [str(e) for e in StoreQuery(dask).unreadable()] == [str(e) for e in StoreQuery(local).unreadable()]
@@ -126,7 +126,7 @@ def test_memory_paths_through_fsspec(tmp_path, logs):
             distributed.Client(c) as client:
         dask = Store(tmp_path / "dask", create=True)
         check_on_dask(dask, [url], options, client=client, block=16384)
-    for table in S.TABLES:
+    for table in schema.TABLES:
         assert rows(dask, table) == rows(local, table), table
     assert rows(local, "answers")[0]["file"] == url
 
@@ -148,5 +148,5 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path, cluster, logs):
         check_on_dask(dask, logs, options, client=client, block=32768, on_result=kill_one)
         client.wait_for_workers(2, timeout=60)
     assert killed
-    for table in S.TABLES:
+    for table in schema.TABLES:
         assert rows(dask, table) == rows(local, table), table

@@ -1,4 +1,4 @@
-"""The failing-answers table from a store, ranked on its narrow columns first (core/store/query.py):
+"""The failing-answers table from a store, ranked on its narrow columns first (core/citecheck/storage/checked/query.py):
 the rows kept, their order and every column are those of ranking every column at once, and of the
 pandas table (``figures.failing``) cut at the same length."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from citecheck.checking.checker import CheckOptions
-from citecheck.checking.options import check_files
-from citecheck.contract import reasons as R
+from citecheck.checking.files import check_files
+from citecheck.contract import reasons
 from citecheck.contract.corpus import Corpus
-from citecheck.reports import figures as F
-from citecheck.review import labels
-from citecheck.review.items import items_of
-from citecheck.store.query import StoreQuery
-from citecheck.store.store import Store
+from citecheck.labelling import labels
+from citecheck.labelling.items import items_of
+from citecheck.reports import figures
+from citecheck.storage.checked.folder import Store
+from citecheck.storage.checked.query import StoreQuery
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_store import CORPUS, FILTERS, MODELS, generated_log
@@ -40,8 +40,8 @@ def store(tmp_path_factory, logs):
 
 @pytest.fixture(scope="module")
 def table(logs):
-    return F.answer_table((f, n, r) for f, n, r in check_files([str(p) for p in logs], OPTIONS)
-                          if isinstance(r, F.AnswerResult))
+    return figures.answer_table((f, n, r) for f, n, r in check_files([str(p) for p in logs], OPTIONS)
+                          if isinstance(r, figures.AnswerResult))
 
 
 def some_labels(logs, every: int = 3) -> dict:
@@ -49,7 +49,7 @@ def some_labels(logs, every: int = 3) -> dict:
     out = []
     n = 0
     for _, _, result in check_files([str(logs[0])], OPTIONS):
-        if isinstance(result, F.AnswerResult) and result.citations:
+        if isinstance(result, figures.AnswerResult) and result.citations:
             n += 1
             if n % every == 0:
                 item = next(it for it in items_of(result) if it.citation is not None)
@@ -64,9 +64,9 @@ def rows(frame: pd.DataFrame) -> tuple[list[str], list[list]]:
 
 
 filters = st.builds(
-    F.Filters,
-    reason=st.none() | st.sampled_from(R.ALL_REASONS),
-    model=st.none() | st.sampled_from([m or F.NONE for m in MODELS]),
+    figures.Filters,
+    reason=st.none() | st.sampled_from(reasons.ALL_REASONS),
+    model=st.none() | st.sampled_from([m or figures.NONE for m in MODELS]),
     prompt_version=st.none() | st.sampled_from(("answer.v1", "answer.v2", "answer.v3")),
     refused=st.none() | st.booleans(),
     human_not_supported=st.none() | st.booleans(),
@@ -84,18 +84,18 @@ def test_the_narrow_ranking_keeps_the_rows_of_the_whole_ranking(store, table):
             got = query.failing(f, limit)
             pd.testing.assert_frame_equal(got, query.failing_whole(f, limit))
             assert rows(got) == rows(whole.head(limit))
-        want = F.failing(table, f)[list(F.TABLE_COLUMNS)].reset_index(drop=True)
-        cut = query.failing(f, len(want) // 3)[list(F.TABLE_COLUMNS)]
+        want = figures.failing(table, f)[list(figures.TABLE_COLUMNS)].reset_index(drop=True)
+        cut = query.failing(f, len(want) // 3)[list(figures.TABLE_COLUMNS)]
         assert cut.to_dict("records") == want.head(len(want) // 3).to_dict("records")
 
 
 def test_rows_that_tie_on_every_rank_key_but_the_log_keep_log_order(store):
     query = StoreQuery(store)
-    whole = query.failing_whole(F.Filters(failing_only=False))
+    whole = query.failing_whole(figures.Filters(failing_only=False))
     twice = whole[whole.duplicated("answer_id", keep=False)]
     assert len(twice) > 50  # the first two logs share their ids
     cut = len(whole) // 2
-    got = query.failing(F.Filters(failing_only=False), cut)
+    got = query.failing(figures.Filters(failing_only=False), cut)
     assert got[["answer_id", "source", "offset"]].values.tolist() == \
         whole.head(cut)[["answer_id", "source", "offset"]].values.tolist()
 
@@ -118,20 +118,20 @@ def test_on_generated_logs_the_narrow_ranking_equals_the_pandas_table(tmp_path_f
     store = Store(folder / "store", create=True)
     for p in paths:
         store.check_log(str(p), OPTIONS)
-    table = F.answer_table((f, n, r) for f, n, r in check_files([str(p) for p in paths], OPTIONS)
-                           if isinstance(r, F.AnswerResult))
+    table = figures.answer_table((f, n, r) for f, n, r in check_files([str(p) for p in paths], OPTIONS)
+                           if isinstance(r, figures.AnswerResult))
     query = StoreQuery(store)
-    for f in (F.Filters(), F.Filters(failing_only=False)):
-        want = F.failing(table, f)[list(F.TABLE_COLUMNS)].reset_index(drop=True).head(limit)
+    for f in (figures.Filters(), figures.Filters(failing_only=False)):
+        want = figures.failing(table, f)[list(figures.TABLE_COLUMNS)].reset_index(drop=True).head(limit)
         got = query.failing(f, limit)
-        assert got[list(F.TABLE_COLUMNS)].to_dict("records") == want.to_dict("records")
+        assert got[list(figures.TABLE_COLUMNS)].to_dict("records") == want.to_dict("records")
         pd.testing.assert_frame_equal(got, query.failing_whole(f, limit))
 
 
 def test_the_label_counts_ride_with_the_narrow_ranking(store, logs):
     query = StoreQuery(store)
     query.use_labels(some_labels(logs))
-    for f in (F.Filters(labelled=True, failing_only=False), F.Filters(human_not_supported=True, failing_only=False)):
+    for f in (figures.Filters(labelled=True, failing_only=False), figures.Filters(human_not_supported=True, failing_only=False)):
         whole = query.failing_whole(f)
         assert len(whole) > 10 and (whole["labelled"] > 0).all()
         for limit in (1, 5, len(whole)):
@@ -140,7 +140,7 @@ def test_the_label_counts_ride_with_the_narrow_ranking(store, logs):
 
 def test_the_cut_leaves_out_rows_ranked_below_the_last_kept(store):
     query = StoreQuery(store)
-    f = F.Filters(failing_only=False)
+    f = figures.Filters(failing_only=False)
     where, params = query._where(f)
     total = query.one(f"SELECT count(*) FROM a WHERE {where}", params)[0]
     for limit in (1, 10, 100):

@@ -1,4 +1,4 @@
-"""The review page's answer index (core/store/index.py), made a slice of one log at a time, holds
+"""The review page's answer index (core/citecheck/storage/checked/index.py), made a slice of one log at a time, holds
 exactly the rows, in exactly the order, of one window over the whole store."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from citecheck.checking.checker import CheckOptions
 from citecheck.contract.corpus import Corpus
-from citecheck.store.index import make_index
-from citecheck.store.query import StoreQuery
-from citecheck.store.store import Store
+from citecheck.storage.checked.folder import Store
+from citecheck.storage.checked.index import make_index
+from citecheck.storage.checked.query import StoreQuery
 from test_store import CORPUS, generated_log
 
 # The index as one window over every answer of the store (what the review page made before).
@@ -62,7 +62,7 @@ def test_items_says_which_answers_have_a_sentence_to_review(store):
 
 
 def test_the_index_keeps_each_lines_hash(store):
-    from citecheck.store.index import hash_int
+    from citecheck.storage.checked.index import hash_int
 
     query = StoreQuery(store)
     make_index(query.con, query.sources, "nav_hash", slice_lines=7)
@@ -74,13 +74,13 @@ def test_the_index_keeps_each_lines_hash(store):
 
 @pytest.mark.parametrize("slice_", [50_000, 13])
 def test_item_total_over_several_logs_is_every_items_of(store, monkeypatch, slice_):
-    from citecheck.checking.options import check_files
-    from citecheck.reports import figures as F
-    from citecheck.review.items import items_of
-    from citecheck.store import answers as SA
+    from citecheck.checking.files import check_files
+    from citecheck.labelling.items import items_of
+    from citecheck.reports import figures
+    from citecheck.storage.checked import answers
 
-    monkeypatch.setattr(SA, "ITEM_SLICE", slice_)
+    monkeypatch.setattr(answers, "ITEM_SLICE", slice_)
     logs = [e["file"] for e in store.logs]
     want = sum(len(items_of(r)) for _, _, r in check_files(logs, CheckOptions(corpus=Corpus(CORPUS)))
-               if isinstance(r, F.AnswerResult))
-    assert SA.StoreAnswers(store.root)._item_total() == want > 400
+               if isinstance(r, figures.AnswerResult))
+    assert answers.StoreAnswers(store.root)._item_total() == want > 400

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from citecheck.checking.options import check_options
+from citecheck.checking.files import check_options
 from citecheck.cli.main import main
-from citecheck.review import dataset
-from citecheck.review import labels as L
-from citecheck.review import queue as Q
-from citecheck.store import answers as SA
+from citecheck.labelling import dataset, labels
+from citecheck.review import queue
+from citecheck.storage.checked import answers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
@@ -38,7 +37,7 @@ def both(tmp_path_factory):
     log = folder / "answers.jsonl"
     shutil.copy(LOG, log)
     check_into(log, folder / "store")
-    return Both(dataset.load([log], check_options(CORPUS)), SA.StoreAnswers(folder / "store"))
+    return Both(dataset.load([log], check_options(CORPUS)), answers.StoreAnswers(folder / "store"))
 
 
 class Both(tuple):
@@ -49,8 +48,8 @@ class Both(tuple):
         return "<the sample log in memory and in a store>"
 
 
-def label(item, reviewer: str, choice: str | None = None) -> L.Label:
-    return L.make_label(item, choice or item.labels[0], reviewer)
+def label(item, reviewer: str, choice: str | None = None) -> labels.Label:
+    return labels.make_label(item, choice or item.labels[0], reviewer)
 
 
 def test_an_answer_is_read_back_from_its_log_as_it_is_in_memory(both):
@@ -61,14 +60,14 @@ def test_an_answer_is_read_back_from_its_log_as_it_is_in_memory(both):
         assert got == data.get(answer.answer_id)
         assert store.items(answer.answer_id) == data.items(answer.answer_id)
     assert store.get("no such answer") is None and store.items("no such answer") == []
-    assert len(store._kept) <= SA.KEPT  # only the last few answers are held
+    assert len(store._kept) <= answers.KEPT  # only the last few answers are held
     assert list(store.answer_ids) == data.answer_ids
 
 
 def test_rows_found_by_id_are_kept_a_few_at_a_time_and_equal_the_index(both, monkeypatch):
     data, _ = both
-    store = SA.StoreAnswers(both[1].store.root)  # a fresh instance: nothing kept yet
-    monkeypatch.setattr(SA, "ROWS_KEPT", 3)
+    store = answers.StoreAnswers(both[1].store.root)  # a fresh instance: nothing kept yet
+    monkeypatch.setattr(answers, "ROWS_KEPT", 3)
     ids = data.answer_ids
     for aid in [*ids, *reversed(ids), "no such answer"]:  # asked again after being let go
         want = store.one('SELECT pos, log, line, "offset", line_hash FROM nav WHERE answer_id = ? ORDER BY pos '
@@ -77,8 +76,8 @@ def test_rows_found_by_id_are_kept_a_few_at_a_time_and_equal_the_index(both, mon
     assert store.row_of("no such answer") is None
     for aid in ids[:5]:
         assert store.get(aid) == data.get(aid)  # read back through the kept rows
-    failed = SA.filtered_ids(store, "With failed citations", {}, "ada")
-    want = Q.answer_ids(data, "With failed citations", {}, "ada")
+    failed = answers.filtered_ids(store, "With failed citations", {}, "ada")
+    want = queue.answer_ids(data, "With failed citations", {}, "ada")
     assert 0 < len(want) < len(ids)
     for _ in range(2):  # the second time from the places kept by the instance
         assert [failed.index(aid) for aid in want] == list(range(len(want)))
@@ -88,11 +87,11 @@ def test_rows_found_by_id_are_kept_a_few_at_a_time_and_equal_the_index(both, mon
 @pytest.mark.parametrize("slice_", [50_000, 7, 1])
 def test_item_total_is_every_item_counted_in_sql(both, monkeypatch, slice_):
     data, store = both
-    monkeypatch.setattr(SA, "ITEM_SLICE", slice_)  # counted a few answers at a time, as a large store is
+    monkeypatch.setattr(answers, "ITEM_SLICE", slice_)  # counted a few answers at a time, as a large store is
     assert store._item_total() == len(data.all_items) > len(data)
 
 
-@pytest.mark.parametrize("filter_name", list(Q.FILTERS))
+@pytest.mark.parametrize("filter_name", list(queue.FILTERS))
 def test_filters_from_sql_equal_the_filters_in_memory(both, filter_name):
     data, store = both
     reviewer = "ada"
@@ -102,8 +101,8 @@ def test_filters_from_sql_equal_the_filters_in_memory(both, filter_name):
         for item in items if aid in data.answer_ids[:3] else items[:1]:
             lab = label(item, reviewer)
             current[(lab.item, reviewer)] = lab
-    want = Q.answer_ids(data, filter_name, current, reviewer)
-    got = SA.filtered_ids(store, filter_name, current, reviewer)
+    want = queue.answer_ids(data, filter_name, current, reviewer)
+    got = answers.filtered_ids(store, filter_name, current, reviewer)
     assert list(got) == want and len(got) == len(want) and bool(got) == bool(want)
     for n, aid in enumerate(want):
         assert got[n] == aid and aid in got and got.index(aid) == n
@@ -122,7 +121,7 @@ def test_filters_from_sql_equal_the_filters_in_memory(both, filter_name):
 @given(picks=hs.lists(hs.tuples(hs.integers(0, 10_000), hs.sampled_from(["ada", "bo", "cy"]), hs.booleans()),
                       max_size=40),
        overlap=hs.integers(1, 3), after=hs.one_of(hs.none(), hs.integers(0, 10_000)),
-       filter_name=hs.sampled_from(list(Q.FILTERS)))
+       filter_name=hs.sampled_from(list(queue.FILTERS)))
 def test_queue_and_progress_from_the_store_equal_those_in_memory(both, picks, overlap, after, filter_name):
     data, store = both
     every = [(aid, n, item) for aid in data.answer_ids for n, item in enumerate(data.items(aid))]
@@ -133,16 +132,16 @@ def test_queue_and_progress_from_the_store_equal_those_in_memory(both, picks, ov
             item = item._replace(fingerprint="sha256:" + "0" * 32)
         lab = label(item, who)
         current[(lab.item, who)] = lab
-    team = Q.labellers(current)
-    ids = Q.answer_ids(data, filter_name, current, "ada")
-    store_ids = SA.filtered_ids(store, filter_name, current, "ada")
+    team = queue.labellers(current)
+    ids = queue.answer_ids(data, filter_name, current, "ada")
+    store_ids = answers.filtered_ids(store, filter_name, current, "ada")
     at = None if after is None else every[after % len(every)][:2]
-    want = Q.next_in_queue([(aid, data.items(aid)) for aid in ids], team, "ada", overlap, at)
-    assert SA.queue_next(store, store_ids, SA.positions_of(store, store_ids), team, "ada", overlap, at) == want
-    assert SA.queue_next(data, ids, SA.positions_of(data, ids), team, "ada", overlap, at) == want
-    where = SA.positions_of(store, store_ids)
+    want = queue.next_in_queue([(aid, data.items(aid)) for aid in ids], team, "ada", overlap, at)
+    assert answers.queue_next(store, store_ids, answers.positions_of(store, store_ids), team, "ada", overlap, at) == want
+    assert answers.queue_next(data, ids, answers.positions_of(data, ids), team, "ada", overlap, at) == want
+    where = answers.positions_of(store, store_ids)
     assert {aid: where[aid] for aid in ids} == {aid: ids.index(aid) for aid in ids} and len(where) == len(ids)
-    assert SA.progress(store, team, "ada", overlap) == Q.team_progress(data.all_items, team, "ada", overlap)
+    assert answers.progress(store, team, "ada", overlap) == queue.team_progress(data.all_items, team, "ada", overlap)
 
 
 def test_a_line_changed_since_the_check_is_said_not_shown(tmp_path):
@@ -153,7 +152,7 @@ def test_a_line_changed_since_the_check_is_said_not_shown(tmp_path):
     lines = raw.splitlines(keepends=True)
     first = dataset.load([log]).answers[0].answer_id
     log.write_bytes(lines[0].replace(b"the", b"teh", 1) + b"".join(lines[1:]))  # same length, other bytes
-    store = SA.StoreAnswers(tmp_path / "store")
+    store = answers.StoreAnswers(tmp_path / "store")
     assert store.get(first) is None
     (err,) = store.errors
     assert err.file == str(log) and err.line == 1 and "check the log into the store again" in err.message
@@ -243,7 +242,7 @@ def test_review_page_on_a_store_labels_and_moves_on(app_store):
     for _ in items:
         next(b for b in at.button if b.key and b.key.startswith("key-")).click().run()
     assert not at.exception, [e.value for e in at.exception]
-    saved = L.latest(L.read(store.parent / "labels.jsonl")[0])
+    saved = labels.latest(labels.read(store.parent / "labels.jsonl")[0])
     assert {k for k, _ in saved} == {i.key for i in items}
     assert heading(at).startswith(f"Answer {memory.answer_ids[1]} ")  # the queue moved on to the next answer
     body = "\n".join(str(h.proto.body) for h in at.get("html"))

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from appserver import running_app
 from citecheck.cli.main import main
-from citecheck.reports import figures as F
-from citecheck.store.query import StoreQuery
-from citecheck.store.sources import TABLE_LIMIT
-from citecheck.store.store import Store
+from citecheck.reports import figures
+from citecheck.storage.checked.folder import Store
+from citecheck.storage.checked.query import StoreQuery
+from citecheck.storage.checked.sources import TABLE_LIMIT
 from test_browser import CHROMIUM, launch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +45,7 @@ def test_a_row_of_the_failures_table_opens_from_the_store(server):
 
     url, store, terminal = server
     query = StoreQuery(Store(store))
-    failing = query.failing(F.Filters(failing_only=True), TABLE_LIMIT)
+    failing = query.failing(figures.Filters(failing_only=True), TABLE_LIMIT)
     pick = failing.iloc[ROW]["answer_id"]
     everyone = [r[0] for r in query.con.execute(
         'SELECT answer_id FROM answers ORDER BY "offset"').fetchall()]

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from citecheck.contract.store import is_database
-from citecheck.review import labels as L
+from citecheck.labelling import labels
+from citecheck.storage.streams import is_database
 
 WRITER = Path(__file__).resolve().parent / "label_writer.py"
 WRITERS, COUNT, VICTIM, KILL_AFTER = 8, 10_000, 3, 2_000
@@ -35,7 +35,7 @@ def test_eight_writers_one_killed_lose_and_duplicate_nothing(store, tmp_path):
     assert codes[VICTIM] == -signal.SIGKILL, "the victim finished before it was killed"
     assert all(code == 0 for w, code in enumerate(codes) if w != VICTIM)
 
-    records, errors = L.read(store)
+    records, errors = labels.read(store)
     by_worker: dict[str, list[int]] = {}
     for r in records:
         by_worker.setdefault(r.reviewer, []).append(int(r.note))

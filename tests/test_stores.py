@@ -9,16 +9,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-from citecheck.checking.options import check_options
+from citecheck.checking.files import check_options
 from citecheck.cli.main import main
-from citecheck.contract import postgres
-from citecheck.contract import store as S
-from citecheck.judging import verdicts as V
+from citecheck.judging import verdicts as judge_verdicts
 from citecheck.judging.calibration import calibrate, human_labels
 from citecheck.judging.judges import BaselineJudge, JudgeItem, not_yet_judged
-from citecheck.review import dataset, export
-from citecheck.review import labels as L
-from citecheck.review.items import items_of
+from citecheck.labelling import dataset, export, labels
+from citecheck.labelling.items import items_of
+from citecheck.storage import postgres, streams
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG, load_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -34,7 +32,7 @@ def data():
 @pytest.fixture
 def verdict_store(store, tmp_path):
     """Verdicts beside the labels: another file, or the same database (another stream)."""
-    return store if S.is_database(store) else tmp_path / "verdicts.jsonl"
+    return store if streams.is_database(store) else tmp_path / "verdicts.jsonl"
 
 
 def run(*argv):
@@ -43,21 +41,21 @@ def run(*argv):
     return code, out.getvalue(), err.getvalue()
 
 
-def raw(target, stream=L.STREAM) -> list[dict]:
-    return S.read_all(target, stream, lambda value: value)[0]
+def raw(target, stream=labels.STREAM) -> list[dict]:
+    return streams.read_all(target, stream, lambda value: value)[0]
 
 
 # --- verdicts ---------------------------------------------------------------------------------------
 
 
 def test_verdicts_append_read_runs_and_resume(store):
-    V.append(store, [V.make("a-1#s0#c0", "supported", "r1", "j", "v1", "h", fingerprint="f0"),
-                     V.make("a-1#s0#c0", "partial", "", "j", "v2", "h", fingerprint="f0"),
-                     V.make("a-2#s0#c0", "unscored", "API error", "j", "v1", "h", fingerprint="f2")])
-    V.append(store, [V.make("a-1#s0#c0", "not_supported", "r2", "j", "v1", "h", fingerprint="f0", cost_usd=0.0012345)])
-    found, errors = V.read(store)
+    judge_verdicts.append(store, [judge_verdicts.make("a-1#s0#c0", "supported", "r1", "j", "v1", "h", fingerprint="f0"),
+                     judge_verdicts.make("a-1#s0#c0", "partial", "", "j", "v2", "h", fingerprint="f0"),
+                     judge_verdicts.make("a-2#s0#c0", "unscored", "API error", "j", "v1", "h", fingerprint="f2")])
+    judge_verdicts.append(store, [judge_verdicts.make("a-1#s0#c0", "not_supported", "r2", "j", "v1", "h", fingerprint="f0", cost_usd=0.0012345)])
+    found, errors = judge_verdicts.read(store)
     assert errors == [] and [v.verdict for v in found] == ["supported", "partial", "unscored", "not_supported"]
-    assert V.runs(found) == [("j", "v1"), ("j", "v2")] and found[3].cost_usd == 0.001234
+    assert judge_verdicts.runs(found) == [("j", "v1"), ("j", "v2")] and found[3].cost_usd == 0.001234
     assert found[0].at.endswith("Z") and found[0].rationale == "r1"
 
     class Judge:
@@ -71,11 +69,11 @@ def test_verdicts_append_read_runs_and_resume(store):
 
 
 def test_bad_verdict_records_are_skipped_with_their_position(store):
-    V.append(store, [V.make("a-1#s0#c0", "supported", "", "j", "v1", "h")])
-    S.append(store, V.STREAM, [{**asdict(V.make("a-2#s0#c0", "partial", "", "j", "v1", "h")), "verdicts_version": 2},
-                               {**asdict(V.make("a-3#s0#c0", "partial", "", "j", "v1", "h")), "verdict": "maybe"}])
-    V.append(store, [V.make("a-4#s0#c0", "partial", "", "j", "v1", "h")])
-    found, errors = V.read(store)
+    judge_verdicts.append(store, [judge_verdicts.make("a-1#s0#c0", "supported", "", "j", "v1", "h")])
+    streams.append(store, judge_verdicts.STREAM, [{**asdict(judge_verdicts.make("a-2#s0#c0", "partial", "", "j", "v1", "h")), "verdicts_version": 2},
+                               {**asdict(judge_verdicts.make("a-3#s0#c0", "partial", "", "j", "v1", "h")), "verdict": "maybe"}])
+    judge_verdicts.append(store, [judge_verdicts.make("a-4#s0#c0", "partial", "", "j", "v1", "h")])
+    found, errors = judge_verdicts.read(store)
     assert [v.item for v in found] == ["a-1#s0#c0", "a-4#s0#c0"]
     assert [(e.line, e.field) for e in errors] == [(2, "verdicts_version"), (3, "verdict")]
 
@@ -87,23 +85,23 @@ def test_stale_labels_and_fingerprints_behave_the_same(store, verdict_store, dat
     items = items_of(data.get("a-033"))
     cited = [i for i in items if i.citation is not None]
     old = cited[1]._replace(fingerprint="sha256:" + "1" * 32)  # labelled before the source changed
-    L.append(store, L.make_label(cited[0], "supported", "ana"))
-    L.append(store, L.make_label(cited[1], "partial", "ben"))
-    L.append(store, L.make_label(old, "not_supported", "ana"))
-    records, errors = L.read(store)
+    labels.append(store, labels.make_label(cited[0], "supported", "ana"))
+    labels.append(store, labels.make_label(cited[1], "partial", "ben"))
+    labels.append(store, labels.make_label(old, "not_supported", "ana"))
+    records, errors = labels.read(store)
     assert errors == []
-    current = L.latest(records)
-    assert L.is_done(cited[0], current, "ana") and not L.is_done(cited[1], current, "ana")
-    assert L.progress(items, current, "ana") == L.Progress(1, len(items), 1)
+    current = labels.latest(records)
+    assert labels.is_done(cited[0], current, "ana") and not labels.is_done(cited[1], current, "ana")
+    assert labels.progress(items, current, "ana") == labels.Progress(1, len(items), 1)
     rows = {r["item"]: r for r in export.rows(data, records)}
     assert rows[cited[1].key]["labels"]["ana"]["stale"] is True
     assert rows[cited[1].key]["labels"]["ben"]["stale"] is False
 
     judge = BaselineJudge()
     jitems = [JudgeItem(i.key, "q", "s", "", "c", i.fingerprint) for i in cited[:2]]
-    V.append(verdict_store, [V.make(i.key, "not_supported", "", judge.name, judge.prompt.version, "h", i.fingerprint)
+    judge_verdicts.append(verdict_store, [judge_verdicts.make(i.key, "not_supported", "", judge.name, judge.prompt.version, "h", i.fingerprint)
                              for i in jitems])
-    verdicts, _ = V.read(verdict_store)
+    verdicts, _ = judge_verdicts.read(verdict_store)
     fingerprints = {i.key: i.fingerprint for i in items}
     # without the log, ben's partial and ana's not_supported disagree on cited[1]: no majority
     assert human_labels(records) == {cited[0].key: "supported"}
@@ -119,16 +117,16 @@ def test_stale_labels_and_fingerprints_behave_the_same(store, verdict_store, dat
 def test_judge_and_calibrate_commands_on_each_store(store, verdict_store, tmp_path):
     log, labels_file = tmp_path / "eqa.jsonl", tmp_path / "eqa-labels.jsonl"
     assert run("import", "expertqa", EQA, "--out", log, "--labels-out", labels_file)[0] == 0
-    if S.is_database(store):
+    if streams.is_database(store):
         assert run("labels", "copy", labels_file, store)[0] == 0
     else:
         store = labels_file
     code, _, err = run("judge", "--log", log, "--labels", store, "--judge", "baseline", "--out", verdict_store)
     assert code == 0
-    first = V.read(verdict_store)[0]
+    first = judge_verdicts.read(verdict_store)[0]
     code, _, err = run("judge", "--log", log, "--labels", store, "--judge", "baseline", "--out", verdict_store)
     retried = sum(1 for v in first if not v.scored)  # only unscored items are judged again
-    assert code == 0 and len(V.read(verdict_store)[0]) == len(first) + retried
+    assert code == 0 and len(judge_verdicts.read(verdict_store)[0]) == len(first) + retried
     code, out, _ = run("calibrate", "--labels", store, "--verdicts", verdict_store, "--format", "json", "--log", log)
     report = json.loads(out)
     assert code == 0 and report["judge"] == "baseline" and report["items"] > 0
@@ -146,10 +144,10 @@ def test_labels_copy_is_idempotent_both_ways(pg_url, tmp_path, data):
     items = items_of(data.get("a-001"))
     source = tmp_path / "labels.jsonl"
     for n, item in enumerate(items):
-        L.append(source, L.make_label(item, "supported", "ana", note=f"n{n} \u00e9\u4e2d \"quoted\""))
+        labels.append(source, labels.make_label(item, "supported", "ana", note=f"n{n} \u00e9\u4e2d \"quoted\""))
     with open(source, "a", encoding="utf-8") as f:
         f.write('{"labels_version": 2, "item": "from-a-newer-citecheck"}\nnot json\n')
-    L.append(source, L.make_label(items[0], "partial", "ana"))
+    labels.append(source, labels.make_label(items[0], "partial", "ana"))
     total = len(items) + 2  # the newer-version record is copied too: nothing is lost
 
     code, _, err = run("labels", "copy", source, pg_url)
@@ -163,9 +161,9 @@ def test_labels_copy_is_idempotent_both_ways(pg_url, tmp_path, data):
     assert run("labels", "copy", pg_url, back)[0] == 0
     assert "copied 0" in run("labels", "copy", pg_url, back)[2]
     assert raw(back) == raw(source)
-    assert L.latest(L.read(back)[0]) == L.latest(L.read(source)[0]) == L.latest(L.read(pg_url)[0])
+    assert labels.latest(labels.read(back)[0]) == labels.latest(labels.read(source)[0]) == labels.latest(labels.read(pg_url)[0])
 
-    L.append(pg_url, L.make_label(items[1], "not_supported", "ben"))  # a label made on the database
+    labels.append(pg_url, labels.make_label(items[1], "not_supported", "ben"))  # a label made on the database
     assert f"copied 1 labels event(s) from {postgres.redact(pg_url)} to {back}; {total} already there" in \
         run("labels", "copy", pg_url, back)[2]
     assert "copied 0" in run("labels", "copy", back, pg_url)[2]
@@ -174,13 +172,13 @@ def test_labels_copy_is_idempotent_both_ways(pg_url, tmp_path, data):
 
 def test_verdicts_copy_both_ways(pg_url, tmp_path):
     source = tmp_path / "v.jsonl"
-    V.append(source, [V.make(f"a-{n}#s0#c0", "supported", f"r{n}", "j", "v1", "h") for n in range(5)])
+    judge_verdicts.append(source, [judge_verdicts.make(f"a-{n}#s0#c0", "supported", f"r{n}", "j", "v1", "h") for n in range(5)])
     assert "copied 5 verdicts event(s)" in run("verdicts", "copy", source, pg_url)[2]
     assert "copied 0" in run("verdicts", "copy", source, pg_url)[2]
-    assert raw(pg_url, V.STREAM) == raw(source, V.STREAM) and raw(pg_url, L.STREAM) == []
+    assert raw(pg_url, judge_verdicts.STREAM) == raw(source, judge_verdicts.STREAM) and raw(pg_url, labels.STREAM) == []
     back = tmp_path / "back.jsonl"
     assert "copied 5" in run("verdicts", "copy", pg_url, back)[2]
-    assert V.read(back)[0] == V.read(source)[0]
+    assert judge_verdicts.read(back)[0] == judge_verdicts.read(source)[0]
     assert run("labels", "copy", source, source)[0] == 2
 
 
@@ -189,13 +187,13 @@ def test_verdicts_copy_both_ways(pg_url, tmp_path):
 def test_any_note_survives_file_database_file(pg_cluster, tmp_path_factory, notes):
     url = pg_cluster.create_database()
     folder = tmp_path_factory.mktemp("roundtrip")
-    made = [L.Label(1, "a-1#s0#c0", "a-1", 0, 0, "c", "f", "supported", note, "ana", L.now(), "t") for note in notes]
+    made = [labels.Label(1, "a-1#s0#c0", "a-1", 0, 0, "c", "f", "supported", note, "ana", labels.now(), "t") for note in notes]
     try:
         for label in made:
-            L.append(folder / "a.jsonl", label)
-        S.copy(folder / "a.jsonl", url, L.STREAM)
-        S.copy(url, folder / "b.jsonl", L.STREAM)
-        assert L.read(url)[0] == made and L.read(folder / "b.jsonl")[0] == made
+            labels.append(folder / "a.jsonl", label)
+        streams.copy(folder / "a.jsonl", url, labels.STREAM)
+        streams.copy(url, folder / "b.jsonl", labels.STREAM)
+        assert labels.read(url)[0] == made and labels.read(folder / "b.jsonl")[0] == made
     finally:
         # the pool's worker threads draw from the global random module (connection lifetime jitter):
         # left running, they would touch it while Hypothesis draws the next example
@@ -208,7 +206,7 @@ def test_any_note_survives_file_database_file(pg_cluster, tmp_path_factory, note
 def test_a_new_database_gets_the_whole_schema(pg_url):
     import psycopg
 
-    L.append(pg_url, L.Label(1, "a-1#s0#c0", "a-1", 0, 0, "c", "f", "supported", "", "ana", L.now(), "t"))
+    labels.append(pg_url, labels.Label(1, "a-1#s0#c0", "a-1", 0, 0, "c", "f", "supported", "", "ana", labels.now(), "t"))
     with psycopg.connect(pg_url) as conn:
         versions = [v for (v,) in conn.execute("SELECT version FROM citecheck_schema ORDER BY version")]
         items = [i for (i,) in conn.execute("SELECT item FROM citecheck_events")]
@@ -229,11 +227,11 @@ def test_a_version_1_database_is_migrated_and_keeps_its_events(pg_url):
         conn.execute("INSERT INTO citecheck_schema (version) VALUES (1)")
         conn.execute("INSERT INTO citecheck_events (stream, event_sha256, record) VALUES ('labels', %s, %s::json)",
                      (postgres.event_id("labels", record), json.dumps(record)))
-    assert [r.label for r in L.read(pg_url)[0]] == ["partial"]
+    assert [r.label for r in labels.read(pg_url)[0]] == ["partial"]
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT max(version) FROM citecheck_schema").fetchone()[0] == postgres.SCHEMA_VERSION
         assert conn.execute("SELECT item FROM citecheck_events").fetchall() == [("a-1#s0#c0",)]
-    assert S.copy(pg_url, pg_url, L.STREAM)[0] == 0  # and the event id of the old row is the one we compute
+    assert streams.copy(pg_url, pg_url, labels.STREAM)[0] == 0  # and the event id of the old row is the one we compute
 
 
 def test_a_database_from_a_newer_citecheck_is_refused(pg_url):
@@ -277,8 +275,8 @@ def test_the_password_is_never_printed(pg_cluster, pg_url, tmp_path):
         assert code == 0, err
         said.append(out + err)
     assert all(password not in s for s in said) and "***@127.0.0.1" in said[0]
-    S.append(pg_url, L.STREAM, [{"labels_version": 1}])  # a bad row: its error names the database
-    assert all(password not in str(e) and "***" in e.file for e in L.read(pg_url)[1])
+    streams.append(pg_url, labels.STREAM, [{"labels_version": 1}])  # a bad row: its error names the database
+    assert all(password not in str(e) and "***" in e.file for e in labels.read(pg_url)[1])
 
     wrong = pg_url.replace(password, "wr0ng-passw0rd")
     code, _, err = run("calibrate", "--labels", wrong, "--verdicts", wrong)

@@ -11,9 +11,9 @@ import os
 
 import pytest
 from citecheck.cli.main import main
-from citecheck.contract import store as S
-from citecheck.judging import verdicts as V
-from citecheck.review import labels as L
+from citecheck.judging import verdicts as verdict_store
+from citecheck.labelling import labels
+from citecheck.storage import streams
 from test_browser import CHROMIUM
 from test_review_browser import LINES, browser, make_app, progress  # noqa: F401 (fixtures)
 
@@ -50,7 +50,7 @@ def press(page, key: str) -> None:
 
 
 def raw(path) -> list[dict]:
-    return S.read_all(path, L.STREAM, lambda v: v)[0]
+    return streams.read_all(path, labels.STREAM, lambda v: v)[0]
 
 
 def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, browser, tmp_path):  # noqa: F811
@@ -115,8 +115,8 @@ def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, 
 
     # ... and calibration ignores it: the judge's verdicts on both items, one human label (adjudicated)
     verdicts = tmp_path / "verdicts.jsonl"
-    V.append(verdicts, [V.make("a-002#s0#c0", "partial", "", "j", "v1", "h"),
-                        V.make("a-001#s0#c0", "supported", "", "j", "v1", "h")])
+    verdict_store.append(verdicts, [verdict_store.make("a-002#s0#c0", "partial", "", "j", "v1", "h"),
+                        verdict_store.make("a-001#s0#c0", "supported", "", "j", "v1", "h")])
     out, err = io.StringIO(), io.StringIO()
     code = main(["calibrate", "--labels", str(app.labels), "--verdicts", str(verdicts), "--format", "json",
                  "--log", str(app.log), "--overlap", "2"], out, err)

@@ -8,18 +8,15 @@ from dataclasses import asdict
 import krippendorff
 import numpy as np
 import pytest
-from citecheck.checking.options import check_options
+from citecheck.checking.files import check_options
 from citecheck.cli.main import main
-from citecheck.contract import store as S
-from citecheck.judging import calibration as C
-from citecheck.judging import verdicts as V
-from citecheck.review import agreement as A
-from citecheck.review import consensus as K
-from citecheck.review import dataset, history
-from citecheck.review import events as E
-from citecheck.review import guidelines as G
-from citecheck.review import labels as L
-from citecheck.review.items import items_of
+from citecheck.judging import calibration
+from citecheck.judging import verdicts as verdict_store
+from citecheck.labelling import agreement, consensus, dataset, guidelines, history
+from citecheck.labelling import events as label_events
+from citecheck.labelling import labels as label_store
+from citecheck.labelling.items import items_of
+from citecheck.storage import streams as event_store
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG, load_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -32,7 +29,7 @@ def data():
 
 
 def raw(target) -> list[dict]:
-    return S.read_all(target, L.STREAM, lambda value: value)[0]
+    return event_store.read_all(target, label_store.STREAM, lambda value: value)[0]
 
 
 def run(*argv):
@@ -50,13 +47,13 @@ def at(n: int) -> str:
 
 def test_undo_appends_a_retraction_and_gives_back_the_label_before(store, data):
     first, second = items_of(data.get("a-001"))[:2]
-    L.append(store, L.make_label(first, "partial", "ana", at=at(1)))
-    L.append(store, L.make_label(first, "supported", "ana", note="changed my mind", at=at(2)))
-    L.append(store, L.make_label(second, "not_supported", "ben", at=at(3)))
+    label_store.append(store, label_store.make_label(first, "partial", "ana", at=at(1)))
+    label_store.append(store, label_store.make_label(first, "supported", "ana", note="changed my mind", at=at(2)))
+    label_store.append(store, label_store.make_label(second, "not_supported", "ben", at=at(3)))
     before = raw(store)
 
-    labels, errors = L.read(store)
-    withdrawn = L.retract_last(store, labels, "ana")
+    labels, errors = label_store.read(store)
+    withdrawn = label_store.retract_last(store, labels, "ana")
     assert withdrawn.label == "supported" and errors == []
     after = raw(store)
     assert after[:3] == before  # nothing rewritten
@@ -64,34 +61,34 @@ def test_undo_appends_a_retraction_and_gives_back_the_label_before(store, data):
         "labels_version": 2, "event": "retraction", "item": first.key, "reviewer": "ana", "retracts": at(2),
         "label": "supported"}
 
-    labels, errors = L.read(store)
+    labels, errors = label_store.read(store)
     assert errors == [] and [lab.label for lab in labels] == ["partial", "not_supported"]
-    assert L.latest(labels)[(first.key, "ana")].label == "partial"  # the label before it counts again
+    assert label_store.latest(labels)[(first.key, "ana")].label == "partial"  # the label before it counts again
 
-    assert L.retract_last(store, labels, "ana").label == "partial"  # a second undo walks back further
-    labels, _ = L.read(store)
-    assert (first.key, "ana") not in L.latest(labels)
-    assert L.progress(items_of(data.get("a-001")), L.latest(labels), "ana").labelled == 0
-    assert L.retract_last(store, labels, "ana") is None  # nothing left to withdraw: nothing written
+    assert label_store.retract_last(store, labels, "ana").label == "partial"  # a second undo walks back further
+    labels, _ = label_store.read(store)
+    assert (first.key, "ana") not in label_store.latest(labels)
+    assert label_store.progress(items_of(data.get("a-001")), label_store.latest(labels), "ana").labelled == 0
+    assert label_store.retract_last(store, labels, "ana") is None  # nothing left to withdraw: nothing written
     assert len(raw(store)) == 5
-    assert [type(e).__name__ for e in L.read_events(store)[0]] == ["Label"] * 3 + ["Retraction"] * 2
-    events = L.read_events(store)[0]
-    assert L.latest(events) == L.latest(L.effective(events)) == L.latest(labels)  # the stream itself: the same
+    assert [type(e).__name__ for e in label_store.read_events(store)[0]] == ["Label"] * 3 + ["Retraction"] * 2
+    events = label_store.read_events(store)[0]
+    assert label_store.latest(events) == label_store.latest(label_store.effective(events)) == label_store.latest(labels)  # the stream itself: the same
 
 
 def test_only_the_reviewer_can_withdraw_their_label(data):
     item = items_of(data.get("a-001"))[0]
-    label = L.make_label(item, "partial", "ana")
-    with pytest.raises(E.EventError, match="only ana"):
-        E.make_retraction(label, "ben")
+    label = label_store.make_label(item, "partial", "ana")
+    with pytest.raises(label_events.EventError, match="only ana"):
+        label_events.make_retraction(label, "ben")
 
 
 def test_history_shows_who_what_when_and_what_was_withdrawn(store, data):
     item = items_of(data.get("a-001"))[0]
-    L.append(store, L.make_label(item, "partial", "ana", at=at(1)))
-    L.append(store, L.make_label(item, "supported", "ben", note="<b>sure</b>", at=at(2)))
-    L.retract_last(store, L.read(store)[0], "ana")
-    events, _ = L.read_events(store)
+    label_store.append(store, label_store.make_label(item, "partial", "ana", at=at(1)))
+    label_store.append(store, label_store.make_label(item, "supported", "ben", note="<b>sure</b>", at=at(2)))
+    label_store.retract_last(store, label_store.read(store)[0], "ana")
+    events, _ = label_store.read_events(store)
     entries = history.by_item(events)[item.key]
     assert [(e.who, e.what, e.label, bool(e.retracted_at)) for e in entries] == [
         ("ana", "label", "partial", True), ("ben", "label", "supported", False), ("ana", "retraction", "partial", False)]
@@ -108,29 +105,29 @@ def test_history_shows_who_what_when_and_what_was_withdrawn(store, data):
 
 def test_an_adjudication_is_an_event_that_calibration_prefers(store, data):
     item = [i for i in items_of(data.get("a-001")) if i.citation is not None][0]
-    L.append(store, L.make_label(item, "supported", "ana", at=at(1)))
-    L.append(store, L.make_label(item, "not_supported", "ben", at=at(2)))
-    labels, _ = L.read(store)
-    assert C.human_labels(labels, overlap=2) == {}  # one each way: no majority
-    L.append_event(store, E.make_adjudication(item, "partial", "lead", labels, note="both half right",
+    label_store.append(store, label_store.make_label(item, "supported", "ana", at=at(1)))
+    label_store.append(store, label_store.make_label(item, "not_supported", "ben", at=at(2)))
+    labels, _ = label_store.read(store)
+    assert calibration.human_labels(labels, overlap=2) == {}  # one each way: no majority
+    label_store.append_event(store, label_events.make_adjudication(item, "partial", "lead", labels, note="both half right",
                                               guidelines="sha256:abc", at=at(3)))
     record = raw(store)[-1]
     assert record["event"] == "adjudication" and record["labels_version"] == 2 and record["adjudicator"] == "lead"
     assert record["resolves"] == [{"reviewer": "ana", "label": "supported", "at": at(1)},
                                   {"reviewer": "ben", "label": "not_supported", "at": at(2)}]
-    events, errors = L.read_events(store)
-    adjudicated = L.adjudications(events)
+    events, errors = label_store.read_events(store)
+    adjudicated = label_store.adjudications(events)
     assert errors == [] and adjudicated[item.key].label == "partial" and adjudicated[item.key].guidelines == "sha256:abc"
-    labels = L.effective(events)
+    labels = label_store.effective(events)
     assert len(labels) == 2  # the reviewers' labels stay, side by side with the adjudication
-    assert C.human_labels(labels, adjudicated=adjudicated, overlap=2) == {item.key: "partial"}
+    assert calibration.human_labels(labels, adjudicated=adjudicated, overlap=2) == {item.key: "partial"}
     fingerprints = {item.key: "sha256:changed"}  # an adjudication of an older version of the item is stale
-    assert C.human_labels(labels, fingerprints, adjudicated, overlap=2) == {}
+    assert calibration.human_labels(labels, fingerprints, adjudicated, overlap=2) == {}
 
-    V.append(store if S.is_database(store) else store.with_name("v.jsonl"),
-             [V.make(item.key, "partial", "", "j", "v1", "h", item.fingerprint)])
-    verdicts = V.read(store if S.is_database(store) else store.with_name("v.jsonl"))[0]
-    report = C.calibrate(labels, verdicts, "j", "v1", adjudicated=adjudicated, overlap=2, draws=50)
+    verdict_store.append(store if event_store.is_database(store) else store.with_name("v.jsonl"),
+             [verdict_store.make(item.key, "partial", "", "j", "v1", "h", item.fingerprint)])
+    verdicts = verdict_store.read(store if event_store.is_database(store) else store.with_name("v.jsonl"))[0]
+    report = calibration.calibrate(labels, verdicts, "j", "v1", adjudicated=adjudicated, overlap=2, draws=50)
     assert report.to_dict()["human_label_rules"] == {"adjudicated": 1, "majority": 0, "single": 0,
                                                      "no_majority": 0, "incomplete": 0}
     assert report.to_dict()["guidelines_versions"] == {"unknown": 2}
@@ -139,13 +136,13 @@ def test_an_adjudication_is_an_event_that_calibration_prefers(store, data):
 
 def test_bad_events_are_skipped_with_their_field(store, data):
     item = items_of(data.get("a-001"))[0]
-    good = E.make_adjudication(item, "partial", "lead", [L.make_label(item, "supported", "ana")]).to_record()
-    S.append(store, L.STREAM, [
+    good = label_events.make_adjudication(item, "partial", "lead", [label_store.make_label(item, "supported", "ana")]).to_record()
+    event_store.append(store, label_store.STREAM, [
         {**good, "event": "merge"}, {**good, "resolves": [{"reviewer": "ana", "label": "maybe", "at": "x"}]},
         {**good, "adjudicator": " "}, {**good, "label": "needs_citation"},
         {"labels_version": 2, "event": "retraction", "item": item.key, "reviewer": "ana", "label": "partial"},
         {"labels_version": 3, "event": "retraction"}, good])
-    events, errors = L.read_events(store)
+    events, errors = label_store.read_events(store)
     assert [(e.line, e.field) for e in errors] == [(1, "event"), (2, "resolves[0].label"), (3, "adjudicator"),
                                                    (4, "label"), (5, "retracts"), (6, "labels_version")]
     assert len(events) == 1 and "upgrade citecheck" in errors[-1].message
@@ -153,34 +150,34 @@ def test_bad_events_are_skipped_with_their_field(store, data):
 
 def test_a_label_records_the_guidelines_version_and_old_labels_still_read(store, data):
     item = items_of(data.get("a-001"))[0]
-    old = asdict(L.make_label(item, "partial", "ana", at=at(1)))
+    old = asdict(label_store.make_label(item, "partial", "ana", at=at(1)))
     del old["sample"], old["guidelines"]  # as citecheck wrote labels before either field
-    S.append(store, L.STREAM, [old])
-    L.append(store, L.make_label(item, "supported", "ben", guidelines=G.load().version, at=at(2)))
-    labels, errors = L.read(store)
-    assert errors == [] and [lab.guidelines for lab in labels] == ["", G.load().version]
+    event_store.append(store, label_store.STREAM, [old])
+    label_store.append(store, label_store.make_label(item, "supported", "ben", guidelines=guidelines.load().version, at=at(2)))
+    labels, errors = label_store.read(store)
+    assert errors == [] and [lab.guidelines for lab in labels] == ["", guidelines.load().version]
     assert "guidelines" not in raw(store)[0] and raw(store)[1]["guidelines"].startswith("sha256:")
 
 
 def test_labels_copy_carries_the_events_both_ways(pg_url, tmp_path, data):
     item = items_of(data.get("a-001"))[0]
     src = tmp_path / "labels.jsonl"
-    L.append(src, L.make_label(item, "partial", "ana", at=at(1)))
-    L.append(src, L.make_label(item, "supported", "ben", at=at(2)))
-    L.retract_last(src, L.read(src)[0], "ana")
-    L.append_event(src, E.make_adjudication(item, "supported", "lead", L.read(src)[0]))
+    label_store.append(src, label_store.make_label(item, "partial", "ana", at=at(1)))
+    label_store.append(src, label_store.make_label(item, "supported", "ben", at=at(2)))
+    label_store.retract_last(src, label_store.read(src)[0], "ana")
+    label_store.append_event(src, label_events.make_adjudication(item, "supported", "lead", label_store.read(src)[0]))
     assert run("labels", "copy", src, pg_url)[0] == 0
     back = tmp_path / "back.jsonl"
     assert run("labels", "copy", pg_url, back)[0] == 0
     assert raw(back) == raw(src) == raw(pg_url)
-    assert L.read(back)[0] == L.read(src)[0] and L.adjudications(L.read_events(pg_url)[0])[item.key].label == "supported"
+    assert label_store.read(back)[0] == label_store.read(src)[0] and label_store.adjudications(label_store.read_events(pg_url)[0])[item.key].label == "supported"
 
 
 # --- consensus: adjudicated, else majority of at least K, else single ---------------------------------
 
 
 def lab(item, value, reviewer, n=1, fingerprint="fp"):
-    return L.Label(1, item, item.split("#")[0], 0, 0, "c", fingerprint, value, "", reviewer, at(n), "t")
+    return label_store.Label(1, item, item.split("#")[0], 0, 0, "c", fingerprint, value, "", reviewer, at(n), "t")
 
 
 @pytest.mark.parametrize("given, overlap, expected", [
@@ -196,21 +193,21 @@ def lab(item, value, reviewer, n=1, fingerprint="fp"):
 ])
 def test_consensus_rules(given, overlap, expected):
     labels = [lab("x#s0#c0", value, who, n) for n, (value, who) in enumerate(given)]
-    r = K.resolve(labels, {}, overlap)["x#s0#c0"]
+    r = consensus.resolve(labels, {}, overlap)["x#s0#c0"]
     assert (r.label, r.rule) == expected
-    assert sum(K.rule_counts([r]).values()) == 1
+    assert sum(consensus.rule_counts([r]).values()) == 1
 
 
 def test_labels_export_gives_each_items_rule_and_counts_them(store, data, tmp_path):
     cited = [i for i in data.all_items if i.citation is not None][:4]
-    L.append(store, L.make_label(cited[0], "supported", "ana", at=at(1)))
-    L.append(store, L.make_label(cited[0], "supported", "ben", at=at(2)))
-    L.append(store, L.make_label(cited[1], "supported", "ana", at=at(3)))
-    L.append(store, L.make_label(cited[1], "partial", "ben", at=at(4)))
-    L.append(store, L.make_label(cited[2], "partial", "ana", at=at(5)))
-    L.append(store, L.make_label(cited[3], "partial", "ana", at=at(6)))
-    L.append(store, L.make_label(cited[3], "not_supported", "ben", at=at(7)))
-    L.append_event(store, E.make_adjudication(cited[3], "not_supported", "lead", L.read(store)[0]))
+    label_store.append(store, label_store.make_label(cited[0], "supported", "ana", at=at(1)))
+    label_store.append(store, label_store.make_label(cited[0], "supported", "ben", at=at(2)))
+    label_store.append(store, label_store.make_label(cited[1], "supported", "ana", at=at(3)))
+    label_store.append(store, label_store.make_label(cited[1], "partial", "ben", at=at(4)))
+    label_store.append(store, label_store.make_label(cited[2], "partial", "ana", at=at(5)))
+    label_store.append(store, label_store.make_label(cited[3], "partial", "ana", at=at(6)))
+    label_store.append(store, label_store.make_label(cited[3], "not_supported", "ben", at=at(7)))
+    label_store.append_event(store, label_events.make_adjudication(cited[3], "not_supported", "lead", label_store.read(store)[0]))
     code, out, err = run("labels", "export", store, "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--overlap", 2)
     rows = {r["item"]: r for r in map(json.loads, out.splitlines())}
     assert code == 0
@@ -225,11 +222,11 @@ def test_labels_export_gives_each_items_rule_and_counts_them(store, data, tmp_pa
 
 def test_calibrate_command_ignores_a_retracted_label_and_reports_the_rules(store, data, tmp_path):
     item = [i for i in data.all_items if i.citation is not None][0]
-    verdicts = store if S.is_database(store) else tmp_path / "verdicts.jsonl"
-    V.append(verdicts, [V.make(item.key, "supported", "", "j", "v1", "h", item.fingerprint)])
-    L.append(store, L.make_label(item, "supported", "ana", at=at(1)))
-    L.append(store, L.make_label(item, "not_supported", "ana", at=at(2)))  # a slip ...
-    L.retract_last(store, L.read(store)[0], "ana")  # ... undone
+    verdicts = store if event_store.is_database(store) else tmp_path / "verdicts.jsonl"
+    verdict_store.append(verdicts, [verdict_store.make(item.key, "supported", "", "j", "v1", "h", item.fingerprint)])
+    label_store.append(store, label_store.make_label(item, "supported", "ana", at=at(1)))
+    label_store.append(store, label_store.make_label(item, "not_supported", "ana", at=at(2)))  # a slip ...
+    label_store.retract_last(store, label_store.read(store)[0], "ana")  # ... undone
     code, out, _ = run("calibrate", "--labels", store, "--verdicts", verdicts, "--format", "json",
                        "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--overlap", 2)
     report = json.loads(out)
@@ -247,13 +244,13 @@ def test_cohen_kappa_published_example_and_sklearn():
     # 15 no/no, 5 yes/no, 10 no/yes: p_o = 0.7, p_e = 0.5, kappa = 0.4
     a = ["yes"] * 20 + ["no"] * 15 + ["yes"] * 5 + ["no"] * 10
     b = ["yes"] * 20 + ["no"] * 15 + ["no"] * 5 + ["yes"] * 10
-    assert A.cohen_kappa(a, b) == pytest.approx(0.4)
+    assert agreement.cohen_kappa(a, b) == pytest.approx(0.4)
     rng = np.random.default_rng(7)
     for _ in range(20):
         x = list(rng.choice(["s", "p", "n", "c"], 40))
         y = [v if rng.random() < 0.6 else rng.choice(["s", "p", "n", "c"]) for v in x]
-        assert A.cohen_kappa(x, y) == pytest.approx(cohen_kappa_score(x, y))
-    assert A.cohen_kappa(["s", "s"], ["s", "s"]) is None and A.cohen_kappa([], []) is None
+        assert agreement.cohen_kappa(x, y) == pytest.approx(cohen_kappa_score(x, y))
+    assert agreement.cohen_kappa(["s", "s"], ["s", "s"]) is None and agreement.cohen_kappa([], []) is None
 
 
 def test_krippendorff_alpha_published_example():
@@ -264,9 +261,9 @@ def test_krippendorff_alpha_published_example():
             [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
             [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None]]
     units = [[r[u] - 1 for r in rows if r[u] is not None] for u in range(12)]
-    assert A.krippendorff_alpha(units) == pytest.approx(0.743, abs=5e-4)
+    assert agreement.krippendorff_alpha(units) == pytest.approx(0.743, abs=5e-4)
     matrix = np.array([[np.nan if v is None else v for v in r] for r in rows], dtype=float)
-    assert A.krippendorff_alpha(units) == pytest.approx(krippendorff.alpha(reliability_data=matrix,
+    assert agreement.krippendorff_alpha(units) == pytest.approx(krippendorff.alpha(reliability_data=matrix,
                                                                            level_of_measurement="nominal"))
 
 
@@ -275,7 +272,7 @@ def test_krippendorff_alpha_published_example():
                                 min_size=1, max_size=3), min_size=1, max_size=30))
 def test_team_agreement_matches_the_reference_packages(table):
     by_item = {f"i{n}#s0#c0": r for n, r in enumerate(table)}
-    team = A.team_agreement(by_item)
+    team = agreement.team_agreement(by_item)
     shared = [r for r in table if len(r) >= 2]
     assert team.n == len(shared) and team.values == sum(len(r) for r in shared)
     for pair in team.pairs:
@@ -296,27 +293,27 @@ def test_team_agreement_matches_the_reference_packages(table):
 
 
 def test_the_bundled_guidelines_define_every_label_with_an_example():
-    g = G.load()
-    assert G.missing(g) == []
+    g = guidelines.load()
+    assert guidelines.missing(g) == []
     for title in ("Supported", "Partially supported", "Not supported", "Can't tell", "Needs a citation"):
         section = g.text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
         assert "Example:" in section
     assert g.definitions["partial"].startswith("The chunk supports some of what the sentence claims")
-    assert g.version == G.version_of(g.text) and g.version.startswith("sha256:")
+    assert g.version == guidelines.version_of(g.text) and g.version.startswith("sha256:")
 
 
 def test_own_guidelines_a_setting_and_their_definitions(tmp_path):
     path = tmp_path / "ours.md"
     path.write_text("# Ours\n\n## supported\nEvery word is in the chunk.\nAll of it.\n\nExample: x\n\n"
                     "## Can\u2019t tell ##\nUnreadable chunk.\n", encoding="utf-8")
-    g = G.load(path)
+    g = guidelines.load(path)
     assert g.definitions == {"supported": "Every word is in the chunk. All of it.", "cant_tell": "Unreadable chunk."}
-    assert "Partially supported" in G.missing(g) and g.version != G.load().version
+    assert "Partially supported" in guidelines.missing(g) and g.version != guidelines.load().version
     assert load_settings(["--guidelines", str(path)]).guidelines == path.resolve()
     assert load_settings([], {"CITECHECK_GUIDELINES": str(path)}).guidelines == path.resolve()
     assert load_settings([], {}).guidelines is None
-    with pytest.raises(G.GuidelinesError, match="cannot read the guidelines file"):
-        G.load(tmp_path / "missing.md")
+    with pytest.raises(guidelines.GuidelinesError, match="cannot read the guidelines file"):
+        guidelines.load(tmp_path / "missing.md")
 
 
 @pytest.mark.parametrize("source, absent, present", [
@@ -326,7 +323,7 @@ def test_own_guidelines_a_setting_and_their_definitions(tmp_path):
     ("**bold** and `code`", "**", "<strong>bold</strong>"),
 ])
 def test_guidelines_render_as_markdown_with_raw_html_escaped(source, absent, present):
-    html = G.to_html(source)
+    html = guidelines.to_html(source)
     assert absent not in html and present in html
 
 
@@ -334,31 +331,31 @@ def test_guidelines_render_as_markdown_with_raw_html_escaped(source, absent, pre
 
 
 def test_disagreements_list_differing_current_labels_and_hold_back_open_items(data):
-    from citecheck.review import adjudication as D
+    from citecheck.labelling import adjudication
 
     items = [i for i in data.all_items if i.citation is not None][:4]
-    made = [L.make_label(items[0], "supported", "ana", note="<i>clear</i>", at=at(1)),
-            L.make_label(items[0], "partial", "ben", at=at(2)),
-            L.make_label(items[1], "supported", "ana", at=at(3)), L.make_label(items[1], "supported", "ben", at=at(4)),
-            L.make_label(items[2], "supported", "ana", at=at(5)),
-            L.make_label(items[2]._replace(fingerprint="sha256:old"), "partial", "ben", at=at(6)),  # stale
-            L.make_label(items[3], "supported", "ana", at=at(7)), L.make_label(items[3], "partial", "ben", at=at(8))]
-    adj = {items[3].key: E.make_adjudication(items[3], "partial", "lead", made[-2:])}
-    current = L.latest(made)
-    found, held = D.disagreements(data.all_items, current, adj, viewer="lead", overlap=2)
+    made = [label_store.make_label(items[0], "supported", "ana", note="<i>clear</i>", at=at(1)),
+            label_store.make_label(items[0], "partial", "ben", at=at(2)),
+            label_store.make_label(items[1], "supported", "ana", at=at(3)), label_store.make_label(items[1], "supported", "ben", at=at(4)),
+            label_store.make_label(items[2], "supported", "ana", at=at(5)),
+            label_store.make_label(items[2]._replace(fingerprint="sha256:old"), "partial", "ben", at=at(6)),  # stale
+            label_store.make_label(items[3], "supported", "ana", at=at(7)), label_store.make_label(items[3], "partial", "ben", at=at(8))]
+    adj = {items[3].key: label_events.make_adjudication(items[3], "partial", "lead", made[-2:])}
+    current = label_store.latest(made)
+    found, held = adjudication.disagreements(data.all_items, current, adj, viewer="lead", overlap=2)
     assert [d.item.key for d in found] == [items[0].key, items[3].key] and held == 0
     assert [d.settled for d in found] == [False, True]
-    html = D.side_by_side_html(found[0])
+    html = adjudication.side_by_side_html(found[0])
     assert "&lt;i&gt;clear&lt;/i&gt;" in html and "Not adjudicated yet" in html
-    assert "Adjudicated by lead" in D.side_by_side_html(found[1])
+    assert "Adjudicated by lead" in adjudication.side_by_side_html(found[1])
     # with overlap 3, a third reviewer who has not labelled them yet must not see them
-    found, held = D.disagreements(data.all_items, current, adj, viewer="cy", overlap=3)
+    found, held = adjudication.disagreements(data.all_items, current, adj, viewer="cy", overlap=3)
     assert found == [] and held == 2
-    assert len(D.disagreements(data.all_items, current, adj, viewer="ana", overlap=3)[0]) == 2
+    assert len(adjudication.disagreements(data.all_items, current, adj, viewer="ana", overlap=3)[0]) == 2
 
-    team = A.team_agreement(A.table(current.values(), {i.key: i.fingerprint for i in data.all_items}))
+    team = agreement.team_agreement(agreement.table(current.values(), {i.key: i.fingerprint for i in data.all_items}))
     assert [(p.first, p.second, p.n) for p in team.pairs] == [("ana", "ben", 3)] and team.n == 3
-    html = D.agreement_html(team)
+    html = adjudication.agreement_html(team)
     assert "n = 3 items" in html and "Cohen&#x27;s kappa" not in html and "ana" in html
 
 
@@ -366,8 +363,8 @@ def test_estimate_says_why_a_disagreed_item_is_left_out(data):
     from citecheck.judging.estimate import estimate
 
     cited = [i for i in data.all_items if i.citation is not None]
-    labels = [L.make_label(cited[0], "supported", "ana", at=at(1)), L.make_label(cited[0], "partial", "ben", at=at(2)),
-              L.make_label(cited[1], "supported", "ana", at=at(3))]
-    verdicts = [V.make(i.key, "supported", "", "j", "v1", "h", i.fingerprint) for i in cited]
+    labels = [label_store.make_label(cited[0], "supported", "ana", at=at(1)), label_store.make_label(cited[0], "partial", "ben", at=at(2)),
+              label_store.make_label(cited[1], "supported", "ana", at=at(3))]
+    verdicts = [verdict_store.make(i.key, "supported", "", "j", "v1", "h", i.fingerprint) for i in cited]
     result = estimate(labels, verdicts, data.all_items, "j", "v1")
     assert result.left_out == {"reviewers disagree and no label has a majority (adjudicate it)": 1}

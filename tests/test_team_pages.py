@@ -2,10 +2,10 @@
 
 import pytest
 import streamlit as st
-from citecheck.contract import store as S
-from citecheck.review import guidelines as G
-from citecheck.review import labels as L
-from citecheck.review.items import items_of
+from citecheck.labelling import guidelines
+from citecheck.labelling import labels as label_store
+from citecheck.labelling.items import items_of
+from citecheck.storage import streams
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
 from test_app import APP, html
@@ -33,7 +33,7 @@ def app(page: str | None = None, **query) -> AppTest:
 
 
 def raw(path) -> list[dict]:
-    return S.read_all(path, L.STREAM, lambda v: v)[0]
+    return streams.read_all(path, label_store.STREAM, lambda v: v)[0]
 
 
 def test_undo_appends_a_retraction_and_returns_to_the_item(labels):
@@ -44,7 +44,7 @@ def test_undo_appends_a_retraction_and_returns_to_the_item(labels):
     assert not at.exception
     records = raw(labels)
     assert [r.get("event", "label") for r in records] == ["label", "retraction"]
-    assert records[1]["retracts"] == records[0]["at"] and L.read(labels)[0] == []
+    assert records[1]["retracts"] == records[0]["at"] and label_store.read(labels)[0] == []
     page = html(at)
     assert "Withdrew your \u201cSupported\u201d for sentence 1 of a-001" in page
     assert "focused item 1 of" in page and "ana: labelled 0 of" in page
@@ -54,10 +54,10 @@ def test_undo_appends_a_retraction_and_returns_to_the_item(labels):
 
 
 def test_history_hides_other_reviewers_in_blind_mode(labels):
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
 
     item = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))[0]
-    L.append(labels, L.make_label(item, "not_supported", "ben", note="ben's reason"))
+    label_store.append(labels, label_store.make_label(item, "not_supported", "ben", note="ben's reason"))
     at = app(answer="a-001", reviewer="ana")
     assert "ben&#x27;s reason" not in html(at) and "1 entry by others hidden" in html(at)
     at.button(key="key-supported").click().run()
@@ -72,7 +72,7 @@ def test_history_hides_other_reviewers_in_blind_mode(labels):
 def test_guidelines_are_shown_escaped_give_hover_text_and_a_version(labels, tmp_path, monkeypatch):
     at = app(answer="a-001", reviewer="ana")
     assert "<h2>Partially supported</h2>" in html(at)
-    default = G.load()
+    default = guidelines.load()
     help_text = at.button(key="key-partial").help
     assert help_text.startswith("The chunk supports some of what the sentence claims")
     ours = tmp_path / "ours.md"
@@ -85,20 +85,20 @@ def test_guidelines_are_shown_escaped_give_hover_text_and_a_version(labels, tmp_
     assert at.button(key="key-supported").help == r"Every word \*is\* in the chunk."
     assert at.button(key="key-partial").help is None or at.button(key="key-partial").help == ""
     at.button(key="key-supported").click().run()
-    assert L.read(labels)[0][0].guidelines == G.load(ours).version != default.version
+    assert label_store.read(labels)[0][0].guidelines == guidelines.load(ours).version != default.version
     monkeypatch.setenv("CITECHECK_GUIDELINES", str(tmp_path / "missing.md"))
     at = app(answer="a-001", reviewer="ana")
     assert not at.exception and "cannot read the guidelines file" in html(at)
 
 
 def test_the_disagreements_page_shows_labels_side_by_side_and_records_an_adjudication(labels):
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
 
     items = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))
-    L.append(labels, L.make_label(items[0], "supported", "ana", note="<b>clear</b>"))
-    L.append(labels, L.make_label(items[0], "not_supported", "ben", note="invented"))
-    L.append(labels, L.make_label(items[1], "partial", "ana"))
-    L.append(labels, L.make_label(items[1], "partial", "ben"))
+    label_store.append(labels, label_store.make_label(items[0], "supported", "ana", note="<b>clear</b>"))
+    label_store.append(labels, label_store.make_label(items[0], "not_supported", "ben", note="invented"))
+    label_store.append(labels, label_store.make_label(items[1], "partial", "ana"))
+    label_store.append(labels, label_store.make_label(items[1], "partial", "ben"))
     at = app("pages/disagreements.py", reviewer="lead")
     assert not at.exception
     page = html(at)
@@ -108,19 +108,19 @@ def test_the_disagreements_page_shows_labels_side_by_side_and_records_an_adjudic
     at.radio[1].set_value("partial")
     at.button[0].click().run()
     assert not at.exception
-    adj = L.adjudications(L.read_events(labels)[0])[items[0].key]
+    adj = label_store.adjudications(label_store.read_events(labels)[0])[items[0].key]
     assert (adj.label, adj.adjudicator, [r.reviewer for r in adj.resolves]) == ("partial", "lead", ["ana", "ben"])
-    assert adj.guidelines == G.load().version
+    assert adj.guidelines == guidelines.load().version
     assert "Every disagreement is adjudicated." in [s.value for s in at.success]
-    assert len(L.read(labels)[0]) == 4  # nothing overwritten
+    assert len(label_store.read(labels)[0]) == 4  # nothing overwritten
 
 
 def test_under_a_login_the_adjudicator_is_the_signed_in_user(labels):
-    from citecheck.review import dataset
+    from citecheck.labelling import dataset
 
     items = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))
-    L.append(labels, L.make_label(items[0], "supported", "ana"))
-    L.append(labels, L.make_label(items[0], "partial", "ben"))
+    label_store.append(labels, label_store.make_label(items[0], "supported", "ana"))
+    label_store.append(labels, label_store.make_label(items[0], "partial", "ben"))
     at = AppTest.from_file(APP, default_timeout=60)
     at.user = {"is_logged_in": True, "email": "lead@example.org"}
     at.query_params["reviewer"] = "mallory"  # a name in the address cannot stand in for the user
@@ -129,4 +129,4 @@ def test_under_a_login_the_adjudicator_is_the_signed_in_user(labels):
     assert not at.exception and [t.label for t in at.sidebar.text_input] == []
     at.radio[1].set_value("supported")
     at.button[0].click().run()
-    assert L.adjudications(L.read_events(labels)[0])[items[0].key].adjudicator == "lead@example.org"
+    assert label_store.adjudications(label_store.read_events(labels)[0])[items[0].key].adjudicator == "lead@example.org"

@@ -5,7 +5,7 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from citecheck.review.text import FSI, PDI, md_literal, review_link
+from citecheck.text.markup import FSI, PDI, md_literal, review_link
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -58,13 +58,13 @@ def test_right_to_left_text_is_isolated():
 
 
 def test_every_review_link_is_built_by_review_link():
-    """One home for the encoding (core/review/text.py): a second copy elsewhere could drift (the
+    """One home for the encoding (core/citecheck/text/markup.py): a second copy elsewhere could drift (the
     Failures table once had its own).  (A string that starts a ``...?answer=`` link, or a quote()
     of an id; a docstring naming the parameter is not a link.)"""
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    built_here = root / "core" / "review" / "text.py"
+    built_here = root / "core" / "citecheck" / "text" / "markup.py"
     copies = [str(p.relative_to(root)) for folder in ("core", "pages") for p in (root / folder).rglob("*.py")
               if p != built_here and re.search(r"[\"'][\w/.]*\?answer=|\bquote\(\s*\w*id\b", p.read_text(encoding="utf-8"))]
     assert copies == []
@@ -84,8 +84,8 @@ def test_fields_are_escaped_and_isolated_one_by_one():
 
 @given(st.lists(st.text(), max_size=4))
 def test_fields_html_without_its_tags_is_the_escaped_values(values):
-    from citecheck.review.highlight import escape
     from citecheck.review.html import fields_html
+    from citecheck.text.highlight import escape
 
     out = re.sub(r"</?(bdi|div)[^>]*>", "", fields_html(values))
     assert out == escape(" \u00b7 ").join(escape(v) for v in values if v)

@@ -4,11 +4,10 @@ from datetime import date
 
 import pandas as pd
 import pytest
-from citecheck.checking.options import check_options
-from citecheck.reports import figures as F
-from citecheck.reports import views as V
-from citecheck.review import dataset
-from citecheck.review import html as H
+from citecheck.checking.files import check_options
+from citecheck.labelling import dataset
+from citecheck.reports import figures, views
+from citecheck.review import html
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 
 HOSTILE = '<img src=x onerror="alert(1)"> **bold** # head $x$ &amp;'
@@ -16,13 +15,13 @@ HOSTILE = '<img src=x onerror="alert(1)"> **bold** # head $x$ &amp;'
 
 @pytest.fixture(scope="module")
 def table():
-    return F.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
+    return figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
 
 
 @pytest.mark.parametrize("fragment", [
-    lambda t: H.heading_html(t), lambda t: H.notice_html("warning", t), lambda t: H.labelled_html([(t, t)]),
-    lambda t: H.verdict_html(t, t, t, t), lambda t: H.own_label_html(t, t, True), lambda t: H.others_html([(t, t)]),
-    lambda t: H.disagreement_html(t, t, t, t, t),
+    lambda t: html.heading_html(t), lambda t: html.notice_html("warning", t), lambda t: html.labelled_html([(t, t)]),
+    lambda t: html.verdict_html(t, t, t, t), lambda t: html.own_label_html(t, t, True), lambda t: html.others_html([(t, t)]),
+    lambda t: html.disagreement_html(t, t, t, t, t),
 ])
 def test_fragments_escape_untrusted_text(fragment):
     out = fragment(HOSTILE)
@@ -31,14 +30,14 @@ def test_fragments_escape_untrusted_text(fragment):
 
 
 def test_own_label_says_stale_and_carries_the_note():
-    assert H.own_label_html("Supported", "", False).startswith('<div class="cc-meta">Your label: <b>Supported</b>')
-    stale = H.own_label_html("Not supported", "typo in 18", True)
+    assert html.own_label_html("Supported", "", False).startswith('<div class="cc-meta">Your label: <b>Supported</b>')
+    stale = html.own_label_html("Not supported", "typo in 18", True)
     assert "STALE" in stale and "typo in 18" in stale
 
 
 def test_group_long_has_one_row_per_value_and_figure(table):
-    frame = F.breakdown(table, "model")
-    long = V.group_long(frame, "model")
+    frame = figures.breakdown(table, "model")
+    long = views.group_long(frame, "model")
     assert set(long["model"]) == set(frame["model"])
     per_model = long.groupby("model")["figure"].apply(list)
     assert all(figs[:4] == ["failing answers", "failed citations", "refused answers", "uncited sentences"]
@@ -46,29 +45,29 @@ def test_group_long_has_one_row_per_value_and_figure(table):
     row = frame.iloc[0]
     got = long[(long["model"] == row["model"]) & (long["figure"] == "failed citations")].iloc[0]
     assert (got["count"], got["total"]) == (row["citation_failure_rate.count"], row["citation_failure_rate.total"])
-    assert V.group_long(frame.iloc[0:0], "model").empty
+    assert views.group_long(frame.iloc[0:0], "model").empty
 
 
 def test_filters_from_the_page_choices():
-    assert V.filters() == F.Filters()
-    f = V.filters("quote_not_found", "m", "p1", (date(2026, 11, 1), date(2026, 11, 3)), "refused",
+    assert views.filters() == figures.Filters()
+    f = views.filters("quote_not_found", "m", "p1", (date(2026, 11, 1), date(2026, 11, 3)), "refused",
                   "has 'not supported'", "unlabelled", "all")
-    assert f == F.Filters("quote_not_found", "m", "p1", "2026-11-01", "2026-11-03", True, True, False, False)
-    assert V.filters(dates=(date(2026, 11, 1),)).start is None  # a half-picked range is no range
+    assert f == figures.Filters("quote_not_found", "m", "p1", "2026-11-01", "2026-11-03", True, True, False, False)
+    assert views.filters(dates=(date(2026, 11, 1),)).start is None  # a half-picked range is no range
 
 
 def test_failing_view_links_every_answer_with_its_id_quoted(table):
     odd = table.copy()
     odd.loc[odd.index[0], "answer_id"] = "conv-12#turn 3&x=/y"
-    view = V.failing_view(F.failing(odd, F.Filters(failing_only=False)))
+    view = views.failing_view(figures.failing(odd, figures.Filters(failing_only=False)))
     assert "file" not in view.columns and list(view.columns[:2]) == ["answer_id", "open"]
     assert view.set_index("answer_id").loc["conv-12#turn 3&x=/y", "open"] == "./?answer=conv-12%23turn%203%26x%3D%2Fy"
 
 
 def test_compare_table_shows_counts_and_points(table):
     values = sorted(table["prompt_version"].unique())
-    diffs = F.compare(table, "prompt_version", values[0], values[1])
-    out = V.compare_table(diffs, values[0], values[1])
+    diffs = figures.compare(table, "prompt_version", values[0], values[1])
+    out = views.compare_table(diffs, values[0], values[1])
     assert len(out) == len(diffs)
     d = diffs[0]
     assert out.iloc[0][f"A: {values[0]}"].endswith(f"({d.a.count}/{d.a.total})")
@@ -79,5 +78,5 @@ def test_misses_table_has_its_columns_even_when_empty():
     from citecheck.reports.golden import evaluate_retrieval
 
     empty = evaluate_retrieval([], [], 5)
-    assert list(V.misses_table(empty).columns) == ["answer_id", "question", "wanted", "retrieved"]
-    assert isinstance(V.misses_table(empty), pd.DataFrame)
+    assert list(views.misses_table(empty).columns) == ["answer_id", "question", "wanted", "retrieved"]
+    assert isinstance(views.misses_table(empty), pd.DataFrame)

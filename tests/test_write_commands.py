@@ -13,18 +13,18 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 import streamlit as st
-from citecheck.checking.options import check_options
+from citecheck.checking.files import check_options
 from citecheck.cli.common import append_answer
 from citecheck.cli.main import main
-from citecheck.contract.durable import WriteFailed
-from citecheck.contract.errors import RecordError
 from citecheck.contract.log import read_log
-from citecheck.judging import verdicts as V
+from citecheck.errors import RecordError
+from citecheck.judging import verdicts as verdict_store
 from citecheck.judging.judges import ClaudeJudge, Progress, judge_items
 from citecheck.judging.outcome import run_outcome
-from citecheck.llm import fake_api as M
-from citecheck.review import dataset
-from citecheck.review import labels as L
+from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
+from citecheck.llm import fake_api
+from citecheck.storage.durable import WriteFailed
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from disk import FlakyWrite
 from streamlit.testing.v1 import AppTest
@@ -43,7 +43,7 @@ def test_judge_on_a_full_disk_says_so_exits_non_zero_and_counts_only_saved_verdi
     (small_disk / "ballast").write_bytes(b"x" * (64 * 1024 - 4096))  # room for a few verdicts only
     code, _, err = run("judge", "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--all-items",
                        "--judge", "baseline", "--out", out)
-    saved, errors = V.read(out)
+    saved, errors = verdict_store.read(out)
     assert code == 3 and errors == []
     assert "NOT saved: the disk is full" in err and "[Errno" not in err
     assert f"{len(saved)} verdict(s) saved in {out} before that" in err
@@ -54,7 +54,7 @@ def test_labels_export_out_keeps_the_previous_export_when_the_disk_fills(tmp_pat
     labels = tmp_path / "labels.jsonl"
     data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     for item in [i for i in data.all_items if i.citation is not None][:20]:
-        L.append(labels, L.make_label(item, "supported", "ana", note="x" * 200))
+        label_store.append(labels, label_store.make_label(item, "supported", "ana", note="x" * 200))
     export = tmp_path / "export.csv"
     export.write_text("the previous export\n")
     FlakyWrite(monkeypatch, step=512, room=2048)
@@ -121,7 +121,7 @@ def test_api_errors_are_said_in_our_words_with_the_sdks_text_and_no_key():
 
     def call(reply):
         try:
-            M.client(reply, max_retries=0).messages.create(model="claude-haiku-4-5", max_tokens=10,
+            fake_api.client(reply, max_retries=0).messages.create(model="claude-haiku-4-5", max_tokens=10,
                                                            messages=[{"role": "user", "content": "hi"}])
         except anthropic.APIError as exc:
             return exc
@@ -135,7 +135,7 @@ def test_api_errors_are_said_in_our_words_with_the_sdks_text_and_no_key():
 
     said = {kind: api_error_text(call(reply)) for kind, reply in [
         ("connect", refused), ("timeout", slow),
-        ("status", lambda body: M.error(529, "overloaded_error", "Overloaded"))]}
+        ("status", lambda body: fake_api.error(529, "overloaded_error", "Overloaded"))]}
     assert said["connect"].startswith("could not reach the Anthropic API (") and "ANTHROPIC_BASE_URL" in said["connect"]
     assert said["timeout"].startswith("the Anthropic API did not answer in time (")
     assert said["status"].startswith("the Anthropic API answered HTTP 529 (") and "Overloaded" in said["status"]
@@ -148,13 +148,13 @@ def test_judge_batch_with_the_api_unreachable_says_what_failed_and_exits_non_zer
     def unreachable(body):
         raise httpx.ConnectError("connection refused")
 
-    monkeypatch.setattr(llm_client, "make_client", lambda: M.client(unreachable, max_retries=0))
+    monkeypatch.setattr(llm_client, "make_client", lambda: fake_api.client(unreachable, max_retries=0))
     out = tmp_path / "v.jsonl"
     code, _, err = run("judge", "--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--all-items", "--judge", "claude",
                        "--batch", "--out", out, "--max-cost-usd", "0.05")
     assert code == 3 and "Traceback" not in err
     assert "could not reach the Anthropic API" in err and "run the same command again to resume" in err
-    assert V.read(out) == ([], [])
+    assert verdict_store.read(out) == ([], [])
 
 
 def test_a_run_whose_every_call_failed_is_not_reported_as_judged():
@@ -165,7 +165,7 @@ def test_a_run_whose_every_call_failed_is_not_reported_as_judged():
         raise httpx.ConnectError("connection refused")
 
     progress = Progress(total=len(items))
-    verdicts = ClaudeJudge(M.client(unreachable, max_retries=0)).judge(items, progress=progress)
+    verdicts = ClaudeJudge(fake_api.client(unreachable, max_retries=0)).judge(items, progress=progress)
     assert [v.verdict for v in verdicts] == ["unscored", "unscored"] and progress.failed == 2
     outcome = run_outcome(progress, saved=2, already=0)
     assert outcome.kind == "error" and outcome.text.startswith("2 call(s) FAILED and 0 item(s) judged")
@@ -194,7 +194,7 @@ def test_review_page_on_a_full_disk_says_the_label_is_not_saved(app_on_a_full_di
     (small_disk / "ballast").write_bytes(b"x" * (64 * 1024 - 4096))
     with pytest.raises(WriteFailed):  # fill the last page with other reviewers' labels
         for n in range(100):
-            L.append(labels, L.make_label(item, "supported", f"old-{n}"))
+            label_store.append(labels, label_store.make_label(item, "supported", f"old-{n}"))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["answer"] = "a-001"
     at.run()
@@ -206,5 +206,5 @@ def test_review_page_on_a_full_disk_says_the_label_is_not_saved(app_on_a_full_di
     errors = page
     assert "\u201cSupported\u201d for sentence 1 was NOT saved: the disk is full" in errors
     assert "Errno" not in errors
-    records, problems = L.read(labels)
+    records, problems = label_store.read(labels)
     assert records and all(r.reviewer.startswith("old-") for r in records) and problems == []

@@ -1,0 +1,130 @@
+"""What every command group shares: exit codes, option types, output and log helpers.
+
+Exit codes: 0 all good; 1 the ``--max-failure-rate`` gate failed; 2 bad usage or a file that
+cannot be opened; 3 the work could not all be done (the disk filled, API calls failed): what
+was done is saved and the same command resumes; 4 some records were unreadable (added to 1 when
+both happen, giving 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from citecheck.contract.log import dumps
+from citecheck.reports.check_report import report_bytes, report_line
+from citecheck.storage.lines import append_lines
+
+EXIT_GATE = 1
+EXIT_USAGE = 2
+EXIT_FAILED = 3
+EXIT_UNREADABLE = 4
+
+
+def json_line(obj: dict, out: TextIO) -> None:
+    """One record of ``check --format json`` (docs/check-report.md: compact, UTF-8)."""
+    out.write(report_line(obj))
+
+
+def json_lines(out: TextIO) -> Callable[[dict], object]:
+    """A writer of report records to ``out``, as :func:`json_line` writes them.  When ``out`` is
+    UTF-8 text over a byte stream (stdout, a file), the records' bytes go straight to that stream,
+    without being decoded to text and encoded back (a few per cent of ``check --format json``).
+    Text written to ``out`` before and after stays in order: ``out`` is flushed first.  (A terminal's
+    line-buffered stdout is written as text, so that each line still shows when it is done.)"""
+    raw = getattr(out, "buffer", None)
+    encoding = (getattr(out, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if raw is None or encoding != "utf8" or os.linesep != "\n" or getattr(out, "line_buffering", False):
+        return lambda obj: out.write(report_line(obj))
+    out.flush()
+    write = raw.write
+    return lambda obj: write(report_bytes(obj))
+
+
+def append_answer(path: str, answer) -> None:
+    """One answer-log line, appended durably on a fresh line (after a torn one, too)."""
+    append_lines(path, [dumps(answer)], what=f"the answer {answer.answer_id!r}")
+
+
+def anthropic_errors() -> tuple[type[BaseException], ...]:
+    """The SDK's errors (connection, status, timeout), for an ``except`` that keeps what was done."""
+    import anthropic
+
+    return (anthropic.APIError,)
+
+
+def api_error_text(exc: BaseException) -> str:
+    """One of :func:`anthropic_errors` in our words, with the SDK's own text (whose wording changes
+    between SDK releases) in brackets; it says what to check.  No key is in either."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APITimeoutError):  # (a connection error too: tested first)
+        return f"the Anthropic API did not answer in time ({exc}); run the same command again later"
+    if isinstance(exc, anthropic.APIConnectionError):
+        return (f"could not reach the Anthropic API ({exc}); check the network, a proxy or "
+                "ANTHROPIC_BASE_URL")
+    if isinstance(exc, anthropic.APIStatusError):
+        return f"the Anthropic API answered HTTP {exc.status_code} ({exc})"
+    return str(exc)
+
+
+def price(value: str) -> tuple[float, float]:
+    """``--price IN,OUT``: USD per million input and output tokens."""
+    try:
+        a, b = (float(x) for x in value.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("give IN,OUT in USD per million tokens, for example 3,15") from None
+    return a, b
+
+
+def rate(value: str) -> float:
+    """``--max-failure-rate R``: a share between 0 and 1."""
+    share = float(value)
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError("give a share between 0 and 1, for example 0.05")
+    return share
+
+
+def overlap(value: str) -> int:
+    """``--overlap K``: how many reviewers label each item (at least 1)."""
+    try:
+        k = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give a whole number of reviewers, not {value!r}") from None
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"give at least 1 reviewer, not {k}")
+    return k
+
+
+def load_checked(paths: list[str], corpus: str | None, err: TextIO):
+    """The checked dataset of ``paths``; each unreadable record is said on ``err``."""
+    from citecheck.checking.files import check_options
+    from citecheck.labelling import dataset
+
+    data = dataset.load([Path(p) for p in paths], check_options(corpus))
+    for e in data.errors:
+        err.write(f"unreadable: {e}\n")
+    return data
+
+
+def finish_check(summary, args: argparse.Namespace, as_json: bool, out: TextIO, err: TextIO) -> int:
+    """The summary, the ``--max-failure-rate`` gate and the exit code: the same with or without a store."""
+    from citecheck.reports.check_report import summary_record, summary_text
+
+    if as_json:
+        json_line(summary_record(summary), out)
+    else:
+        out.write("\n".join(summary_text(summary)) + "\n")
+    code = 0
+    failure_rate = summary.failure_rate
+    if args.max_failure_rate is not None and failure_rate is not None and failure_rate > args.max_failure_rate:
+        err.write(f"citation failure rate {failure_rate:.4f} is above --max-failure-rate {args.max_failure_rate}\n")
+        code |= EXIT_GATE
+    if summary.unreadable_lines:
+        err.write(f"{summary.unreadable_lines} unreadable line(s); see above\n")
+        code |= EXIT_UNREADABLE
+    return code
+

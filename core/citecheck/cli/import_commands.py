@@ -1,0 +1,45 @@
+"""``citecheck import FORMAT``: turn other tools' formats into citecheck log lines."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from citecheck.cli.common import EXIT_UNREADABLE
+from citecheck.contract.log import dumps
+from citecheck.errors import RecordError
+from citecheck.storage.durable import ReplacedText
+
+
+def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from citecheck.importers import run_importer
+
+    args.err = err
+    # --out appears whole or not at all: written beside it and renamed into place when complete,
+    # so a kill or a full disk leaves the previous file as it was
+    target = ReplacedText(args.out, what=f"the imported log {args.out}") if args.out else out
+    written = errors = 0
+    try:
+        for item in run_importer(args):
+            if isinstance(item, RecordError):
+                errors += 1
+                err.write(f"skipped: {item}\n")
+            else:
+                target.write(dumps(item) + "\n")
+                written += 1
+    except BaseException:
+        if args.out:
+            target.abort()
+        raise
+    if args.out:
+        target.commit()
+    err.write(f"imported {written} answer(s)" + (f", skipped {errors} malformed record(s)" if errors else "") + "\n")
+    return EXIT_UNREADABLE if errors else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from citecheck.importers import add_import_parsers
+
+    imp = sub.add_parser("import", help="turn other formats into citecheck log lines")
+    add_import_parsers(imp.add_subparsers(dest="format", required=True))
+    imp.set_defaults(func=cmd_import)

@@ -1,0 +1,79 @@
+"""The ``citecheck`` command line: assembles one parser from the command groups and dispatches.
+
+Each command group (``check``, ``imports``, ``pipeline``, ``judging``, ``estimate``, ``labels``) is a module of this
+package with a ``register(subparsers)`` that adds its parsers, each with ``set_defaults(func=...)``.
+Exit codes are in :mod:`.common`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TextIO
+
+from citecheck import __version__
+from citecheck.cli import (
+    check_commands,
+    estimate_commands,
+    import_commands,
+    judge_commands,
+    label_commands,
+    pipeline_commands,
+)
+from citecheck.cli.common import EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
+from citecheck.errors import CitecheckError
+from citecheck.storage.durable import WriteFailed
+
+__all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
+
+# The order of the groups is the order of the commands in ``citecheck --help``.
+GROUPS = (check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands, label_commands)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="citecheck", description="Check RAG answers against their sources.")
+    parser.add_argument("--version", action="version", version=f"citecheck {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for group in GROUPS:
+        group.register(sub)
+    return parser
+
+
+# The exit status of a process ended by SIGPIPE, as ``head`` leaves other Unix tools.
+EXIT_CLOSED_PIPE = 128 + 13
+
+
+def _closed_pipe(out: TextIO) -> int:
+    """The reader of our output went away (``citecheck check LOG | head``): stop quietly, as other
+    Unix tools do.  Standard output is pointed at /dev/null so that Python's final flush of what
+    is still buffered does not fail again with a message at exit."""
+    if out is sys.stdout:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    return EXIT_CLOSED_PIPE
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        code = args.func(args, out, err)
+        out.flush()  # (here, so that a reader gone away is met below, not in Python's flush at exit)
+        return code
+    except BrokenPipeError:
+        return _closed_pipe(out)
+    except WriteFailed as exc:  # the disk filled...: what was not saved is said, nothing half-written
+        err.write(f"citecheck {args.command}: {exc}\n")
+        return EXIT_FAILED
+    except (CitecheckError, OSError) as exc:
+        err.write(f"citecheck {args.command}: {exc}\n")
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""``citecheck check --store`` and ``citecheck report --store``: checking logs into the checked store
+(docs/store-format.md) and reporting from it with DuckDB."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TextIO
+
+from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_line
+from citecheck.errors import StoreError
+from citecheck.reports.check_report import error_record
+
+
+def add_check_options(check: argparse.ArgumentParser) -> None:
+    check.add_argument("--store", metavar="DIR",
+                       help="write the results to the checked store DIR (Parquet); only changed lines are checked")
+    check.add_argument("--engine", choices=["local", "dask"], default="local",
+                       help="with --store: check in this process (local) or on a Dask cluster (dask)")
+    check.add_argument("--scheduler", metavar="ADDRESS",
+                       help="with --engine dask: the scheduler to use (default: a LocalCluster on this machine)")
+    check.add_argument("--workers", type=int, default=2, metavar="N",
+                       help="with --engine dask and no --scheduler: LocalCluster worker processes (default 2)")
+
+
+def add_report_options(rep: argparse.ArgumentParser) -> None:
+    rep.add_argument("--store", metavar="DIR",
+                     help="report from the checked store DIR (all its logs, or only the LOGs given)")
+
+
+def _open(path: str, err: TextIO, create: bool = False):
+    from citecheck.storage.checked.folder import Store
+
+    try:
+        return Store(path, create=create)
+    except StoreError as exc:
+        err.write(f"citecheck: {exc}\n")
+        return None
+
+
+def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO) -> int:
+    from citecheck.storage.checked.folder import source_id
+    from citecheck.storage.checked.query import StoreQuery
+
+    store = _open(args.store, err, create=True)
+    if store is None:
+        return EXIT_USAGE
+    if args.scheduler and args.engine != "dask":
+        err.write("citecheck check: --scheduler needs --engine dask\n")
+        return EXIT_USAGE
+    with store.locked():  # one check into a store at a time
+        if args.engine == "dask":
+            from citecheck.storage.checked.cluster import check_on_dask
+
+            runs = check_on_dask(store, args.logs, options, scheduler=args.scheduler, workers=args.workers)
+        else:
+            runs = [store.check_log(path, options) for path in args.logs]
+    as_json = args.format == "json"
+    for run in runs:
+        if not as_json:
+            out.write(f"{run.file}: {run.lines} line(s), {run.checked} checked, {run.kept} unchanged\n")
+    query = StoreQuery(store, [source_id(p) for p in args.logs])
+    for e in query.unreadable():
+        if as_json:
+            json_line(error_record(e), out)
+        err.write(f"unreadable: {e}\n")
+    summary = query.summary()
+    query.close()
+    return finish_check(summary, args, as_json, out, err)
+
+
+def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from citecheck.labelling import labels
+    from citecheck.reports.golden import read_golden
+    from citecheck.storage.checked.folder import source_id
+    from citecheck.storage.checked.query import StoreQuery
+
+    if args.corpus or args.casefold or args.refusal:
+        err.write("citecheck report: --corpus, --casefold and --refusal are set when checking into the store "
+                  "(citecheck check LOG... --store DIR); give them there\n")
+        return EXIT_USAGE
+    store = _open(args.store, err)
+    if store is None:
+        return EXIT_USAGE
+    sources = None
+    if args.logs:
+        sources = [source_id(p) for p in args.logs]
+        for path, source in zip(args.logs, sources):
+            if store.log(source) is None:
+                err.write(f"citecheck report: {path} is not in the store {args.store}; "
+                          f"check it first: citecheck check {path} --store {args.store}\n")
+                return EXIT_USAGE
+    golden = None
+    if args.golden:
+        golden, golden_errors = read_golden(args.golden)
+        for e in golden_errors:
+            err.write(f"golden set: skipped {e}\n")
+    query = StoreQuery(store, sources)
+    unreadable = query.unreadable()
+    for e in unreadable:
+        err.write(f"unreadable: {e}\n")
+    if args.labels:
+        records, warnings = labels.read(args.labels)
+        for w in warnings:
+            err.write(f"warning: {w}\n")
+        for w in query.use_labels(labels.latest(records)):
+            err.write(f"warning: {w}\n")
+    report = query.overview(golden, args.k)
+    query.close()
+    if args.format == "json":
+        out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    elif args.format == "csv":
+        out.write(report.to_csv())
+    else:
+        out.write(report.to_text())
+    return EXIT_UNREADABLE if unreadable else 0

@@ -1,0 +1,145 @@
+"""The verdicts file: what a judge said about each item (docs/judge.md), append-only JSON lines.
+
+A verdict is ``supported``, ``partial`` or ``not_supported`` with a short rationale, or
+``unscored`` with the reason (no passage text, API failure, unreadable reply...).  Every record
+names its judge, the judge's prompt version and prompt hash, so verdicts of different prompts
+are never mixed; the latest record per (item, judge, prompt version) counts.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from citecheck.contract.item_keys import UNSCORED, VERDICTS, parse_item_key
+from citecheck.errors import FieldError, RecordError
+from citecheck.storage import streams
+from citecheck.storage.lines import expect, expect_object, expect_version, now, read_jsonl
+
+VERDICTS_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    verdicts_version: int
+    item: str  # item key, as in the labels file (answer#s0#c1)
+    verdict: str  # one of VERDICTS, or UNSCORED
+    rationale: str
+    judge: str  # "claude:<model>", "baseline", or an external tool's name
+    prompt_version: str
+    prompt_sha256: str
+    fingerprint: str = ""  # the item's fingerprint when judged ("" when unknown: external verdicts)
+    cost_usd: float = 0.0
+    at: str = ""
+
+    @property
+    def scored(self) -> bool:
+        return self.verdict != UNSCORED
+
+    @property
+    def run(self) -> tuple[str, str]:
+        """Which judge and prompt this verdict belongs to."""
+        return self.judge, self.prompt_version
+
+
+def make(item: str, verdict: str, rationale: str, judge: str, prompt_version: str, prompt_sha256: str,
+         fingerprint: str = "", cost_usd: float = 0.0) -> Verdict:
+    if verdict not in VERDICTS and verdict != UNSCORED:
+        raise ValueError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)} or {UNSCORED}")
+    return Verdict(VERDICTS_VERSION, item, verdict, rationale, judge, prompt_version, prompt_sha256,
+                   fingerprint, round(cost_usd, 6), now())
+
+
+STREAM = "verdicts"
+
+
+def append(target: str | Path, verdicts: Iterable[Verdict]) -> None:
+    """Append to a verdicts file or database (``postgresql://`` URL), in one write or transaction."""
+    streams.append(target, STREAM, [asdict(v) for v in verdicts])
+
+
+def parse_verdict_record(value: object) -> Verdict:
+    """One verdicts-file record, validated field by field (:class:`FieldError` names the field)."""
+    obj = expect_object(value)
+    expect_version(obj, "verdicts_version", VERDICTS_VERSION)
+    item = expect(obj, "item", str)
+    try:
+        parse_item_key(item)
+    except ValueError as exc:
+        if "#claim" not in item:  # the pipeline's claim items (docs/pipeline.md) are not citation items
+            raise FieldError("item", str(exc)) from None
+    verdict = expect(obj, "verdict", str)
+    if verdict not in VERDICTS and verdict != UNSCORED:
+        raise FieldError("verdict", f"{verdict!r} is not one of {', '.join(VERDICTS)} or {UNSCORED}")
+    return Verdict(
+        VERDICTS_VERSION, item, verdict,
+        rationale=expect(obj, "rationale", str, optional=True, default=""),
+        judge=expect(obj, "judge", str),
+        prompt_version=expect(obj, "prompt_version", str),
+        prompt_sha256=expect(obj, "prompt_sha256", str, optional=True, default=""),
+        fingerprint=expect(obj, "fingerprint", str, optional=True, default=""),
+        cost_usd=float(expect(obj, "cost_usd", float, optional=True, default=0.0)),
+        at=expect(obj, "at", str, optional=True, default=""),
+    )
+
+
+def read(target: str | Path) -> tuple[list, list[RecordError]]:
+    """Every readable record in the order written (a file, or a ``postgresql://`` URL), and one
+    error (file or database, line or row, field) per skipped record."""
+    return streams.read_all(target, STREAM, parse_verdict_record)
+
+
+def runs(verdicts: Iterable[Verdict]) -> list[tuple[str, str]]:
+    """The (judge, prompt version) pairs present, in first-seen order."""
+    return list(dict.fromkeys(v.run for v in verdicts))
+
+
+# --- another tool's verdicts ---------------------------------------------------------------------
+
+_ALIASES = {
+    "supported": "supported", "support": "supported", "yes": "supported", "complete": "supported",
+    "fully supported": "supported", "entailment": "supported", "true": "supported", "1": "supported",
+    "partial": "partial", "partially supported": "partial", "partially_supported": "partial",
+    "not_supported": "not_supported", "not supported": "not_supported", "unsupported": "not_supported",
+    "no": "not_supported", "contradiction": "not_supported", "false": "not_supported", "0": "not_supported",
+}
+
+
+def normalise_verdict(value: object) -> str | None:
+    return _ALIASES.get(str(value).strip().lower().replace("-", " ").replace("_", " ")) or \
+        _ALIASES.get(str(value).strip().lower())
+
+
+def import_external(path: str | Path, judge: str, prompt_version: str = "external") -> tuple[list[Verdict], list[RecordError]]:
+    """Verdicts from another tool: CSV (header) or JSONL, each row with ``item`` (the item key)
+    and ``verdict`` (supported / partial / not_supported or a common synonym), and optionally
+    ``rationale``.  Each bad row is reported with its line and field; the rest are imported."""
+    path = Path(path)
+    name = str(path)
+    rows: list[tuple[int, dict]] = []
+    errors: list[RecordError] = []
+    if path.suffix.lower() == ".csv":
+        with open(path, encoding="utf-8", newline="") as f:
+            for n, row in enumerate(csv.DictReader(f), start=2):
+                rows.append((n, row))
+    else:
+        for n, value in read_jsonl(path, expect_object):
+            (errors if isinstance(value, RecordError) else rows).append(value if isinstance(value, RecordError)
+                                                                         else (n, value))
+    out: list[Verdict] = []
+    for n, row in rows:
+        item = row.get("item") or row.get("item_key")
+        try:
+            parse_item_key(item)
+        except ValueError:
+            errors.append(RecordError(name, n, "item", "missing or not an item key such as a-001#s0#c0"))
+            continue
+        verdict = normalise_verdict(row.get("verdict", ""))
+        if verdict is None:
+            errors.append(RecordError(name, n, "verdict", f"{row.get('verdict')!r} is not supported / partial / "
+                                                          "not_supported"))
+            continue
+        out.append(make(item, verdict, str(row.get("rationale") or ""), judge, prompt_version, ""))
+    return out, errors

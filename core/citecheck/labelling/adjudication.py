@@ -1,0 +1,92 @@
+"""The disagreements view: items whose reviewers' current labels differ, for a lead to adjudicate.
+
+An item is listed when its current (not stale) labels, one per reviewer, are not all the same.
+So that the view cannot spoil independent labelling, an item still open to the viewer (they have
+not labelled it and it has fewer than ``overlap`` labels, so their queue may still bring it) is
+held back and only counted.  HTML here is built from escaped text only (rendered with ``st.html``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from citecheck.contract.item_keys import LABEL_TEXT
+from citecheck.labelling.agreement import TeamAgreement
+from citecheck.labelling.events import Adjudication
+from citecheck.labelling.items import Item
+from citecheck.labelling.labels import Label
+from citecheck.text.highlight import escape
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    item: Item
+    labels: tuple[Label, ...]  # the current labels, by reviewer name
+    adjudication: Adjudication | None  # the current adjudication, if any
+
+    @property
+    def settled(self) -> bool:
+        return self.adjudication is not None
+
+
+def current_by_item(items: Iterable[Item], current: Mapping[tuple[str, str], Label]) -> dict[str, list[Label]]:
+    """Per item key, the current (not stale) label of each reviewer; one pass over each."""
+    fingerprint = {i.key: i.fingerprint for i in items}
+    out: dict[str, list[Label]] = {}
+    for (key, _), lab in current.items():
+        if fingerprint.get(key) == lab.fingerprint:
+            out.setdefault(key, []).append(lab)
+    return out
+
+
+def disagreements(items: Iterable[Item], current: Mapping[tuple[str, str], Label],
+                  adjudicated: Mapping[str, Adjudication], viewer: str = "",
+                  overlap: int = 1) -> tuple[list[Disagreement], int]:
+    """(the disagreements in log order, how many were held back from ``viewer``)."""
+    items = list(items)
+    given = current_by_item(items, current)
+    out: list[Disagreement] = []
+    held = 0
+    for item in items:
+        labels = given.get(item.key, [])
+        if len({lab.label for lab in labels}) < 2:
+            continue
+        if len(labels) < overlap and all(lab.reviewer != viewer for lab in labels):
+            held += 1
+            continue
+        adj = adjudicated.get(item.key)
+        if adj is not None and adj.fingerprint != item.fingerprint:
+            adj = None
+        out.append(Disagreement(item, tuple(sorted(labels, key=lambda lab: lab.reviewer)), adj))
+    return out, held
+
+
+def side_by_side_html(d: Disagreement) -> str:
+    """Every reviewer's label and note on the item, and the adjudication under them."""
+    rows = "".join(f"<tr><td>{escape(lab.reviewer)}</td><td><b>{escape(LABEL_TEXT.get(lab.label, lab.label))}</b></td>"
+                   f"<td>{escape(lab.note)}</td><td>{escape(lab.at)}</td></tr>" for lab in d.labels)
+    table = ('<table class="cc-side"><tr><th>reviewer</th><th>label</th><th>note</th><th>when (UTC)</th></tr>'
+             + rows + "</table>")
+    a = d.adjudication
+    if a is None:
+        return table + '<div class="cc-meta">Not adjudicated yet.</div>'
+    return table + (f'<div class="cc-ok">Adjudicated by {escape(a.adjudicator)} at {escape(a.at)}: '
+                    f"<b>{escape(LABEL_TEXT.get(a.label, a.label))}</b>"
+                    + (f" \u2014 {escape(a.note)}" if a.note else "") + "</div>")
+
+
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def agreement_html(team: TeamAgreement) -> str:
+    """Krippendorff's alpha with its n, and Cohen's kappa per pair of reviewers with theirs."""
+    if not team.n:
+        return '<div class="cc-meta">No item has labels from two reviewers yet: agreement is unknown.</div>'
+    head = (f"<p><b>Krippendorff's alpha (nominal), all reviewers:</b> {_figure(team.alpha)} "
+            f"(n = {team.n} items with two or more labels, {team.values} labels)</p>")
+    rows = "".join(f"<tr><td>{escape(p.first)}</td><td>{escape(p.second)}</td><td>{_figure(p.kappa)}</td>"
+                   f"<td>{p.n}</td></tr>" for p in team.pairs)
+    return (head + '<table class="cc-side"><tr><th>reviewer</th><th>reviewer</th><th>Cohen\'s kappa</th>'
+            "<th>n (items both labelled)</th></tr>" + rows + "</table>")

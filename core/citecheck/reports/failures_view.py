@@ -1,0 +1,235 @@
+"""What the Failures page shows, built without Streamlit: the figure tiles, the captions and notices,
+the three charts, the failing-answers table's choices and caption, and the golden-set tiles.  The
+page lays these out; the numbers come from :mod:`.figures` and its source (in memory or a store).
+
+The texts hold counts, file names the server was configured with, and ids the page shows with
+``st.html`` notices (escaped there); the charts' data are the tables of :mod:`.readable`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+
+from citecheck.contract import reasons as reason_codes
+from citecheck.reports import readable
+from citecheck.reports.failures import Overview
+from citecheck.reports.figures import Figure, RefusalFigures
+from citecheck.reports.golden import GoldenQuestion, RetrievalEval, read_golden
+from citecheck.reports.rates import percent
+
+K = 5  # retrieval hit rate @K
+
+TITLES = {  # tile titles short enough to read; the full definition is in the tile's help
+    "failing_answers": "Failing answers", "refusal_rate": "Refused", "citation_failure_rate": "Failed citations",
+    "quote_in_source_rate": "Quotes in source", "citation_to_unretrieved_rate": "Cite unretrieved chunk",
+    "marker_out_of_range_rate": "Markers out of range", "checksum_failure_rate": "Checksum failures",
+    "source_changed_rate": "Source changed", "uncited_sentence_rate": "Uncited sentences",
+    "invalid_marker_answers": "Invalid markers", "unsupported_number_answers": "Unsupported numbers",
+    "human_not_supported_rate": "Judged not supported", "over_refusal_rate": "Over-refusal",
+    "under_refusal_rate": "Under-refusal", "withheld_answers": "Withheld (faithfulness)",
+}
+TABS = ["Reasons", "By model", "By prompt version", "Over time", "Failing answers", "Refusals & retrieval", "Compare"]
+
+NO_ANSWERS = "No answers loaded, so there is nothing to report."
+SEE_DATA_PAGE = "Check the Data page: the configured logs may be empty, missing or unreadable."
+NO_REASON = "No failure reason occurs in the loaded answers."
+NO_TREND = "No answer has a readable timestamp, so there is no trend to show."
+NO_GOLDEN = ("No golden set loaded. Start the app with `--golden FILE` (or `CITECHECK_GOLDEN`) to see "  # Markdown
+             "over- and under-refusal and retrieval hit rate.")
+PERIODS = {"day": "D", "week": "W"}  # the over-time radio's choices and their pandas frequency
+COMPARE = ["prompt_version", "model"]
+
+
+def pct(x) -> str:
+    """A rate as the page shows it; "n/a" for none (NaN from a table included)."""
+    return percent(None if x is None or pd.isna(x) else x)
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    title: str
+    value: str  # "15.3%", or "n/a"
+    help: str  # the figure's full name and counts
+    caption: str  # "9 of 59 answers"
+
+
+def tiles(figures: Sequence[Figure]) -> list[Tile]:
+    return [Tile(TITLES.get(f.key, f.label), pct(f.rate), f"{f.label}: {f.count} of {f.total} {f.unit}",
+                 f"{f.count:,} of {f.total:,} {f.unit}") for f in figures]
+
+
+def in_rows(items: Sequence, per_row: int) -> list[list]:
+    """``items`` cut into rows of ``per_row`` (the last one shorter)."""
+    return [list(items[start:start + per_row]) for start in range(0, len(items), per_row)]
+
+
+# --- captions and notices ------------------------------------------------------------------------
+
+
+def golden_set(path: Path | None) -> tuple[list[GoldenQuestion] | None, str | None]:
+    """The configured golden set (None when none is set or the file is not there) and the warning
+    naming its unreadable lines, if any (the readable questions are used)."""
+    if path is None or not path.is_file():
+        return None, None
+    golden, errors = read_golden(path)
+    return golden, (f"{len(errors)} unreadable line(s) in the golden set {path.name}; first: {errors[0]}"
+                    if errors else None)
+
+
+def loaded_from_store(answers: int, store_name: str) -> str:
+    return f"{answers:,} answers from the checked store {store_name}"
+
+
+def loaded_from_logs(answers: int, logs: int, uploaded: bool) -> str:
+    return f"{answers:,} answers from {logs} log(s)" + (" (uploaded log)" if uploaded else "")
+
+
+def all_clear(any_failing: bool, unreadable: bool) -> tuple[str, str] | None:
+    """The notice (kind, text) under the headline when no answer fails a check, else None;
+    ``unreadable`` when part of the logs could not be read (the answers there are not counted)."""
+    if any_failing:
+        return None
+    if unreadable:
+        return "warning", ("No answer that could be read fails a check, but some of the log could not be read "
+                           "(see above).")
+    return "success", ("No answer fails a check: every citation verified, every sentence cited, every number and "
+                       "quote found in its sources.")
+
+
+def faithfulness_view(report: Overview) -> pd.DataFrame | None:
+    """The faithfulness scores' bins (answers, withheld, share), None when no answer was scored."""
+    return None if report.faithfulness is None else report.faithfulness[["bin", "answers", "withheld", "share"]]
+
+
+def breakdowns(report: Overview) -> list[tuple[pd.DataFrame, str, bool, str]]:
+    """The By model and By prompt version tabs: (breakdown, its column, whether the logs have that
+    field, what to call it)."""
+    return [(report.by_model, "model", report.has_models, "model"),
+            (report.by_prompt, "prompt_version", report.has_prompts, "prompt version")]
+
+
+def no_group_text(column: str, what: str) -> str:
+    """Why a breakdown tab is empty (Markdown: only the field's name, in code)."""
+    return (f"The loaded logs have no {what} field, so there is nothing to break down by {what}. "
+            f"Log `{column}` on every answer to see this.")
+
+
+def undated_text(undated: int) -> str | None:
+    return f"{undated} answer(s) without a readable timestamp are not in this chart." if undated else None
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One of the failing-answers table's filters: the argument of ``views.filters`` it sets, its
+    label and widget key, and its options (the first, "any", filters nothing); for the date range,
+    ``dates`` is the range the answers span (None when no answer is dated) and there are no options."""
+
+    name: str
+    label: str
+    key: str
+    options: tuple[str, ...] = ()
+    dates: tuple[date, date] | None = None
+
+    @property
+    def is_dates(self) -> bool:
+        return self.name == "dates"
+
+
+def choices(values: Callable[[str], list[str]], dates: tuple[date, date] | None) -> list[Choice]:
+    """The table's filters in the order they are laid out (two rows of four), from the values the
+    answers hold (``values(column)``, sorted) and their date range."""
+    return [Choice("reason", "Reason", "f_reason", ("any", *reason_codes.ALL_REASONS)),
+            Choice("model", "Model", "f_model", ("any", *values("model"))),
+            Choice("prompt_version", "Prompt version", "f_prompt", ("any", *values("prompt_version"))),
+            Choice("scope", "Answers", "f_scope", ("failing only", "all")),
+            Choice("dates", "Date range", "f_dates", dates=dates),
+            Choice("refused", "Refused", "f_refused", ("any", "refused", "answered")),
+            Choice("human", "Human label", "f_human", ("any", "has 'not supported'", "no 'not supported'")),
+            Choice("labelled", "Labelled", "f_labelled", ("any", "labelled", "unlabelled"))]
+
+
+def table_caption(rows: int, limit: int | None) -> str:
+    """How many answers the failing-answers table holds (and when a store's table is cut)."""
+    limited = f" (the worst {limit:,})" if limit is not None and rows >= limit else ""
+    return f"{rows:,} answer(s){limited}, worst first. Select a row to open it on the review page."
+
+
+def selected_answer(view: pd.DataFrame, rows: Sequence[int]) -> str | None:
+    """The answer id of the row selected in the table's view, None when none is."""
+    return view.iloc[rows[0]]["answer_id"] if rows else None
+
+
+def compare_label(column: str) -> str:
+    return column.replace("_", " ")
+
+
+def nothing_to_compare(column: str) -> str:
+    return f"The loaded logs have fewer than two values of {compare_label(column)}; nothing to compare."
+
+
+def no_miss_text(r: RetrievalEval) -> str:
+    return f"Every answerable question had a correct chunk in its first {r.k}."
+
+
+COMPARE_NOTE = ("Two-proportion z-test (pooled) of equal rates, two-sided; 95% Wald interval for B - A. "
+                "'Larger than chance' means p < 0.05. With small counts neither is reliable: read the counts.")
+
+
+def refused_ids_texts(refusals: RefusalFigures) -> list[str]:
+    """The over- and under-refused answers, named (ids from the logs: shown escaped)."""
+    return [f"{what}: " + ", ".join(ids) for what, ids in (("Over-refused", refusals.over_refused_ids),
+                                                         ("Under-refused", refusals.under_refused_ids)) if ids]
+
+
+def retrieval_tiles(r: RetrievalEval, refusals: RefusalFigures) -> list[Tile]:
+    """Hit rate, MRR and the unanswerable questions, each with its caption."""
+    mrr = "n/a" if r.mrr is None else f"{r.mrr:.2f}"
+    return [Tile(f"hit rate@{r.k}", pct(r.hit_rate), "", f"{r.hits} of {r.answerable} answerable questions"),
+            Tile("MRR", mrr, "", f"over {r.answerable} answerable questions"),
+            Tile("unanswerable questions", str(r.unanswerable), "",
+                 f"not in hit rate or MRR; {refusals.not_in_golden} answer(s) have a question the golden set "
+                 "does not have")]
+
+
+# --- charts --------------------------------------------------------------------------------------
+
+
+def occurring(reasons: pd.DataFrame) -> pd.DataFrame:
+    """The failure reasons that occur at least once."""
+    return reasons[reasons["count"] > 0]
+
+
+def reasons_chart(shown: pd.DataFrame) -> alt.Chart:
+    """One bar per occurring reason, the most frequent first."""
+    return alt.Chart(shown).mark_bar().encode(
+        x=alt.X("count:Q", title="occurrences", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("reason:N", sort="-x", title=None, axis=alt.Axis(labelLimit=400)),
+        tooltip=["reason", "description", "count", "total", alt.Tooltip("rate:Q", format=".1%"), "answers"],
+    )
+
+
+def group_chart(frame: pd.DataFrame, column: str, what: str) -> alt.Chart:
+    """A breakdown by model or prompt version: one row of bars per figure, one bar per value."""
+    return alt.Chart(readable.group_chart_data(frame, column)).mark_bar().encode(
+        x=alt.X("rate:Q", axis=alt.Axis(format="%"), title=None, scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("group:N", title=None, axis=alt.Axis(labelLimit=320)),
+        color=alt.Color("group:N", legend=None),
+        row=alt.Row("figure:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelLimit=200)),
+        tooltip=[alt.Tooltip("group:N", title=what), "figure", alt.Tooltip("share:N", title="rate")],
+    ).properties(height=alt.Step(24))
+
+
+def period_chart(series: pd.DataFrame, freq: str) -> alt.Chart:
+    """The over-time series (``freq`` "D" or "W") as one line per figure."""
+    return alt.Chart(readable.period_chart_data(series)).mark_line(point=True).encode(
+        x=alt.X("period:T", title=readable.period_label(freq).lower(),
+                axis=alt.Axis(format=readable.DATE_FORMAT, labelAngle=-30)),
+        y=alt.Y("rate:Q", axis=alt.Axis(format="%"), title=None),
+        color=alt.Color("figure:N", legend=alt.Legend(title=None, orient="bottom", labelLimit=300)),
+        tooltip=[alt.Tooltip("period:T", format=readable.DATE_FORMAT), "figure", alt.Tooltip("share:N", title="rate")])

@@ -1,0 +1,81 @@
+"""Tables shaped for the Failures page: each a pure function of the report, tested directly,
+so the page only lays out widgets (tests/test_views.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+import pandas as pd
+
+from citecheck.reports import figures
+from citecheck.reports.golden import RetrievalEval
+from citecheck.reports.rates import percent
+from citecheck.text.markup import review_link
+
+ANY = "any"
+
+# The rates a breakdown by model or prompt version shows, in order.
+GROUP_FIGURES = (("failing_answers", "failing answers"), ("citation_failure_rate", "failed citations"),
+                 ("refusal_rate", "refused answers"), ("uncited_sentence_rate", "uncited sentences"),
+                 ("withheld_answers", "withheld answers"))
+
+
+def group_long(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """A breakdown (one row per model or prompt version) as one row per (value, figure), for a chart.
+    A figure with no count in a row is left out (withheld answers exist only where the
+    faithfulness gate scored answers)."""
+    long = []
+    for row in frame.to_dict("records"):
+        for key, title in GROUP_FIGURES:
+            if pd.isna(row.get(f"{key}.count")):
+                continue
+            long.append({column: row[column], "figure": title, "rate": row[f"{key}.rate"],
+                         "count": row[f"{key}.count"], "total": row[f"{key}.total"]})
+    return pd.DataFrame(long, columns=[column, "figure", "rate", "count", "total"])
+
+
+def filters(reason: str = ANY, model: str = ANY, prompt_version: str = ANY, dates: Sequence[date] = (),
+            refused: str = ANY, human: str = ANY, labelled: str = ANY, scope: str = "failing only") -> figures.Filters:
+    """:class:`~.figures.Filters` from the page's choices (``"any"`` means no filter)."""
+    start = end = None
+    if isinstance(dates, (tuple, list)) and len(dates) == 2:
+        start, end = dates[0].isoformat(), dates[1].isoformat()
+    return figures.Filters(
+        reason=None if reason == ANY else reason,
+        model=None if model == ANY else model,
+        prompt_version=None if prompt_version == ANY else prompt_version,
+        start=start, end=end,
+        refused=None if refused == ANY else refused == "refused",
+        human_not_supported=None if human == ANY else human == "has 'not supported'",
+        labelled=None if labelled == ANY else labelled == "labelled",
+        failing_only=scope == "failing only",
+    )
+
+
+def failing_view(shown: pd.DataFrame) -> pd.DataFrame:
+    """The failing-answers table as shown: no file/line, and an ``open`` link to the review page."""
+    view = shown[[c for c in figures.TABLE_COLUMNS if c not in ("file", "line")]].copy()
+    view.insert(1, "open", view["answer_id"].map(review_link))
+    return view
+
+
+def misses_table(r: RetrievalEval) -> pd.DataFrame:
+    return pd.DataFrame([{"answer_id": m.label, "question": m.question, "wanted": ", ".join(m.expected),
+                          "retrieved": ", ".join(m.retrieved[:r.k])} for m in r.misses],
+                        columns=["answer_id", "question", "wanted", "retrieved"])
+
+
+def compare_table(diffs: Sequence[figures.Difference], a: str, b: str) -> pd.DataFrame:
+    """Figures of A and B side by side, with the difference, its interval and the test."""
+    def pts(x: float | None) -> str | None:
+        return None if x is None else f"{100 * x:+.1f} pts"
+
+    return pd.DataFrame([{
+        "figure": d.label,
+        f"A: {a}": f"{percent(d.a.count, d.a.total)} ({d.a.count}/{d.a.total})",
+        f"B: {b}": f"{percent(d.b.count, d.b.total)} ({d.b.count}/{d.b.total})",
+        "B - A": pts(d.diff),
+        "95% interval": None if d.low is None else f"{pts(d.low)[:-4]} to {pts(d.high)}",
+        "p-value": d.p_value, "larger than chance": "yes" if d.significant else "no",
+    } for d in diffs])

@@ -1,0 +1,169 @@
+"""Key presses on the review page, one at a time: none lost while the page runs, none sent twice.
+
+A label key (1-4) or a move key (J/K/N/P/U/Z) is a Streamlit button shortcut: the browser sends a
+rerun with the button's trigger.  Pressed again before that run has finished, a second trigger
+reached the server mid-run: Streamlit interrupts the run, or merges both triggers into one run, and
+the second label then went to the item the first had just labelled (or was dropped), without a
+word (issue #12).  So the page installs, once per browser document, a listener on the app's own
+window (in the app's realm, so it outlives every helper frame) that
+
+* lets a key through at once when the app is idle (no run, none requested) and no key of its own
+  is still being served: an idle reviewer's key costs nothing;
+* otherwise holds the key (not passed to Streamlit) in a queue, each with a sequence number;
+* sends the queue's first key when the run that served the previous one has finished (the app's
+  script state went from running back to ``notRunning``), and only keys above the last sequence
+  number sent, so a key is sent exactly once;
+* keeps a key Streamlit did not take (its shortcut handlers were not bound yet: a run had just
+  ended, or the page had just loaded, but the buttons were not drawn, which a loaded machine makes
+  likely), whether it was held or let through, at the head of the queue and tries it again until
+  the app has been idle for ``RETRY_MS``, instead of dropping it (a key with no button at all, such
+  as K on the first item, is dropped once the app has been idle that long);
+* leaves Enter or Escape in a text box to hand the keys back (the box loses focus, Streamlit
+  commits its value) and leaves text boxes, modified keys and other pages alone.
+
+The same listener keeps the focused item in view: whenever the page shows a focus marker
+(``.cc-focus``) with a token or move count it has not scrolled to yet, it scrolls that item's box
+to the middle of the window.  The move count (``data-move``) changes on every move, so a move onto
+the item already focused scrolls again.  This used to be a frame whose content changed on every
+run; a frame reloaded on every key press cost each one a document load (10-30 ms in Chromium).
+It also keeps a whole chunk the reviewer unfolded (``details.cc-whole``, named by ``data-fold``)
+unfolded when a run draws its box again: Streamlit sets an ``st.html`` element's content afresh
+on every run, which closes a fold; the listener unfolds it again before the browser paints.
+
+While the connection is lost :mod:`.reconnect` holds keys itself (``__ccHeld``); this queue
+steps aside until it lets them go.  The frame of :func:`installer_html` is drawn at the top of
+the page with the same content on every run, so it is not drawn again; its guard makes a second
+install a no-op.  Nothing untrusted reaches the script: its only inputs are constants here.
+"""
+
+from __future__ import annotations
+
+from citecheck.review.reconnect import HELD_KEYS
+
+SETTLE_MS = 40  # the app idle this long after a run before the next held key is sent
+LOST_MS = 10000  # a key Streamlit took whose run never started (a dropped message) stops holding after this
+RETRY_MS = 2000  # a key no shortcut took is tried again for this long (the buttons being drawn), then dropped
+
+_SCRIPT = r"""
+(function () {
+if (window.__ccKeyQueue) return;
+const win = window, doc = document, keys = "@KEYS@";
+const q = {queue: [], seq: 0, sent: 0, served: 0, inflight: null, sending: false};
+win.__ccKeyQueue = q;
+const app = () => doc.querySelector('[data-testid="stApp"]');
+const scriptState = () => { const a = app(); return a ? a.getAttribute("data-test-script-state") : null; };
+const inBox = (t) => t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT"
+                           || t.isContentEditable);
+let idleSince = 0, shown = "";
+function follow() {  // the newest focus marker into view, once per move (data-move counts them)
+  let el = null;
+  for (const m of doc.querySelectorAll(".cc-focus")) if (!el || +m.dataset.move > +el.dataset.move) el = m;
+  if (!el || el.offsetParent === null) return;
+  const at = el.dataset.focus + ":" + el.dataset.move;
+  if (at === shown) return;
+  shown = at;
+  (el.closest('[data-testid="stVerticalBlockBorderWrapper"]') || el).scrollIntoView({block: "center"});
+}
+function watch() {  // the script state, as the app draws it; inflight ends once its run has been and gone
+  const s = scriptState(), now = Date.now();
+  if (q.inflight) {
+    if (s !== "notRunning") q.inflight.seen = true;
+    else if (q.inflight.seen || now - q.inflight.at > @LOST@) { q.served = q.inflight.seq; q.inflight = null; }
+  }
+  if (s !== "notRunning") idleSince = 0; else if (!idleSince) idleSince = now;
+}
+const ready = () => !q.inflight && scriptState() === "notRunning";
+function press(key) {
+  const code = /[0-9]/.test(key) ? "Digit" + key : "Key" + key.toUpperCase();
+  const k = key.toUpperCase().charCodeAt(0);
+  q.sending = true;
+  try {
+    const down = new KeyboardEvent("keydown", {key, code, keyCode: k, which: k, bubbles: true, cancelable: true});
+    doc.body.dispatchEvent(down);
+    doc.body.dispatchEvent(new KeyboardEvent("keyup", {key, code, keyCode: k, which: k, bubbles: true}));
+    return down.defaultPrevented;
+  } finally { q.sending = false; }
+}
+function took(seq, accepted) {  // Streamlit's shortcut handler prevents the default of a key it acts on
+  q.sent = Math.max(q.sent, seq);
+  if (accepted) { q.inflight = {seq, at: Date.now(), seen: false}; idleSince = 0; } else q.served = seq;
+}
+function flush() {
+  watch();
+  if (doc.__ccHeld || !q.queue.length || !ready() || Date.now() - idleSince < @SETTLE@) return;
+  const next = q.queue[0];
+  if (next.seq <= q.sent) { q.queue.shift(); return; }  // sent already: never twice
+  if (doc.querySelector(".cc-focus") && press(next.key)) { q.queue.shift(); took(next.seq, true); return; }
+  const now = Date.now();  // no shortcut took it (its button is not drawn yet): try again, for a while
+  if (!next.tried) next.tried = now;
+  if (now - next.tried > @RETRY@) { q.queue.shift(); took(next.seq, false); }
+}
+win.addEventListener("keydown", (e) => {
+  const t = e.target;
+  if ((e.key === "Enter" || e.key === "Escape") && inBox(t)) { setTimeout(() => t.blur(), 0); return; }
+  if (q.sending || doc.__ccHeld || !doc.querySelector(".cc-focus")) return;  // ours, reconnect's, or not the review page
+  if (e.ctrlKey || e.metaKey || e.altKey || inBox(t) || e.key.length !== 1 || keys.indexOf(e.key) < 0) return;
+  watch();
+  const seq = ++q.seq;
+  if (ready() && !q.queue.length) {  // idle: straight through, and watch for the run it starts
+    took(seq, true);  // (held as served until Streamlit's handler, after this one, has had it)
+    const since = idleSince || Date.now();
+    setTimeout(() => {
+      if (e.defaultPrevented || !e.cancelable || !q.inflight || q.inflight.seq !== seq) return;
+      // No shortcut took it (the page had just been drawn, its buttons not bound yet): into the
+      // queue's head, tried again while the app has been idle for less than RETRY_MS.  (A key
+      // that cannot be cancelled, as a script may send, says nothing either way: left alone.)
+      q.inflight = null;
+      q.sent = seq - 1;
+      q.queue.unshift({seq, key: e.key, tried: since});
+    }, 0);
+    return;
+  }
+  e.preventDefault();
+  e.stopImmediatePropagation();
+  q.queue.push({seq, key: e.key});
+}, true);
+new MutationObserver((changes) => {  // a run may start and end between two looks: any change counts
+  if (q.inflight && changes.length) q.inflight.seen = true;
+  watch();
+}).observe(doc.documentElement, {subtree: true, attributes: true,
+                                                        attributeFilter: ["data-test-script-state"]});
+const unfolded = new Set();  // data-fold of the whole chunks the reviewer has open
+const refold = new MutationObserver(() => {  // a run drew a box again: its fold came back closed
+  for (const d of doc.querySelectorAll("details.cc-whole:not([open])")) if (unfolded.has(d.dataset.fold)) d.open = true;
+});
+doc.addEventListener("toggle", (e) => {  // (toggle does not bubble: caught on its way down)
+  const d = e.target;
+  if (!(d instanceof HTMLDetailsElement) || !d.classList.contains("cc-whole") || !d.dataset.fold) return;
+  if (d.open) unfolded.add(d.dataset.fold); else unfolded.delete(d.dataset.fold);
+  // watched only while a fold is open: an observer of every change costs each run about 10 ms
+  if (unfolded.size) refold.observe(doc.body, {childList: true, subtree: true}); else refold.disconnect();
+}, true);
+setInterval(() => { follow(); flush(); }, 15);
+})();
+"""
+
+
+def script() -> str:
+    """The listener's code, run in the app's window (not in a frame)."""
+    keys = "".join(sorted(set(HELD_KEYS + HELD_KEYS.upper())))
+    return (_SCRIPT.replace("@KEYS@", keys).replace("@LOST@", str(LOST_MS))
+            .replace("@SETTLE@", str(SETTLE_MS)).replace("@RETRY@", str(RETRY_MS)))
+
+
+def installer_html() -> str:
+    """The frame's page (an ``st.iframe`` of the same origin): it adds the listener's code
+    to the app's document as a script element, so the code runs in the app's realm."""
+    code = script()
+    if "</" in code:
+        raise ValueError("the listener's code cannot sit in a script element")
+    return ("<script>\n(function () {\nconst doc = window.parent.document;\n"
+            "if (window.parent.__ccKeyQueue || doc.getElementById('cc-key-queue')) return;\n"
+            "const s = doc.createElement('script');\ns.id = 'cc-key-queue';\n"
+            f"s.textContent = {_js_string(code)};\ndoc.head.appendChild(s);\n}})();\n</script>")
+
+
+def _js_string(text: str) -> str:
+    import json
+
+    return json.dumps(text).replace("<", "\\u003c")

@@ -1,0 +1,190 @@
+"""``citecheck check --store DIR --engine dask``: the logs checked on a Dask cluster.
+
+The logs are split into partitions: whole files, and byte ranges of large files.  A partition
+``[start, end)`` holds the lines that start inside it (a range that starts inside a line skips to
+the next line start, so every line is in exactly one partition).  A first round of tasks counts
+each partition's lines, so each knows its first line number; then each partition is read, checked
+exactly as the single-process engine does (``batch.Batch``) and written by its worker as one part
+of the store (so the store folder must be one every worker can write: a LocalCluster's is).  The
+driver only lists the parts in store.json: the store holds the same rows as after ``--engine local``.
+
+Paths are anything fsspec (Dask's filesystem layer) opens: local paths, ``memory://``, ``s3://``...
+(the workers must be able to read them).  A partition whose worker dies is run again by the
+scheduler on another worker; one that raises is retried (``RETRIES``) before the check fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from citecheck.checking.checker import CheckOptions
+from citecheck.storage.checked.batch import Batch, read_lines
+from citecheck.storage.checked.folder import LogRun, Store, log_size, options_record, source_id, write_tables
+
+BLOCK = 64 * 2**20  # at most this many bytes per partition of a large file
+MIN_BLOCK = 2**20
+# Partitions per worker when the size is not given.  Eight, not four: on a shared machine a worker
+# gets less CPU than the other, and with four the faster one sat idle at the end (busy 82% of the
+# run against 95%; eight: 89% and 97%, bench/bench_dask.py --profile, docs/scale.md).
+PARTS_PER_WORKER = 8
+RETRIES = 2
+
+
+def _fs(path: str):
+    import fsspec
+
+    return fsspec.core.url_to_fs(path)
+
+
+def partitions(path: str, block: int = BLOCK) -> list[tuple[int, int]]:
+    """Byte ranges ``[start, end)`` of ``block`` bytes covering the file (one for a small file)."""
+    fs, p = _fs(path)
+    size = fs.size(p)
+    return [(start, min(start + block, size)) for start in range(0, max(size, 1), block)]
+
+
+_CHUNK = 2**22
+
+
+def _line_start(fs, p: str, at: int, size: int) -> int:
+    """The first line start at or after byte ``at`` (a line that starts before belongs to the range
+    before).  Ranges are read with ``cat_file``: no file handle is shared between tasks (fsspec's
+    memory filesystem hands every opener the same file object)."""
+    if at <= 0:
+        return 0
+    pos = at - 1
+    while pos < size:
+        data = fs.cat_file(p, start=pos, end=min(pos + 65536, size))
+        nl = data.find(b"\n")
+        if nl >= 0:
+            return pos + nl + 1
+        pos += len(data)
+    return size
+
+
+def _bounds(path: str, start: int, end: int):
+    fs, p = _fs(path)
+    size = fs.size(p)
+    return fs, p, _line_start(fs, p, start, size), _line_start(fs, p, min(end, size), size) if end < size else size
+
+
+def count_lines(path: str, start: int, end: int) -> int:
+    """How many lines (blank ones too) start in ``[start, end)``: the line numbers a partition takes."""
+    fs, p, first, stop = _bounds(path, start, end)
+    count, last = 0, b"\n"
+    for pos in range(first, stop, _CHUNK):
+        data = fs.cat_file(p, start=pos, end=min(pos + _CHUNK, stop))
+        # (numpy compares 32 bytes at a time: 2.7 times as fast as bytes.count, which was 5-6% of
+        # a worker's time on a log split in byte ranges, bench/bench_dask.py --profile)
+        count += int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
+        last = data[-1:] or last
+    return count + (last != b"\n")
+
+
+def _lines(fs, p: str, first: int, stop: int) -> Iterator[bytes]:
+    """The lines of bytes ``[first, stop)`` (each with its newline), read in chunks."""
+    rest = b""
+    for pos in range(first, stop, _CHUNK):
+        data = rest + fs.cat_file(p, start=pos, end=min(pos + _CHUNK, stop))
+        lines = data.split(b"\n")
+        rest = lines.pop()
+        for line in lines:
+            yield line + b"\n"
+    if rest:
+        yield rest
+
+
+def range_batches(path: str, source: str, start: int, end: int, options: CheckOptions, lines_before: int = 0,
+                  rows: int = 5_000) -> Iterator[dict[str, pa.Table]]:
+    """The tables of the lines that start in ``[start, end)`` of the log, numbered after ``lines_before``
+    lines, checked exactly as the single-process engine checks them."""
+    fs, p, first, stop = _bounds(path, start, end)
+    batch = Batch(source, path)
+    for number, offset, raw in read_lines(_lines(fs, p, first, stop), first):
+        batch.add(lines_before + number, offset, raw, options)
+        if batch.rows >= rows:
+            yield batch.tables()
+            batch = Batch(source, path)
+    if batch.rows:
+        yield batch.tables()
+
+
+def check_range(path: str, source: str, start: int, end: int, options: CheckOptions,
+                lines_before: int = 0) -> list[dict[str, pa.Table]]:
+    return list(range_batches(path, source, start, end, options, lines_before))
+
+
+def check_part(root: str, path: str, source: str, part: str, start: int, end: int, options: CheckOptions,
+               lines_before: int) -> int:
+    """On a worker: check one partition and write it as the part ``part`` of the store at ``root``
+    (a folder every worker can write); the non-blank lines written.  Run again, it writes the same file."""
+    return write_tables(root, source, part, range_batches(path, source, start, end, options, lines_before))
+
+
+def client_for(scheduler: str | None, workers: int = 2):
+    """A ``distributed.Client`` of the scheduler at ``scheduler``, or of a new LocalCluster of
+    ``workers`` single-threaded worker processes; and the cluster to close (None for a scheduler)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SystemExit("--engine dask needs Dask: pip install 'citecheck[dask]'") from None
+    if scheduler:
+        return Client(scheduler), None
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    return Client(cluster), cluster
+
+
+def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, scheduler: str | None = None,
+                  workers: int = 2, block: int | None = None, client=None,
+                  on_result: Callable[[int], None] | None = None) -> list[LogRun]:
+    """Check ``paths`` into ``store`` on a Dask cluster (``client``, or one for ``scheduler``).
+
+    Two rounds of tasks: each partition's line count (so each knows its first line number), then
+    each partition checked and written by its worker as a part of the store.  Every line is
+    checked (none is kept from an earlier check).  ``on_result(n)`` is called after the n-th
+    partition was written."""
+    own, made = None, client is None
+    if made:
+        client, own = client_for(scheduler, workers)
+    try:
+        root = str(store.root.resolve())
+        store.root.mkdir(parents=True, exist_ok=True)
+        if block is None:  # several partitions per worker, so a slow one holds the others up little
+            total = sum(log_size(p) for p in paths)
+            n = max(1, len(client.scheduler_info().get("workers", {})))
+            block = min(BLOCK, max(MIN_BLOCK, -(-total // (PARTS_PER_WORKER * n))))
+        split = [(path, source_id(path), partitions(path, block)) for path in paths]
+        counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges]
+                  for path, _, ranges in split]
+        jobs = []
+        for (path, source, ranges), futures in zip(split, counts):
+            before = 0
+            names, writes = [], []
+            for (start, end), counted in zip(ranges, client.gather(futures)):
+                part = store.new_part()
+                names.append(part)
+                writes.append(client.submit(check_part, root, path, source, part, start, end, options, before,
+                                            retries=RETRIES, pure=False))
+                before += counted
+            jobs.append((path, source, names, writes))
+        runs = []
+        done = 0
+        opts = options_record(options)
+        for path, source, names, writes in jobs:
+            lines = 0
+            for future in writes:
+                lines += future.result()
+                done += 1
+                if on_result:
+                    on_result(done)
+            store.commit(source, path, opts, names, {"lines": lines, "size": log_size(path)})
+            runs.append(LogRun(path, source, lines, lines, 0, True, store.errors(source)))
+        return runs
+    finally:
+        if made:
+            client.close()
+        if own is not None:
+            own.close()

@@ -1,0 +1,328 @@
+"""The checked store on disk: ``store.json`` and the Parquet parts it lists (docs/store-format.md).
+
+Only the parts named in ``store.json`` belong to the store.  A check writes its new parts first and
+then replaces ``store.json`` in one rename, so a crash mid-check leaves the store as it was (plus
+unlisted files that the next check removes).
+
+Checking a log again checks only its lines whose bytes changed (by hash): the rows of unchanged
+lines are kept.  When the log only grew (every old line where it was), its old parts stay as they
+are and the new lines become one new part; otherwise the kept rows are copied into a new part,
+moved to their new offsets and line numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from citecheck.checking.checker import CheckOptions
+from citecheck.contract import reasons
+from citecheck.contract.corpus import Corpus
+from citecheck.errors import CheckedStoreError, RecordError
+from citecheck.storage.checked import schema as store_schema
+from citecheck.storage.checked.batch import Batch, check_batches, line_hash, read_lines
+
+META = "store.json"
+
+
+def source_id(path: str) -> str:
+    """The id of a log in the store: 16 hex digits of the sha256 of its absolute path (or URL)."""
+    name = path if "://" in path else os.path.abspath(path)
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+
+
+def _fsspec():
+    try:
+        import fsspec
+    except ImportError:
+        raise CheckedStoreError("a log given as a URL is read with fsspec: pip install 'citecheck[dask]'") from None
+    return fsspec
+
+
+def open_log(path: str):
+    """A log opened for reading bytes: a local path, or any URL fsspec (Dask's filesystem layer) opens."""
+    if "://" in path:
+        return _fsspec().open(path, "rb").open()
+    return open(path, "rb")
+
+
+def log_size(path: str) -> int:
+    if "://" in path:
+        fs, p = _fsspec().core.url_to_fs(path)
+        return fs.size(p)
+    return os.path.getsize(path)
+
+
+def options_record(options: CheckOptions) -> dict:
+    """What the check options are, as stored; the corpus by folder and by a digest of its files,
+    so a changed source document means the log is checked again."""
+    corpus = options.corpus
+    digest = None
+    if corpus is not None:
+        h = hashlib.sha256()
+        for path in sorted(p for p in corpus.root.rglob("*") if p.is_file()):
+            h.update(str(path.relative_to(corpus.root)).encode("utf-8") + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+        digest = h.hexdigest()
+    return {"casefold": options.casefold, "refusals": list(options.refusals),
+            "corpus": None if corpus is None else str(corpus.root), "corpus_digest": digest,
+            "reasons": list(reasons.ALL_REASONS)}  # a citecheck with new reason codes checks every line again
+
+
+def options_from(record: dict) -> CheckOptions:
+    corpus = record.get("corpus")
+    return CheckOptions(casefold=record["casefold"], refusals=tuple(record["refusals"]),
+                        corpus=Corpus(corpus) if corpus else None)
+
+
+@dataclass(frozen=True)
+class LogRun:
+    """What checking one log into the store did."""
+
+    file: str
+    source: str
+    lines: int  # non-blank lines
+    checked: int  # lines parsed and checked now
+    kept: int  # lines whose rows were kept from the last check
+    appended: bool  # the old parts were kept as they are (the log only grew, or is new)
+    errors: tuple[RecordError, ...] = field(default=())
+
+
+def part_path(root: str | Path, table: str, source: str, part: str) -> Path:
+    return Path(root) / table / f"log-{source}" / f"{part}.parquet"
+
+
+def write_tables(root: str | Path, source: str, part: str, batches: Iterable[dict[str, pa.Table]]) -> int:
+    """Write ``batches`` as the part ``part`` of the log ``source`` in the store at ``root`` (one file
+    per table, written as the batches come, so memory stays flat); the rows written to answers and errors."""
+    writers = {}
+    rows = 0
+    try:
+        for table, schema in store_schema.TABLES.items():
+            path = part_path(root, table, source, part)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            writers[table] = pq.ParquetWriter(path, schema, compression="zstd")
+        for tables in batches:
+            for table, t in tables.items():
+                if t.num_rows:
+                    writers[table].write_table(t)
+                    if table in ("answers", "errors"):
+                        rows += t.num_rows
+    finally:
+        for w in writers.values():
+            w.close()
+    return rows
+
+
+class Store:
+    """A store folder: its ``store.json`` record and its parts."""
+
+    def __init__(self, root: str | Path, create: bool = False):
+        self.root = Path(root)
+        meta = self.root / META
+        if meta.is_file():
+            self.meta = json.loads(meta.read_text(encoding="utf-8"))
+            version = self.meta.get("store_version")
+            if version != store_schema.STORE_VERSION:
+                raise CheckedStoreError(f"{meta}: store format version {version!r}; this citecheck reads version "
+                                 f"{store_schema.STORE_VERSION}. Check the logs into a new --store folder.")
+        elif create:
+            if self.root.exists() and any(p.name != ".lock" for p in self.root.iterdir()):
+                raise CheckedStoreError(f"{self.root} is not empty and has no {META}: give an empty or new folder")
+            self.meta = {"store_version": store_schema.STORE_VERSION, "next_part": 1, "logs": []}
+        else:
+            raise CheckedStoreError(f"{self.root} is not a checked store (no {META}); "
+                             "write one with citecheck check LOG... --store DIR")
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def logs(self) -> list[dict]:
+        return self.meta["logs"]
+
+    def log(self, source: str) -> dict | None:
+        return next((entry for entry in self.logs if entry["source"] == source), None)
+
+    def part_path(self, table: str, source: str, part: str) -> Path:
+        return part_path(self.root, table, source, part)
+
+    def files(self, table: str, sources: Iterable[str] | None = None) -> list[str]:
+        """The Parquet files of ``table`` for the logs ``sources`` (default: every log), in log order."""
+        wanted = None if sources is None else set(sources)
+        return [str(self.part_path(table, entry["source"], part)) for entry in self.logs
+                if wanted is None or entry["source"] in wanted for part in entry["parts"]]
+
+    def errors(self, source: str) -> tuple[RecordError, ...]:
+        """The unreadable lines of a log, in line order, as ``citecheck check`` reports them."""
+        files = self.files("errors", [source])
+        if not files:
+            return ()
+        t = pq.read_table(files, columns=["file", "line", "field", "message"]).sort_by("line")
+        return tuple(RecordError(f, n, fld, m) for f, n, fld, m in zip(*(t.column(c).to_pylist() for c in t.column_names)))
+
+    # --- writing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def locked(self):
+        """Hold the store's write lock (``DIR/.lock``, flock) and read store.json again under it, so
+        two checks into one store run one after the other instead of overwriting each other's record."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".lock", "a") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                meta = self.root / META
+                if meta.is_file():
+                    self.meta = json.loads(meta.read_text(encoding="utf-8"))
+                yield self
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def new_part(self) -> str:
+        n = self.meta["next_part"]
+        self.meta["next_part"] = n + 1
+        return f"part-{n:06d}"
+
+    def _save(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / (META + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(self.meta, handle, indent=1)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.root / META)
+
+    def write_part(self, source: str, batches: Iterable[dict[str, pa.Table]]) -> str:
+        """Write ``batches`` (``Batch.tables()``) as one new part of the log ``source``; its name."""
+        part = self.new_part()
+        write_tables(self.root, source, part, batches)
+        return part
+
+    def commit(self, source: str, file: str, options: dict, parts: list[str], stats: dict) -> None:
+        """Make ``parts`` the log's parts (one rename of store.json), then remove what is no longer listed."""
+        entry = self.log(source)
+        old = [] if entry is None else [p for p in entry["parts"] if p not in parts]
+        record = {"source": source, "file": file, "options": options, "parts": parts, **stats}
+        if entry is None:
+            self.logs.append(record)
+        else:
+            entry.clear()
+            entry.update(record)
+        self._save()
+        for part in old:
+            for table in store_schema.TABLES:
+                self.part_path(table, source, part).unlink(missing_ok=True)
+        self._sweep(source, parts)
+
+    def _sweep(self, source: str, parts: list[str]) -> None:
+        """Remove files a crashed check left in the log's folders (not listed in store.json)."""
+        keep = {f"{p}.parquet" for p in parts}
+        for table in store_schema.TABLES:
+            folder = self.root / table / f"log-{source}"
+            if folder.is_dir():
+                for path in folder.iterdir():
+                    if path.name not in keep:
+                        path.unlink(missing_ok=True)
+
+    # --- checking a local log ---------------------------------------------------------------
+
+    def check_log(self, path: str, options: CheckOptions, rows: int = 5_000) -> LogRun:
+        """Check one log into the store, re-checking only the lines that changed since its last check."""
+        source = source_id(path)
+        opts = options_record(options)
+        entry = self.log(source)
+        old = _old_lines(self, source) if entry is not None and entry["options"] == opts else {}
+        kept: list[tuple[int, int, int]] = []  # (old offset, new offset, new line)
+        lines = 0
+
+        def changed():
+            nonlocal lines
+            with open_log(path) as handle:
+                for number, offset, raw in read_lines(handle):
+                    if not raw or raw.isspace():
+                        continue
+                    lines += 1
+                    same = old.get(line_hash(raw)) if old else None
+                    if same:
+                        kept.append((same.popleft(), offset, number))
+                    else:
+                        yield number, offset, raw
+
+        fresh = self.write_part(source, check_batches(source, path, changed(), options, rows))
+        left_over = sum(len(q) for q in old.values())
+        in_place = all(o == n for o, n, _ in kept) and not left_over and entry is not None and \
+            _same_lines(self, source, kept)
+        if entry is None or not kept:
+            parts = [fresh]
+            appended = entry is None
+        elif in_place:  # the log only grew: its old parts stay, the new lines are a new part
+            parts = [*entry["parts"], fresh] if lines > len(kept) else list(entry["parts"])
+            appended = True
+        else:
+            parts = [self._keep(source, entry["parts"], kept), fresh]
+            appended = False
+        self.commit(source, path, opts, parts, {"lines": lines, "size": log_size(path)})
+        return LogRun(path, source, lines, lines - len(kept), len(kept), appended, self.errors(source))
+
+    def _keep(self, source: str, parts: list[str], kept: list[tuple[int, int, int]]) -> str:
+        """A new part holding the rows of the kept lines, at their new offsets and line numbers."""
+        order = sorted(kept)
+        old_offsets = np.array([k[0] for k in order], dtype=np.int64)
+        new_offsets = np.array([k[1] for k in order], dtype=np.int64)
+        new_lines = np.array([k[2] for k in order], dtype=np.int64)
+
+        def moved():
+            for part in parts:
+                for table in store_schema.TABLES:
+                    f = pq.ParquetFile(self.part_path(table, source, part))
+                    for rb in f.iter_batches(batch_size=50_000):
+                        t = pa.Table.from_batches([rb])
+                        offsets = t.column("offset").to_numpy()
+                        at = np.searchsorted(old_offsets, offsets)
+                        at = np.minimum(at, len(old_offsets) - 1)
+                        mask = old_offsets[at] == offsets
+                        if not mask.any():
+                            continue
+                        t = t.filter(pa.array(mask))
+                        at = at[mask]
+                        t = t.set_column(t.schema.get_field_index("offset"), "offset", pa.array(new_offsets[at]))
+                        t = t.set_column(t.schema.get_field_index("line"), "line", pa.array(new_lines[at]))
+                        yield {table: t.cast(store_schema.TABLES[table])}
+
+        return self.write_part(source, moved())
+
+
+def _old_lines(store: Store, source: str) -> dict[bytes, deque]:
+    """Line hash -> the old offsets of lines with those bytes (answers and unreadable lines), in order."""
+    out: dict[bytes, deque] = {}
+    for table in ("answers", "errors"):
+        files = store.files(table, [source])
+        if not files:
+            continue
+        t = pq.read_table(files, columns=["offset", "line_hash"]).sort_by("offset")
+        for offset, h in zip(t.column("offset").to_pylist(), t.column("line_hash").to_pylist()):
+            out.setdefault(h, deque()).append(offset)
+    return out
+
+
+def _same_lines(store: Store, source: str, kept: list[tuple[int, int, int]]) -> bool:
+    """True when every kept line also kept its line number (so the old parts can stay)."""
+    files = store.files("answers", [source]) + store.files("errors", [source])
+    lines = {}
+    for path in files:
+        t = pq.read_table(path, columns=["offset", "line"])
+        lines.update(zip(t.column("offset").to_pylist(), t.column("line").to_pylist()))
+    return all(lines.get(o) == n for o, _, n in kept)
+
+
+__all__ = ["Batch", "LogRun", "Store", "options_from", "options_record", "source_id"]

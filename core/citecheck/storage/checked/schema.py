@@ -1,0 +1,106 @@
+"""The checked store's tables, format version 1 (docs/store-format.md).
+
+A store is a folder: ``store.json`` (the version, and per log its id, path, check options and
+part files) and four tables of Parquet files, one folder per table and per log::
+
+    answers/log-<id>/part-<n>.parquet      one row per answer
+    citations/log-<id>/part-<n>.parquet    one row per citation
+    sentences/log-<id>/part-<n>.parquet    one row per sentence
+    errors/log-<id>/part-<n>.parquet       one row per unreadable line
+
+Every row carries its log's ``source`` id and the byte ``offset`` of its line, so a row joins to
+its answer and the answer's line can be read back from its log.  The answer columns are the
+figures' table (``citecheck.reports.figures.COLUMNS``, without the label counts), so SQL over
+them computes exactly what the pandas figures compute.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from citecheck.contract import reasons
+
+STORE_VERSION = 1
+
+_LINE = [
+    pa.field("source", pa.string(), nullable=False),  # the log's id (store.json)
+    pa.field("file", pa.string(), nullable=False),  # the log's path as given
+    pa.field("line", pa.int64(), nullable=False),  # 1-based line number
+    pa.field("offset", pa.int64(), nullable=False),  # byte offset of the line's first byte
+]
+
+ANSWERS = pa.schema([
+    *_LINE,
+    pa.field("length", pa.int64(), nullable=False),  # bytes of the line, newline excluded
+    pa.field("line_hash", pa.binary(16), nullable=False),  # blake2b-128 of those bytes
+    pa.field("answer_id", pa.string()),
+    pa.field("question", pa.string()),
+    pa.field("model", pa.string()),  # "(none)" when the line logs no model
+    pa.field("prompt_version", pa.string()),  # "(none)" when the line logs none
+    pa.field("timestamp", pa.string()),  # as logged
+    pa.field("time", pa.timestamp("us")),  # timestamp read as UTC (null when unreadable)
+    pa.field("refused", pa.bool_()),
+    pa.field("ok", pa.bool_()),
+    pa.field("failing", pa.bool_()),
+    pa.field("citations", pa.int64()),
+    pa.field("failed", pa.int64()),
+    pa.field("with_quote", pa.int64()),
+    pa.field("quote_in_source", pa.int64()),
+    pa.field("sentences", pa.int64()),
+    pa.field("uncited", pa.int64()),
+    pa.field("multi_claim", pa.int64()),
+    pa.field("invalid_markers", pa.int64()),
+    pa.field("unsupported_number", pa.bool_()),
+    pa.field("problems", pa.int64()),
+    *[pa.field(code, pa.int64()) for code in reasons.ALL_REASONS],  # occurrences of each reason code
+    pa.field("withheld", pa.bool_()),
+    pa.field("faithfulness", pa.float64()),  # faithfulness score, null when not scored
+    pa.field("reasons", pa.list_(pa.string())),  # the codes that occur, in canonical order
+    pa.field("invalid_marker_list", pa.list_(pa.int64())),
+    pa.field("chunk_ids", pa.list_(pa.string())),  # retrieved chunk ids in prompt order ("" when none)
+])
+
+CITATIONS = pa.schema([
+    *_LINE,
+    pa.field("answer_id", pa.string()),
+    pa.field("index", pa.int64()),
+    pa.field("kind", pa.string()),
+    pa.field("marker", pa.int64()),
+    pa.field("label", pa.string()),
+    pa.field("answer_start", pa.int64()),
+    pa.field("answer_end", pa.int64()),
+    pa.field("sentence", pa.int64()),
+    pa.field("chunk_index", pa.int64()),
+    pa.field("chunk_id", pa.string()),
+    pa.field("quote", pa.string()),
+    pa.field("quote_start", pa.int64()),
+    pa.field("quote_end", pa.int64()),
+    pa.field("verified", pa.bool_()),
+    pa.field("reasons", pa.list_(pa.string())),
+])
+
+SENTENCES = pa.schema([
+    *_LINE,
+    pa.field("answer_id", pa.string()),
+    pa.field("index", pa.int64()),
+    pa.field("start", pa.int64()),
+    pa.field("end", pa.int64()),
+    pa.field("text", pa.string()),
+    pa.field("citations", pa.list_(pa.int64())),
+    pa.field("uncited", pa.bool_()),
+    pa.field("refusal", pa.bool_()),
+    pa.field("multi_claim", pa.bool_()),
+    pa.field("reasons", pa.list_(pa.string())),
+    pa.field("unsupported_numbers", pa.list_(pa.string())),
+    pa.field("unsupported_quotes", pa.list_(pa.string())),
+])
+
+ERRORS = pa.schema([
+    *_LINE,
+    pa.field("length", pa.int64(), nullable=False),
+    pa.field("line_hash", pa.binary(16), nullable=False),
+    pa.field("field", pa.string()),
+    pa.field("message", pa.string()),
+])
+
+TABLES = {"answers": ANSWERS, "citations": CITATIONS, "sentences": SENTENCES, "errors": ERRORS}

@@ -1,0 +1,96 @@
+"""Where the Failures page's figures come from, made once and kept while their inputs stay the same.
+
+The figures of a log in memory (``TableSource``) are kept with its ``Dataset``: a changed log is a
+new ``Dataset`` (the app re-reads a log whose path, size or modification time changed), and an
+uploaded log is one of its own.  The figures of a checked store (``StoreSource``) are kept under
+the identity of the store's manifest (path, size, modification time: ``citecheck check --store``
+rewrites it whenever it adds answers).  Either is made again when the labels that count or the
+golden set differ from those it was made with (both are read on every run: other sessions label).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citecheck.errors import StoreError
+from citecheck.labelling.labels import Label
+from citecheck.reports import failures_view, figures
+from citecheck.reports.failures import build
+from citecheck.reports.golden import GoldenQuestion
+from citecheck.storage.checked.folder import META
+from citecheck.storage.checked.sources import StoreSource, TableSource
+from citecheck.web.stamps import stamp
+
+_NOTHING = object()
+
+
+class Slot:
+    """One value and the inputs it was made from: ``get`` makes it again only when they differ
+    (by ``==``).  Thread-safe: a slot kept with a shared dataset is used by several sessions."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: object = _NOTHING
+        self._value: object = None
+
+    def get(self, key: object, make: Callable[[], object]):
+        with self._lock:
+            if self._key is _NOTHING or self._key != key:
+                self._value, self._key = make(), key
+            return self._value
+
+
+def table_source(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
+                 k: int = 5) -> TableSource:
+    """The figures of the answers of ``data`` (a ``Dataset``) with the current ``labels``."""
+
+    def make() -> TableSource:
+        base = figures.dataset_table(data)
+        table = figures.with_labels(base, data.get, labels) if labels else base
+        runs = [figures.retrieval_run(r) for r in data.results] if golden is not None else []
+        return TableSource(table, build(table, golden, runs, k))
+
+    return data.memo("failures.source", Slot).get((dict(labels), golden, k), make)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The figures' source as the page opened it: None when it cannot be (``notices`` say why),
+    the notices (kind, text) to show first, the caption naming what is loaded, and whether part of
+    the logs could not be read (the all-clear then says so)."""
+
+    source: TableSource | StoreSource | None
+    notices: list[tuple[str, str]]
+    loaded: str = ""
+    unreadable: bool = False
+
+
+def open_log(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label], logs: int,
+             uploaded: bool, k: int = 5) -> Opened:
+    """The figures of a log in memory (``logs`` configured; ``uploaded`` when the reviewer's upload is in use)."""
+    src = table_source(data, golden, labels, k)
+    return Opened(src, [], failures_view.loaded_from_logs(src.answers, logs, uploaded), bool(data.errors))
+
+
+def open_store(folder: Path, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
+               slot: Slot, k: int = 5) -> Opened:
+    """The figures of a checked store, with a warning per labelled answer whose line changed in its
+    log; the store's error (it never shows a password) when the folder is not one."""
+    try:
+        src, warnings = store_source(folder, golden, labels, slot, k)
+    except StoreError as exc:
+        return Opened(None, [("error", str(exc))])
+    return Opened(src, [("warning", w) for w in warnings], failures_view.loaded_from_store(src.answers, Path(folder).name))
+
+
+def store_source(folder: str | Path, golden: Sequence[GoldenQuestion] | None,
+                 labels: Mapping[tuple[str, str], Label], slot: Slot, k: int = 5) -> tuple[StoreSource, list[str]]:
+    """The figures of the checked store ``folder`` and the warnings of reading its labelled answers
+    back, kept in ``slot`` (one per session: a store's figures answer queries on its own DuckDB
+    connection, which is not for two threads at once).  Raises ``StoreError`` for a folder that
+    is not a store."""
+    key = (stamp(Path(folder) / META), dict(labels), golden, k)
+    return slot.get(key, lambda: StoreSource.of(folder, golden, labels, k))

@@ -1,0 +1,99 @@
+"""The review page's queue: the answers it walks through and the reviewer's next item, whether the
+answers are a log in memory (``labelling.dataset.Dataset``) or a checked store read one at a time
+(``storage.checked.answers.StoreAnswers``), and whether the reviewer works through a calibration sample.
+
+Built once per run by the page; its methods are the callbacks of Resume and of the label buttons
+(they move the session's place as :mod:`citecheck.review.navigation` does)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citecheck.labelling import labels as label_store
+from citecheck.labelling import sample as samples
+from citecheck.review import label_actions, navigation, review_view
+from citecheck.review.identity import Identity, how_to_name
+from citecheck.review.queue import labellers, next_in_sample, sample_answer_ids, sample_progress
+from citecheck.storage.checked.answers import filtered_ids, positions_of, progress, queue_next
+
+
+def read_sample(path: str | Path | None) -> tuple[samples.Sample | None, str | None]:
+    """The calibration sample chosen in the sidebar (None for none), or None and why it cannot be used."""
+    if path is None:
+        return None, None
+    try:
+        return samples.read(path), None
+    except (OSError, samples.SampleError) as exc:
+        return None, f"Cannot use that sample: {exc}"
+
+
+@dataclass(frozen=True)
+class ReviewQueue:
+    data: object  # a Dataset or a StoreAnswers
+    ids: Sequence[str]  # the answers shown, in order: the sample's, or those passing the filter
+    where: Mapping[str, int]  # answer id -> its place in ids, without a search through them
+    sample: samples.Sample | None
+    overlap: int  # reviewers wanted per item
+
+    @classmethod
+    def of(cls, data, sample: samples.Sample | None, filter_name: str, current: dict[tuple[str, str], label_store.Label],
+           reviewer: str, overlap: int = 1) -> ReviewQueue:
+        ids = sample_answer_ids(data, sample) if sample is not None else filtered_ids(data, filter_name, current,
+                                                                                       reviewer)
+        return cls(data, ids, positions_of(data, ids), sample, overlap)
+
+    def position(self, answer_id: str) -> int | None:
+        """The answer's place among ``ids`` from 1, None when the filter leaves it out."""
+        return self.where[answer_id] + 1 if answer_id in self.where else None
+
+    def next_item(self, labels: Sequence[label_store.Label], reviewer: str,
+                  after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+        """The reviewer's next item (answer id, position) after ``after``, given ``labels`` as read now."""
+        fresh = label_store.latest(labels)
+        if self.sample is not None:
+            return next_in_sample(self.data, self.sample, fresh, reviewer)
+        return queue_next(self.data, self.ids, self.where, labellers(fresh), reviewer, self.overlap, after)
+
+    def move_on(self, state: navigation.State, labels: Sequence[label_store.Label], reviewer: str,
+                after: tuple[str, int] | None = None) -> bool:
+        """Focus the reviewer's next item; False (and a notice) when the queue is finished."""
+        return navigation.arrive(state, self.next_item(labels, reviewer, after),
+                        navigation.finished_text(self.overlap, self.sample is not None))
+
+    def save(self, state: navigation.State, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
+             guidelines: str, read_labels: Callable[[], Sequence[label_store.Label]]) -> None:
+        """A label button: save the label (``labelling.save``), then move on to the next item, the
+        labels read again once the new one is stored."""
+        done = label_actions.save(state, self.data, at, label, target, who, guidelines, self.sample)
+        if done is None:
+            return
+        after, saved = done
+        if self.move_on(state, read_labels(), who.name, after):
+            state["flash"] = ("success", saved)
+        else:
+            state["flash"] = ("success", saved + " " + state["flash"][1])
+
+    def team_progress(self, current: dict[tuple[str, str], label_store.Label], reviewer: str):
+        """The reviewer's and the team's progress over every item."""
+        return progress(self.data, labellers(current), reviewer, self.overlap)
+
+    def header(self, current: dict[tuple[str, str], label_store.Label], reviewer: str, items, who: Identity):
+        """The notices (kind, text) above the answer, and the team's share of items done for the
+        progress bar (None without a reviewer: the notice then says how to become one)."""
+        notices, done = [], None
+        if reviewer:
+            overall = self.team_progress(current, reviewer)
+            notices.append(("info", review_view.progress_text(reviewer, overall, label_store.progress(items, current, reviewer),
+                                                     self.overlap)))
+            done = review_view.share_done(overall)
+        else:
+            notices.append(("error", f"{how_to_name(who)} before labelling: labels need a reviewer."))
+        if self.sample is not None:
+            notices.append(("info", review_view.sample_text(self.sample.sample_id, *self.sample_progress(current, reviewer))))
+        return notices, done
+
+    def sample_progress(self, current: dict[tuple[str, str], label_store.Label], reviewer: str) -> tuple[int, int] | None:
+        """(sampled items the reviewer has labelled, sampled items loaded), None without a sample."""
+        return None if self.sample is None else sample_progress(self.data, self.sample, current, reviewer)
