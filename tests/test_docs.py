@@ -3,6 +3,7 @@ import re
 from pathlib import Path
 
 import pytest
+from citecheck import config
 from citecheck.cli.main import build_parser
 from citecheck.contract import reasons
 
@@ -63,3 +64,29 @@ def test_readme_gives_exactly_two_setup_free_commands():
     commands = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
     assert commands == ["python3 dev.py run", "python3 dev.py test"]
     assert "python3 dev.py test" in (ROOT / ".ci" / "run").read_text()
+
+
+# --- every setting and variable is documented, for the app and for the command line ------------------
+
+APP = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("setting", config.SETTINGS, ids=lambda s: s.name)
+def test_every_setting_is_documented_for_the_app_and_the_cli(setting):
+    for doc in (APP, CLI):
+        assert f"`{setting.option} " in doc or f"`{setting.option}`" in doc, setting.option
+        assert f"`{setting.env}" in doc, setting.env
+
+
+@pytest.mark.parametrize("variable", config.VARIABLES, ids=lambda v: v.name)
+def test_every_variable_without_an_option_is_documented(variable):
+    assert f"`{variable.name}" in APP and f"`{variable.name}" in CLI
+
+
+def test_every_citecheck_variable_the_code_reads_is_declared():
+    """A CITECHECK_* name in core/ or the pages is a declared setting's or variable's (or a test's)."""
+    declared = {s.env for s in config.SETTINGS} | {v.name for v in config.VARIABLES}
+    found = set()
+    for path in [*(ROOT / "core").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
+        found |= set(re.findall(r"CITECHECK_[A-Z_]+", path.read_text(encoding="utf-8")))
+    assert found - declared == set()

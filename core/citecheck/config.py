@@ -44,14 +44,28 @@ class Setting:
         return f"--{self.name}"
 
     def from_env(self, raw: str) -> Any:
-        """The value of the variable as the option would give it (``""``: none, for a path)."""
+        """The value of the variable as the option would give it (``""``: none, for a path).
+        Raises ValueError, with a sentence naming the variable, for a count that is not one."""
         if self.kind == PATHS:
             return [p for p in raw.split(os.pathsep) if p]
         if self.kind == TEXTS:
             return [line for line in raw.splitlines() if line.strip()]
         if self.kind == FLAG:
             return raw.strip().lower() in _TRUE
+        if self.kind == COUNT:
+            return count(raw, f"{self.option} / {self.env}")
         return raw
+
+
+def count(raw: object, what: str) -> int:
+    """A whole number of at least 1 (``--overlap``), or ValueError saying what it must be."""
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise ValueError(f"{what} must be a whole number of reviewers, not {raw!r}") from None
+    if value < 1:
+        raise ValueError(f"{what} must be at least 1, not {value}")
+    return value
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -87,16 +101,32 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("CITECHECK_PURE_PYTHON", "1: run the hot modules as Python even when their compiled build is there"),
 )
 
-_REQUIRED = "_citecheck_required"
+_TAKEN = "_citecheck_settings"  # (set on a command's parser) the settings it takes: dest -> setting name
+_REQUIRED = "_citecheck_required"  # its settings that must have a value
+_FALLBACK = "_citecheck_fallback"  # its settings' values when neither option nor variable gives one
+
+
+def help_text(name: str, purpose: str = "") -> str:
+    """The one help text of a setting, with what it is for in one command."""
+    s = BY_NAME[name]
+    return s.help + (f"; {purpose}" if purpose else "") + f" (env {s.env})"
+
+
+def _remember(parser: argparse.ArgumentParser, dest: str, name: str, required: bool, fallback: Any) -> None:
+    parser.set_defaults(**{_TAKEN: {**(parser.get_default(_TAKEN) or {}), dest: name}})
+    if required:
+        parser.set_defaults(**{_REQUIRED: (*(parser.get_default(_REQUIRED) or ()), dest)})
+    if fallback is not None:
+        parser.set_defaults(**{_FALLBACK: {**(parser.get_default(_FALLBACK) or {}), dest: fallback}})
 
 
 def add_option(parser: argparse.ArgumentParser, name: str, *, required: bool = False, purpose: str = "",
-               **extra: Any) -> argparse.Action:
+               fallback: Any = None, **extra: Any) -> argparse.Action:
     """Add the setting ``name`` to a command: its option with the one help text (and what it is for
-    in this command), read from its variable when not given (:func:`fill_from_environment`)."""
+    in this command), read from its variable when not given, else ``fallback``
+    (:func:`fill_from_environment`)."""
     s = BY_NAME[name]
-    text = s.help + (f"; {purpose}" if purpose else "") + f" (env {s.env})"
-    kwargs: dict[str, Any] = {"help": text, "default": None}
+    kwargs: dict[str, Any] = {"help": help_text(name, purpose), "default": None}
     if s.kind in (PATHS, TEXTS):
         kwargs["action"] = "append"
     elif s.kind == FLAG:
@@ -107,9 +137,19 @@ def add_option(parser: argparse.ArgumentParser, name: str, *, required: bool = F
     if s.metavar and s.kind != FLAG:
         kwargs["metavar"] = s.metavar
     kwargs.update(extra)
-    if required:
-        parser.set_defaults(**{_REQUIRED: (*(parser.get_default(_REQUIRED) or ()), name)})
+    _remember(parser, name, name, required, fallback)
     return parser.add_argument(s.option, **kwargs)
+
+
+def add_positional(parser: argparse.ArgumentParser, name: str, dest: str, *, required: bool = True,
+                   purpose: str = "") -> argparse.Action:
+    """The setting ``name`` as the command's positional argument(s) ``dest`` (``check LOG...``,
+    ``labels export LABELS``): optional on the line when its variable gives it."""
+    s = BY_NAME[name]
+    _remember(parser, dest, name, required, None)
+    many = s.kind in (PATHS, TEXTS)
+    return parser.add_argument(dest, nargs="*" if many else "?", metavar=s.metavar or dest.upper(),
+                               help=help_text(name, purpose))
 
 
 def _unset(value: Any) -> bool:
@@ -117,16 +157,24 @@ def _unset(value: Any) -> bool:
 
 
 def fill_from_environment(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> str | None:
-    """Give every declared setting the command took but was not given the value of its variable;
-    returns what is missing (for the command's usage error), or None."""
-    for s in SETTINGS:
-        if hasattr(args, s.name) and _unset(getattr(args, s.name)) and s.env in environ:
-            value = s.from_env(environ[s.env])
-            setattr(args, s.name, None if value in ("", []) else value)
-    if hasattr(args, "logs") and not args.logs and environ.get(BY_NAME["log"].env):
-        args.logs = BY_NAME["log"].from_env(environ[BY_NAME["log"].env])
-    for name in getattr(args, _REQUIRED, ()):
-        if _unset(getattr(args, name, None)):
-            s = BY_NAME[name]
-            return f"the following arguments are required: {s.option} (or set {s.env})"
+    """Give every setting the command took but was not given the value of its variable, else its
+    fallback; returns what is wrong or missing (for the command's usage error), or None."""
+    taken: dict[str, str] = getattr(args, _TAKEN, None) or {}
+    for dest, name in taken.items():
+        s = BY_NAME[name]
+        if not _unset(getattr(args, dest, None)):
+            continue
+        if s.env in environ:
+            try:
+                value = s.from_env(environ[s.env])
+            except ValueError as exc:
+                return str(exc)
+            setattr(args, dest, None if value in ("", []) else value)
+        if _unset(getattr(args, dest)):
+            setattr(args, dest, (getattr(args, _FALLBACK, None) or {}).get(dest, getattr(args, dest)))
+    for dest in getattr(args, _REQUIRED, ()):
+        if _unset(getattr(args, dest, None)):
+            s = BY_NAME[taken[dest]]
+            what = s.option if dest == s.name else (s.metavar or dest.upper())
+            return f"the following arguments are required: {what} (or set {s.env})"
     return None

@@ -10,6 +10,7 @@ from citecheck.checking.checker import DEFAULT_REFUSAL, CheckOptions
 from citecheck.checking.files import check_files, check_options
 from citecheck.cli import store_commands as store_cli
 from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_lines, rate
+from citecheck.config import add_option, add_positional
 from citecheck.contract.log import EMPTY_LOG, log_problem
 from citecheck.errors import RecordError
 from citecheck.reports.check_report import Summary, answer_record, answer_text, error_record
@@ -108,27 +109,25 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     check = sub.add_parser("check", help="check every citation in one or more answer logs")
-    check.add_argument("logs", nargs="+", help="answer log files (JSON lines, format version 1)")
-    check.add_argument("--corpus", help="folder of the current source documents, to detect source_changed")
+    add_positional(check, "log", "logs", purpose="JSON lines, format version 1")
+    add_option(check, "corpus")
     check.add_argument("--format", choices=["text", "json"], default="text")
     check.add_argument("--max-failure-rate", type=rate, metavar="R",
                        help="exit 1 when the share of failed citations is above R (0..1)")
-    check.add_argument("--casefold", action="store_true", help="compare quotes case-insensitively")
-    check.add_argument("--refusal", action="append", metavar="SENTENCE",
-                       help=f"the exact refusal sentence (repeatable; default {DEFAULT_REFUSAL!r})")
+    add_option(check, "casefold", fallback=False)
+    add_option(check, "refusal", purpose=f"default {DEFAULT_REFUSAL!r}")
     check.add_argument("--quiet", action="store_true", help="text format: list only answers with problems")
     store_cli.add_check_options(check)
     check.set_defaults(func=cmd_check)
 
     rep = sub.add_parser("report", help="failure rates, reasons and breakdowns by model, prompt version and week")
-    rep.add_argument("logs", nargs="*", help="answer log files (JSON lines, format version 1)")
-    rep.add_argument("--golden", help="golden set (JSON lines) for over/under-refusal and retrieval hit rate")
-    rep.add_argument("--labels", help="labels file or postgresql:// URL, for the share of citations reviewers judged not supported")
-    rep.add_argument("--corpus", help="folder of the current source documents, to detect source_changed")
+    add_positional(rep, "log", "logs", required=False, purpose="JSON lines, format version 1; or --store DIR")
+    add_option(rep, "golden", purpose="over/under-refusal and retrieval hit rate")
+    add_option(rep, "labels", purpose="the share of citations reviewers judged not supported")
+    add_option(rep, "corpus")
     rep.add_argument("--k", type=int, default=5, help="k for hit rate at k (default 5)")
     rep.add_argument("--format", choices=["text", "json", "csv"], default="text")
-    rep.add_argument("--casefold", action="store_true", help="compare quotes case-insensitively")
-    rep.add_argument("--refusal", action="append", metavar="SENTENCE",
-                     help=f"the exact refusal sentence (repeatable; default {DEFAULT_REFUSAL!r})")
+    add_option(rep, "casefold", fallback=False)
+    add_option(rep, "refusal", purpose=f"default {DEFAULT_REFUSAL!r}")
     store_cli.add_report_options(rep)
     rep.set_defaults(func=cmd_report)

@@ -8,6 +8,8 @@ import json
 from typing import TextIO
 
 from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, load_checked
+from citecheck.config import add_option
+from citecheck.errors import CitecheckError
 
 
 def _confidence(value: str) -> float:
@@ -25,18 +27,18 @@ def _half_width(value: str) -> float:
 
 
 def pick_run(verdicts, judge: str | None, prompt: str | None, path: str) -> tuple[str, str]:
-    """The one (judge, prompt version) the options name; a ValueError says which are present."""
+    """The one (judge, prompt version) the options name; a CitecheckError says which are present."""
     from citecheck.judging import verdicts as verdict_store
 
     runs = verdict_store.runs(verdicts)
     if not runs:
-        raise ValueError(f"no verdicts in {path}; run citecheck judge --all-items first")
+        raise CitecheckError(f"no verdicts in {path}; run citecheck judge --all-items first")
     wanted = [r for r in runs if (judge is None or r[0] == judge) and (prompt is None or r[1] == prompt)]
     present = ", ".join(f"{j} {p}" for j, p in runs)
     if not wanted:
-        raise ValueError(f"no verdicts for that judge/prompt version; present: {present}")
+        raise CitecheckError(f"no verdicts for that judge/prompt version; present: {present}")
     if len(wanted) > 1:
-        raise ValueError(f"several judges or prompt versions in {path} ({present}): choose one with --judge and "
+        raise CitecheckError(f"several judges or prompt versions in {path} ({present}): choose one with --judge and "
                          "--prompt-version")
     return wanted[0]
 
@@ -65,18 +67,10 @@ def cmd_estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     records = _read_labels(args.labels, err)
     verdicts = _read_verdicts(args.verdicts, err)
-    try:
-        judge, prompt = pick_run(verdicts, args.judge, args.prompt_version, args.verdicts)
-        sample = samples.read(args.sample) if args.sample else None
-    except ValueError as exc:
-        err.write(f"citecheck estimate: {exc}\n")
-        return EXIT_USAGE
+    judge, prompt = pick_run(verdicts, args.judge, args.prompt_version, args.verdicts)
+    sample = samples.read(args.sample) if args.sample else None
     data = load_checked(args.log, args.corpus, err)
-    try:
-        result = estimate.estimate(records, verdicts, data.all_items, judge, prompt, sample, args.confidence, args.target)
-    except estimate.EstimateError as exc:
-        err.write(f"citecheck estimate: {exc}\n")
-        return EXIT_USAGE
+    result = estimate.estimate(records, verdicts, data.all_items, judge, prompt, sample, args.confidence, args.target)
     if args.format == "json":
         out.write(json.dumps(estimate_report.to_dict(result), ensure_ascii=False, indent=2) + "\n")
     else:
@@ -96,21 +90,13 @@ def cmd_sample(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     if args.verdicts:
         verdicts = _read_verdicts(args.verdicts, err)
-        try:
-            judge, prompt = pick_run(verdicts, args.judge, args.prompt_version, args.verdicts)
-        except ValueError as exc:
-            err.write(f"citecheck sample: {exc}\n")
-            return EXIT_USAGE
+        judge, prompt = pick_run(verdicts, args.judge, args.prompt_version, args.verdicts)
         latest = {v.item: v for v in verdicts if v.run == (judge, prompt)}
     records = _read_labels(args.labels, err) if args.labels else []
-    try:
-        plan = sampling.population(data, args.unit, args.stratify, latest)
-        spread, said = sampling.neyman_spread(plan, records) if args.stratify != "none" else (None, "")
-        drawn = samples.draw(plan.units, args.size, args.seed, plan.strata, spread, args.stratify, plan.members)
-        samples.write(args.out, drawn)
-    except samples.SampleError as exc:
-        err.write(f"citecheck sample: {exc}\n")
-        return EXIT_USAGE
+    plan = sampling.population(data, args.unit, args.stratify, latest)
+    spread, said = sampling.neyman_spread(plan, records) if args.stratify != "none" else (None, "")
+    drawn = samples.draw(plan.units, args.size, args.seed, plan.strata, spread, args.stratify, plan.members)
+    samples.write(args.out, drawn)
     if said:
         err.write(said + "\n")
     parts = ", ".join(f"{s}: {k} of {n}" for s, (n, k) in drawn.strata.items())
@@ -121,10 +107,10 @@ def cmd_sample(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     est = sub.add_parser("estimate", help="the not-supported rate from a judge and a random sample of labels")
-    est.add_argument("--log", action="append", required=True, help="answer log(s): the judged population")
-    est.add_argument("--corpus", help="folder of current source documents")
-    est.add_argument("--labels", required=True, help="labels file")
-    est.add_argument("--verdicts", required=True, help="verdicts file (judge every item with --all-items)")
+    add_option(est, "log", required=True, purpose="the judged population")
+    add_option(est, "corpus")
+    add_option(est, "labels", required=True)
+    add_option(est, "verdicts", required=True, purpose="judge every item with citecheck judge --all-items")
     est.add_argument("--judge", help="judge name (needed when the verdicts file holds several)")
     est.add_argument("--prompt-version", help="judge prompt version (needed when there are several)")
     est.add_argument("--sample", help="calibration sample file (citecheck sample): only its labels count")
@@ -134,17 +120,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     est.set_defaults(func=cmd_estimate)
 
     smp = sub.add_parser("sample", help="draw a random calibration sample of items to label")
-    smp.add_argument("--log", action="append", required=True, help="answer log(s) to draw from")
-    smp.add_argument("--corpus", help="folder of current source documents")
+    add_option(smp, "log", required=True, purpose="the answers to draw from")
+    add_option(smp, "corpus")
     smp.add_argument("--size", type=int, required=True, help="how many items (or answers) to draw")
     smp.add_argument("--seed", type=int, required=True, help="random seed (the same seed draws the same sample)")
     smp.add_argument("--unit", choices=["item", "answer"], default="item",
                      help="draw citation items, or whole answers (for the failing-answer rate)")
     smp.add_argument("--stratify", choices=["none", "judge", "status"], default="none",
                      help="draw within strata: the judge's verdict, or the checker's status")
-    smp.add_argument("--verdicts", help="verdicts file: draw only items this judge scored (needed for --stratify judge)")
+    add_option(smp, "verdicts", purpose="draw only items this judge scored (needed for --stratify judge)")
     smp.add_argument("--judge", help="judge name, with --verdicts")
     smp.add_argument("--prompt-version", help="judge prompt version, with --verdicts")
-    smp.add_argument("--labels", help="labels so far: Neyman allocation from each stratum's spread")
+    add_option(smp, "labels", purpose="the labels so far: Neyman allocation from each stratum's spread")
     smp.add_argument("--out", required=True, help="sample file to write (never overwritten)")
     smp.set_defaults(func=cmd_sample)

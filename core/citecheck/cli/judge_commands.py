@@ -19,6 +19,7 @@ from citecheck.cli.common import (
     overlap,
     price,
 )
+from citecheck.config import add_option
 from citecheck.storage.durable import WriteFailed
 from citecheck.storage.streams import describe
 
@@ -172,10 +173,10 @@ def cmd_verdicts_copy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 def register(sub: argparse._SubParsersAction) -> None:
     jd = sub.add_parser("judge", help="run a judge over labelled items (or all items), appending verdicts")
-    jd.add_argument("--log", action="append", required=True, help="answer log(s) the items come from")
-    jd.add_argument("--labels", help="labels file or postgresql:// URL: the items to judge are the labelled ones")
+    add_option(jd, "log", required=True, purpose="the answers the items come from")
+    add_option(jd, "labels", purpose="the items to judge are the labelled ones")
     jd.add_argument("--all-items", action="store_true", help="judge every citation item of the logs")
-    jd.add_argument("--corpus", help="folder of current source documents")
+    add_option(jd, "corpus")
     jd.add_argument("--judge", choices=["claude", "baseline"], default="baseline")
     jd.add_argument("--model", default="claude-haiku-4-5")
     jd.add_argument("--prompt", default="judge.v2", help="judge prompt version (core/citecheck/llm/prompts/)")
@@ -188,16 +189,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     jd.set_defaults(func=cmd_judge)
 
     cal = sub.add_parser("calibrate", help="agreement of a judge's verdicts with the human labels")
-    cal.add_argument("--labels", required=True, help="labels file or postgresql:// URL")
-    cal.add_argument("--verdicts", required=True, help="verdicts file or postgresql:// URL")
+    add_option(cal, "labels", required=True)
+    add_option(cal, "verdicts", required=True)
     cal.add_argument("--judge", help="judge name (default: every judge in the file)")
     cal.add_argument("--prompt", help="prompt version (default: every one)")
     cal.add_argument("--split", choices=["all", "dev", "test"], default="all")
-    cal.add_argument("--log", action="append", help="answer log(s): drop labels whose item changed since")
-    cal.add_argument("--corpus")
+    add_option(cal, "log", purpose="drop labels whose item changed since")
+    add_option(cal, "corpus")
     cal.add_argument("--format", choices=["text", "json"], default="text")
-    cal.add_argument("--overlap", type=overlap, default=1, metavar="K",
-                     help="reviewers per item: the majority of at least K labels settles an item (default 1)")
+    add_option(cal, "overlap", type=overlap, fallback=1, purpose="the majority of at least K labels settles an item "
+                                                                    "(default 1)")
     cal.set_defaults(func=cmd_calibrate)
 
     ver = sub.add_parser("verdicts", help="work with a verdicts file or database")

@@ -9,6 +9,7 @@ from typing import TextIO
 
 from citecheck.checking.files import check_options
 from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, overlap
+from citecheck.config import add_option, add_positional
 from citecheck.storage.durable import replace_file
 
 
@@ -59,13 +60,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     lab = sub.add_parser("labels", help="work with a labels file or database")
     lab_sub = lab.add_subparsers(dest="labels_command", required=True)
     exp = lab_sub.add_parser("export", help="write the calibration set: one row per labelled item")
-    exp.add_argument("labels", help="the labels file (JSON lines) or postgresql:// URL")
-    exp.add_argument("--log", action="append", required=True, help="answer log(s) the labels refer to")
-    exp.add_argument("--corpus", help="folder of current source documents")
+    add_positional(exp, "labels", "labels")
+    add_option(exp, "log", required=True, purpose="the answers the labels refer to")
+    add_option(exp, "corpus")
     exp.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     exp.add_argument("--out", help="write here instead of standard output")
-    exp.add_argument("--overlap", type=overlap, default=1, metavar="K",
-                     help="reviewers per item: the majority of at least K labels settles an item (default 1)")
+    add_option(exp, "overlap", type=overlap, fallback=1, purpose="the majority of at least K labels settles an item "
+                                                                    "(default 1)")
     exp.set_defaults(func=cmd_labels_export)
 
     cp = lab_sub.add_parser("copy", help="copy every label event from SRC to DST (file or postgresql:// URL), "

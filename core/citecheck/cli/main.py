@@ -22,6 +22,7 @@ from citecheck.cli import (
     pipeline_commands,
 )
 from citecheck.cli.common import EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
+from citecheck.config import fill_from_environment
 from citecheck.errors import CitecheckError
 from citecheck.storage.durable import WriteFailed
 
@@ -37,6 +38,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for group in GROUPS:
         group.register(sub)
+    return parser
+
+
+def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the command given (so a usage error shows that command's usage)."""
+    for dest in ("command", "labels_command", "verdicts_command", "format"):
+        name = getattr(args, dest, None)
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if name is None or not subs or name not in subs[0].choices:
+            continue
+        parser = subs[0].choices[name]
     return parser
 
 
@@ -60,7 +72,11 @@ def _closed_pipe(out: TextIO) -> int:
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    missing = fill_from_environment(args, os.environ)  # a setting not given: its CITECHECK_* variable
+    if missing is not None:
+        _subparser(parser, args).error(missing)
     try:
         code = args.func(args, out, err)
         out.flush()  # (here, so that a reader gone away is met below, not in Python's flush at exit)

@@ -8,6 +8,7 @@ import json
 from typing import TextIO
 
 from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_line
+from citecheck.config import add_option
 from citecheck.errors import StoreError
 from citecheck.reports.check_report import error_record
 
@@ -24,8 +25,7 @@ def add_check_options(check: argparse.ArgumentParser) -> None:
 
 
 def add_report_options(rep: argparse.ArgumentParser) -> None:
-    rep.add_argument("--store", metavar="DIR",
-                     help="report from the checked store DIR (all its logs, or only the LOGs given)")
+    add_option(rep, "store", purpose="report from it (all its logs, or only the LOGs given)")
 
 
 def _open(path: str, err: TextIO, create: bool = False):

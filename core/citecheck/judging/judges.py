@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citecheck.checking.checker import AnswerResult, number_in, strip_markers
+from citecheck.errors import CitecheckError
 from citecheck.judging import verdicts
 from citecheck.labelling.items import Item, items_of
 from citecheck.llm.pricing import Price, estimate_tokens, price_for
@@ -287,8 +288,8 @@ def parse_verdict(content: Sequence[dict], chunk: str, *request_texts: str) -> t
     return own[0]
 
 
-class JudgeBudgetExhausted(Exception):
-    pass
+class JudgeBudgetExhausted(CitecheckError):
+    """The judge run's --max-cost-usd would be passed by the next call: no more calls start."""
 
 
 @dataclass

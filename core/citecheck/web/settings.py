@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from citecheck import config
 from citecheck.checking.checker import CheckOptions
 from citecheck.checking.files import check_options
 from citecheck.storage import streams
@@ -34,16 +35,10 @@ DEFAULT_VERDICTS = ROOT / "local_data" / "verdicts.jsonl"
 EXPERTQA_LOG = ROOT / "sample_data" / "expertqa" / "answers.jsonl"
 EXPERTQA_LABELS = ROOT / "sample_data" / "expertqa" / "labels.jsonl"
 
-ENV_LOGS = "CITECHECK_LOGS"  # several paths separated by os.pathsep
-ENV_CORPUS = "CITECHECK_CORPUS"  # "" for no corpus
-ENV_LABELS = "CITECHECK_LABELS"
-ENV_GOLDEN = "CITECHECK_GOLDEN"  # "" for none
-ENV_VERDICTS = "CITECHECK_VERDICTS"
-ENV_STORE = "CITECHECK_STORE"  # a checked store folder (docs/store-format.md): Failures reads it with DuckDB
-ENV_REFUSALS = "CITECHECK_REFUSALS"  # several sentences separated by newlines
-ENV_CASEFOLD = "CITECHECK_CASEFOLD"  # "1" to compare quotes case-insensitively
-ENV_OVERLAP = "CITECHECK_OVERLAP"  # reviewers per item before it is done (default 1)
-ENV_GUIDELINES = "CITECHECK_GUIDELINES"  # a Markdown guidelines file ("" or unset: the bundled default)
+# The variables, as declared once in citecheck.config (the CLI reads the same ones).
+ENV_LOGS, ENV_CORPUS, ENV_LABELS, ENV_VERDICTS, ENV_GOLDEN, ENV_STORE, ENV_REFUSALS, ENV_CASEFOLD, ENV_OVERLAP, \
+    ENV_GUIDELINES = (config.BY_NAME[n].env for n in ("log", "corpus", "labels", "verdicts", "golden", "store",
+                                                      "refusal", "casefold", "overlap", "guidelines"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,51 +98,64 @@ class Settings:
         return any(resolved == d or d in resolved.parents for d in self.folders)
 
 
+# What a setting is for in the app, after its one help text (citecheck.config).
+_PURPOSE = {
+    "log": "the answers to review",
+    "verdicts": "read, and appended to by the judge runs started from the app",
+    "store": "the Failures and review pages read it instead of the logs",
+    "refusal": "as for citecheck check",
+    "casefold": "as for citecheck check",
+    "overlap": "default 1",
+    "guidelines": "shown on the review page (default: the bundled ones)",
+}
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="app.py", description="citecheck review app settings")
-    p.add_argument("--log", action="append", help=f"answer log to review (repeatable; env {ENV_LOGS})")
-    p.add_argument("--corpus", help=f"folder of current source documents (env {ENV_CORPUS})")
-    p.add_argument("--labels", help=f"labels file or postgresql:// URL to append to (env {ENV_LABELS})")
-    p.add_argument("--golden", help=f"golden set for refusal and retrieval figures (env {ENV_GOLDEN})")
-    p.add_argument("--verdicts", help=f"judge verdicts file or postgresql:// URL to read and append to "
-                                      f"(env {ENV_VERDICTS})")
-    p.add_argument("--store", help=f"checked store the Failures page reads with DuckDB (env {ENV_STORE})")
-    p.add_argument("--refusal", action="append",
-                   help=f"the exact refusal sentence, as for citecheck check (repeatable; env {ENV_REFUSALS})")
-    p.add_argument("--casefold", action="store_true",
-                   help=f"compare quotes case-insensitively, as for citecheck check (env {ENV_CASEFOLD}=1)")
-    p.add_argument("--overlap", type=int,
-                   help=f"reviewers per item: an item is done when K different reviewers have labelled it "
-                        f"(default 1; env {ENV_OVERLAP})")
-    p.add_argument("--guidelines", help=f"labelling guidelines, a Markdown file shown on the review page "
-                                        f"(default: the bundled ones; env {ENV_GUIDELINES})")
+    for setting in config.SETTINGS:
+        config.add_option(p, setting.name, purpose=_PURPOSE.get(setting.name, ""))
     return p
 
 
-def _overlap(arg: int | None, env: str | None) -> int:
-    raw = arg if arg is not None else (env or "1")
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SystemExit(f"--overlap / {ENV_OVERLAP} must be a whole number of reviewers, not {raw!r}") from None
-    if value < 1:
-        raise SystemExit(f"--overlap / {ENV_OVERLAP} must be at least 1, not {value}")
-    return value
+_UNSET = object()
 
 
-def _optional(arg: str | None, env: str | None, default: Path | None) -> Path | None:
-    """A path that may be switched off: the argument, else the variable ("" for none), else ``default``."""
-    value = arg if arg is not None else env
-    if value is None:
-        return default
-    return Path(value) if value else None
-
-
-def _store(value: str | None, default: Path) -> Path | str:
-    """A labels or verdicts setting: a database URL as given, else a resolved file path."""
-    if value and streams.is_database(value):
+def _given(args: argparse.Namespace, environ: Mapping[str, str], name: str) -> object:
+    """A setting's value from its argument, else its variable (``""`` kept: it switches a path
+    off), else ``_UNSET``.  A bad count stops the server with the sentence saying why."""
+    value = getattr(args, name)
+    if value not in (None, []):
+        if config.BY_NAME[name].kind == config.COUNT:
+            value = _count(value, name)
         return value
-    return Path(value or default).resolve()
+    setting = config.BY_NAME[name]
+    if setting.env not in environ:
+        return _UNSET
+    try:
+        return setting.from_env(environ[setting.env])
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+def _count(value: object, name: str) -> int:
+    try:
+        return config.count(value, f"--{name} / {config.BY_NAME[name].env}")
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+def _path(value: object, default: Path | None) -> Path | None:
+    """A path that may be switched off: the value given ("" for none), else ``default``."""
+    if value is _UNSET:
+        return default
+    return Path(value).resolve() if value else None  # type: ignore[arg-type]
+
+
+def _target(value: object, default: Path) -> Path | str:
+    """A labels or verdicts setting: a database URL as given, else a resolved file path."""
+    if isinstance(value, str) and streams.is_database(value):
+        return value
+    return Path(value if isinstance(value, str) and value else default).resolve()
 
 
 def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.environ,
@@ -157,25 +165,27 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     root = Path(root).resolve() if root is not None else ROOT
     sample_log = root / "sample_data" / "answers.jsonl"
     args, _ = _parser().parse_known_args(list(argv))
-    if args.log:
-        logs = tuple(Path(p) for p in args.log)
-    elif environ.get(ENV_LOGS):
-        logs = tuple(Path(p) for p in environ[ENV_LOGS].split(os.pathsep) if p)
-    else:
-        logs = (sample_log,)
+
+    def given(name: str) -> object:
+        return _given(args, environ, name)
+
+    logs = given("log")
+    logs = tuple(Path(p) for p in logs) if logs not in (_UNSET, []) else (sample_log,)  # type: ignore[union-attr]
     sample = logs == (sample_log,)
-    corpus = _optional(args.corpus, environ.get(ENV_CORPUS), root / "sample_data" / "corpus" if sample else None)
-    labels = _store(args.labels or environ.get(ENV_LABELS), root / "local_data" / "labels.jsonl")
-    golden = _optional(args.golden, environ.get(ENV_GOLDEN), root / "sample_data" / "golden.jsonl" if sample else None)
-    verdicts = _store(args.verdicts or environ.get(ENV_VERDICTS), root / "local_data" / "verdicts.jsonl")
-    refusals = tuple(args.refusal or [r for r in environ.get(ENV_REFUSALS, "").splitlines() if r.strip()])
-    casefold = args.casefold or environ.get(ENV_CASEFOLD, "").strip().lower() in ("1", "true", "yes")
-    store = _optional(args.store, environ.get(ENV_STORE), None)
-    guidelines = _optional(args.guidelines, environ.get(ENV_GUIDELINES), None)
-    return Settings(tuple(p.resolve() for p in logs), corpus.resolve() if corpus else None, labels,
-                    golden.resolve() if golden else None, verdicts, root, casefold, refusals,
-                    _overlap(args.overlap, environ.get(ENV_OVERLAP)), store.resolve() if store else None,
-                    guidelines.resolve() if guidelines else None)
+    overlap, refusals = given("overlap"), given("refusal")
+    return Settings(
+        logs=tuple(p.resolve() for p in logs),
+        corpus=_path(given("corpus"), root / "sample_data" / "corpus" if sample else None),
+        labels=_target(given("labels"), root / "local_data" / "labels.jsonl"),
+        golden=_path(given("golden"), root / "sample_data" / "golden.jsonl" if sample else None),
+        verdicts=_target(given("verdicts"), root / "local_data" / "verdicts.jsonl"),
+        root=root,
+        casefold=given("casefold") is True,
+        refusals=() if refusals is _UNSET else tuple(refusals),  # type: ignore[arg-type]
+        overlap=1 if overlap is _UNSET else _count(overlap, "overlap"),
+        store=_path(given("store"), None),
+        guidelines=_path(given("guidelines"), None),
+    )
 
 
 _loaded: dict[tuple, Settings] = {}
