@@ -106,14 +106,16 @@ _REQUIRED = "_citecheck_required"  # its settings that must have a value
 _FALLBACK = "_citecheck_fallback"  # its settings' values when neither option nor variable gives one
 
 
-def help_text(name: str, purpose: str = "") -> str:
+def help_text(name: str, purpose: str = "", env: bool = True) -> str:
     """The one help text of a setting, with what it is for in one command."""
     s = BY_NAME[name]
-    return s.help + (f"; {purpose}" if purpose else "") + f" (env {s.env})"
+    return s.help + (f"; {purpose}" if purpose else "") + (f" (env {s.env})" if env else "")
 
 
-def _remember(parser: argparse.ArgumentParser, dest: str, name: str, required: bool, fallback: Any) -> None:
-    parser.set_defaults(**{_TAKEN: {**(parser.get_default(_TAKEN) or {}), dest: name}})
+def _remember(parser: argparse.ArgumentParser, dest: str, name: str, required: bool, fallback: Any,
+              env: bool = True) -> None:
+    if env:
+        parser.set_defaults(**{_TAKEN: {**(parser.get_default(_TAKEN) or {}), dest: name}})
     if required:
         parser.set_defaults(**{_REQUIRED: (*(parser.get_default(_REQUIRED) or ()), dest)})
     if fallback is not None:
@@ -121,12 +123,14 @@ def _remember(parser: argparse.ArgumentParser, dest: str, name: str, required: b
 
 
 def add_option(parser: argparse.ArgumentParser, name: str, *, required: bool = False, purpose: str = "",
-               fallback: Any = None, **extra: Any) -> argparse.Action:
+               fallback: Any = None, env: bool = True, **extra: Any) -> argparse.Action:
     """Add the setting ``name`` to a command: its option with the one help text (and what it is for
     in this command), read from its variable when not given, else ``fallback``
-    (:func:`fill_from_environment`)."""
+    (:func:`fill_from_environment`).  ``env=False`` for an optional setting whose mere presence
+    changes what a command does (``sample --verdicts`` narrows what is drawn): a variable set for
+    the app must not do that unasked, so such an option is read only when given."""
     s = BY_NAME[name]
-    kwargs: dict[str, Any] = {"help": help_text(name, purpose), "default": None}
+    kwargs: dict[str, Any] = {"help": help_text(name, purpose, env), "default": None}
     if s.kind in (PATHS, TEXTS):
         kwargs["action"] = "append"
     elif s.kind == FLAG:
@@ -137,7 +141,7 @@ def add_option(parser: argparse.ArgumentParser, name: str, *, required: bool = F
     if s.metavar and s.kind != FLAG:
         kwargs["metavar"] = s.metavar
     kwargs.update(extra)
-    _remember(parser, name, name, required, fallback)
+    _remember(parser, name, name, required, fallback, env)
     return parser.add_argument(s.option, **kwargs)
 
 

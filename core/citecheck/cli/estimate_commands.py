@@ -128,9 +128,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="draw citation items, or whole answers (for the failing-answer rate)")
     smp.add_argument("--stratify", choices=["none", "judge", "status"], default="none",
                      help="draw within strata: the judge's verdict, or the checker's status")
-    add_option(smp, "verdicts", purpose="draw only items this judge scored (needed for --stratify judge)")
+    add_option(smp, "verdicts", env=False, purpose="draw only items this judge scored (needed for --stratify judge)")
     smp.add_argument("--judge", help="judge name, with --verdicts")
     smp.add_argument("--prompt-version", help="judge prompt version, with --verdicts")
-    add_option(smp, "labels", purpose="the labels so far: Neyman allocation from each stratum's spread")
+    add_option(smp, "labels", env=False, purpose="the labels so far: Neyman allocation from each stratum's spread")
     smp.add_argument("--out", required=True, help="sample file to write (never overwritten)")
     smp.set_defaults(func=cmd_sample)
