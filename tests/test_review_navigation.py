@@ -19,7 +19,7 @@ from citecheck.review import address, label_actions, navigation
 from citecheck.review.identity import Identity
 from citecheck.review.queue import FILTERS
 from citecheck.storage.checked.answers import StoreAnswers
-from citecheck.web.walk import ReviewQueue, read_sample
+from citecheck.web.walk import ReviewWalk, read_sample
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
@@ -158,7 +158,7 @@ def test_jump_opens_a_known_answer_and_names_an_unknown_one(answers):
        start=hs.integers(0, 60), deltas=hs.lists(hs.sampled_from([-1, 1]), max_size=30))
 def test_answer_steps_walk_the_filtered_ids_without_wrapping(answers, kind, filter_name, start, deltas):
     data = answers[kind]
-    queue = ReviewQueue.of(data, None, filter_name, {}, "ana")
+    queue = ReviewWalk.of(data, None, filter_name, {}, "ana")
     ids = list(queue.ids)
     if not ids:
         return
@@ -198,7 +198,7 @@ def test_item_steps_stay_inside_the_open_answer(answers, kind, deltas):
 def test_a_saved_label_moves_the_reviewer_on_to_their_next_item(answers, kind, tmp_path):
     data = answers[kind]
     target = tmp_path / "labels.jsonl"
-    queue = ReviewQueue.of(data, None, "All answers", {}, "ana")
+    queue = ReviewWalk.of(data, None, "All answers", {}, "ana")
     aid, items = cited(data)
     state = {"answer_id": aid, "focus": 0, "note-" + items[0].key: "checked <twice>"}
     queue.save(state, None, items[0].labels[0], target, ANA, "g-1", lambda: label_store.read(target)[0])
@@ -215,9 +215,9 @@ def test_the_queue_is_the_same_on_the_log_and_on_the_store(answers, tmp_path):
         aid, items = cited(data)
         labels = [label_store.make_label(item, item.labels[0], "ana") for item in items]
     for filter_name in FILTERS:
-        got = [list(ReviewQueue.of(d, None, filter_name, label_store.latest(labels), "ana").ids) for d in answers.values()]
+        got = [list(ReviewWalk.of(d, None, filter_name, label_store.latest(labels), "ana").ids) for d in answers.values()]
         assert got[0] == got[1]
-    memory, store = (ReviewQueue.of(d, None, "All answers", {}, "ana", overlap=2) for d in answers.values())
+    memory, store = (ReviewWalk.of(d, None, "All answers", {}, "ana", overlap=2) for d in answers.values())
     after = (cited(answers["memory"])[0], 0)
     assert memory.next_item(labels, "ben", after) == store.next_item(labels, "ben", after)
     assert memory.team_progress(label_store.latest(labels), "ana") == store.team_progress(label_store.latest(labels), "ana")
@@ -226,7 +226,7 @@ def test_the_queue_is_the_same_on_the_log_and_on_the_store(answers, tmp_path):
 def test_a_finished_queue_says_so_and_keeps_the_place(answers):
     data = answers["memory"]
     every = [label_store.make_label(item, item.labels[0], "ana") for item in data.all_items]
-    queue = ReviewQueue.of(data, None, "All answers", {}, "ana")
+    queue = ReviewWalk.of(data, None, "All answers", {}, "ana")
     state = {"answer_id": data.answer_ids[0], "focus": 0}
     assert queue.move_on(state, every, "ana") is False
     assert state["flash"] == ("success", navigation.finished_text(1, False)) and "moves" not in state
@@ -243,7 +243,7 @@ def test_a_label_that_cannot_be_saved_is_not_acknowledged(answers, tmp_path, tar
         target.mkdir()  # appending to a folder fails with an OSError, as a full disk does
         who = ANA
     state = {"answer_id": aid, "focus": 0}
-    queue = ReviewQueue.of(data, None, "All answers", {}, who.name)
+    queue = ReviewWalk.of(data, None, "All answers", {}, who.name)
     queue.save(state, (aid, 1), items[1].labels[0], target, who, "", lambda: [])
     kind, text = state["flash"]
     assert kind == "error" and (state["answer_id"], state["focus"]) == (aid, 0)
@@ -278,7 +278,7 @@ def test_labels_made_in_a_sample_record_it(answers, tmp_path):
     samples.write(path, samples.draw([i.key for i in data.all_items], 5, seed=7))
     sample, problem = read_sample(path)
     assert problem is None and len(sample) == 5
-    queue = ReviewQueue.of(data, sample, "All answers", {}, "ana")
+    queue = ReviewWalk.of(data, sample, "All answers", {}, "ana")
     first = queue.next_item([], "ana")
     assert first is not None and data.items(first[0])[first[1]].key == sample.items[0]
     target = tmp_path / "labels.jsonl"
@@ -300,7 +300,7 @@ def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp
     data = answers[kind]
     aid, items = cited(data)
     current = label_store.latest([label_store.make_label(items[0], items[0].labels[0], "ana")])
-    queue = ReviewQueue.of(data, None, "All answers", current, "ana", overlap=2)
+    queue = ReviewWalk.of(data, None, "All answers", current, "ana", overlap=2)
     (notice,), done = queue.header(current, "ana", items, ANA)
     overall = queue.team_progress(current, "ana")
     assert notice[0] == "info" and notice[1].startswith(f"ana: labelled 1 of {overall.total} items overall, "
@@ -311,6 +311,6 @@ def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp
     assert done is None
     path = tmp_path / "sample.jsonl"
     samples.write(path, samples.draw([i.key for i in items], 2, seed=1))
-    sampled = ReviewQueue.of(data, read_sample(path)[0], "All answers", current, "ana")
+    sampled = ReviewWalk.of(data, read_sample(path)[0], "All answers", current, "ana")
     notices, _ = sampled.header(current, "ana", items, ANA)
     assert len(notices) == 2 and notices[1][1].startswith("Calibration sample sample-")

@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer
 from citecheck.contract.log import Answer, decode, log_problem, parse_answer, parse_lines, read_log
@@ -37,6 +38,34 @@ def _long_lived():
 
 
 _MISSING = object()
+
+
+@runtime_checkable
+class AnswerSource(Protocol):
+    """What the review flow asks of its answers, whether they are a log held in memory
+    (:class:`Dataset`) or a checked store read one answer at a time
+    (``storage.checked.answers.StoreAnswers``): the pages, the queue and the label buttons take
+    either through this."""
+
+    @property
+    def errors(self) -> tuple[RecordError, ...]:
+        """Lines (or answers) that could not be read."""
+        ...
+
+    @property
+    def answer_ids(self) -> Sequence[str]:
+        """Every answer id, in log order."""
+        ...
+
+    def __len__(self) -> int: ...
+
+    def get(self, answer_id: str) -> AnswerResult | None:
+        """The answer checked, None when there is no such answer."""
+        ...
+
+    def items(self, answer_id: str) -> list[Item]:
+        """The answer's review items ([] when there is no such answer)."""
+        ...
 
 
 @dataclass(frozen=True)

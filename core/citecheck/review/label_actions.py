@@ -1,5 +1,5 @@
 """A label given or withdrawn on the review page: written to the labels store, and the notice that
-says what happened (``state["flash"]``, as in :mod:`.navigation`).  A label is acknowledged only
+says what happened (the session's ``flash``, as in :mod:`.navigation`).  A label is acknowledged only
 once the store has taken it; a failure says plainly that nothing was saved, and why."""
 
 from __future__ import annotations
@@ -9,52 +9,56 @@ from pathlib import Path
 
 from citecheck.errors import StoreError
 from citecheck.labelling import labels
+from citecheck.labelling.dataset import AnswerSource
 from citecheck.labelling.items import LABEL_TEXT
 from citecheck.labelling.sample import Sample
 from citecheck.review.identity import Identity, how_to_name
-from citecheck.review.navigation import State, moved
+from citecheck.review.navigation import moved
+from citecheck.review.session_state import ReviewState, State
 
 
-def save(state: State, data, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
+def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
          guidelines: str = "", sample: Sample | None = None) -> tuple[tuple[str, int], str] | None:
     """Label the item ``at`` (answer id, position), or with None the focused item as it is now: a
     shortcut acts on the item the reviewer has come to, even if the page was not redrawn since.
     The note is the item's note box (``note-<key>``).  Returns where the label went and the message
     saying it was saved, or None with the error flashed."""
-    state["_label_saved"] = True  # (the next run knows a button's callback ran)
-    answer_id, index = at if at is not None else (state["answer_id"], state["focus"])
+    session = ReviewState(state)
+    session.label_saved = True  # (the next run knows a button's callback ran)
+    answer_id, index = at if at is not None else (session.answer_id or "", session.focus)
     item = data.items(answer_id)[index]
-    note = state.get(f"note-{item.key}", "")
+    note = session.note(item.key)
     try:
         in_sample = sample.sample_id if sample is not None and item.key in sample else ""
         labels.append(target, labels.make_label(item, label, who.name, note, sample=in_sample, guidelines=guidelines))
     except labels.LabelError as exc:
-        state["flash"] = ("error", f"Not saved: {exc}. {how_to_name(who)}, then label again.")
+        session.flash = ("error", f"Not saved: {exc}. {how_to_name(who)}, then label again.")
         return None
     except OSError as exc:  # the disk is full...: said plainly, and the label is not acknowledged
-        state["flash"] = ("error", labels.not_saved_message(exc, LABEL_TEXT[label], item.sentence))
+        session.flash = ("error", labels.not_saved_message(exc, LABEL_TEXT[label], item.sentence))
         return None
     except StoreError as exc:  # its message names the database without the password
-        state["flash"] = ("error", f"Not saved: could not save the label: {exc}")
+        session.flash = ("error", f"Not saved: could not save the label: {exc}")
         return None
     return (item.answer_id, index), labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id)
 
 
-def undo(state: State, data, target: str | Path, read_labels: Callable[[], Sequence[labels.Label]], name: str) -> None:
+def undo(state: State, data: AnswerSource, target: str | Path, read_labels: Callable[[], Sequence[labels.Label]], name: str) -> None:
     """Z: withdraw ``name``'s last label (a retraction appended) and go back to its item.
     ``read_labels`` gives the labels as they are now (read only when there is a name)."""
+    session = ReviewState(state)
     try:
         withdrawn = labels.retract_last(target, read_labels(), name) if name else None
     except (OSError, StoreError) as exc:
-        state["flash"] = ("error", f"Nothing withdrawn: could not write the labels store ({exc}).")
+        session.flash = ("error", f"Nothing withdrawn: could not write the labels store ({exc}).")
         return
     if withdrawn is None:
-        state["flash"] = ("info", "You have no label to withdraw." if name else "Enter your name first.")
+        session.flash = ("info", "You have no label to withdraw." if name else "Enter your name first.")
         return
-    state["flash"] = ("success", f"Withdrew your \u201c{LABEL_TEXT[withdrawn.label]}\u201d for sentence "
+    session.flash = ("success", f"Withdrew your \u201c{LABEL_TEXT[withdrawn.label]}\u201d for sentence "
                                  f"{withdrawn.sentence + 1} of {withdrawn.answer_id} (a retraction is recorded; "
                                  "the label before it, if any, counts again).")
     keys = [i.key for i in data.items(withdrawn.answer_id)] if data.get(withdrawn.answer_id) is not None else []
     if withdrawn.item in keys:
-        state["answer_id"], state["focus"] = withdrawn.answer_id, keys.index(withdrawn.item)
+        session.answer_id, session.focus = withdrawn.answer_id, keys.index(withdrawn.item)
         moved(state)

@@ -3,22 +3,22 @@ mode, the answer open and the focused item, and each move the buttons and keys m
 
 Every function takes the session's state and the page's address as mappings (``st.session_state``
 and ``st.query_params`` on the page, plain dicts in the tests), so the page only lays out widgets
-and passes these functions as their callbacks.  A move that cannot be made leaves the place as it
-is and sets ``state["flash"]``: a ``(kind, text)`` notice the next run shows once.
+and passes these functions as their callbacks.  The session's keys are read and written through
+:class:`~citecheck.review.session_state.ReviewState`.  A move that cannot be made leaves the place
+as it is and sets its ``flash``: a ``(kind, text)`` notice the next run shows once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, Sequence
 
+from citecheck.checking.checker import AnswerResult
 from citecheck.labelling import labels
+from citecheck.labelling.dataset import AnswerSource
 from citecheck.labelling.items import Item
 from citecheck.review import address
 from citecheck.review.identity import Identity, clean_name
-
-State = MutableMapping  # st.session_state, or a dict
-Params = MutableMapping  # st.query_params, or a dict
-
+from citecheck.review.session_state import Params, ReviewState, State
 
 # --- reviewer, filter and blind mode ----------------------------------------------------------------
 
@@ -26,28 +26,30 @@ Params = MutableMapping  # st.query_params, or a dict
 def settle(state: State, params: Params, who: Identity) -> str:
     """Make the session and the address agree on the reviewer, the answer filter and blind mode
     (the session wins, a page switch leaves the address bare); returns the reviewer's name."""
+    session = ReviewState(state)
     if who.name and not who.by_login:
-        state["reviewer_name"] = who.name
+        session.reviewer_name = who.name
     reviewer = who.name
     if reviewer and not who.by_login and params.get("reviewer") != reviewer:
         params["reviewer"] = reviewer
-    if "reviewer_box" not in state:  # widget state is dropped on a page switch; the name is not
-        state["reviewer_box"] = reviewer
-    state["filter_name"] = address.filter_name(params.get("show"), state.get("filter_name"))
-    address.sync(params, "show", address.show_param(state["filter_name"]))
-    if "filter_box" not in state:
-        state["filter_box"] = state["filter_name"]
-    state["blind_on"] = address.blind(params.get("blind"), state.get("blind_on"))
-    address.sync(params, "blind", address.blind_param(state["blind_on"]))
-    if "blind" not in state:
-        state["blind"] = state["blind_on"]
+    if not session.has("reviewer_box"):  # widget state is dropped on a page switch; the name is not
+        session.reviewer_box = reviewer
+    session.filter_name = address.filter_name(params.get("show"), session.filter_name)
+    address.sync(params, "show", address.show_param(session.filter_name))
+    if not session.has("filter_box"):
+        session.filter_box = session.filter_name
+    session.blind_on = address.blind(params.get("blind"), session.blind_on)
+    address.sync(params, "blind", address.blind_param(session.blind_on))
+    if not session.has("blind"):
+        session.blind = session.blind_on
     return reviewer
 
 
 def rename(state: State, params: Params) -> None:
     """The name box changed: keep the cleaned name in the session and the address."""
-    name = clean_name(state.get("reviewer_box", ""))
-    state["reviewer_name"] = name
+    session = ReviewState(state)
+    name = clean_name(session.reviewer_box)
+    session.reviewer_name = name
     if name:
         params["reviewer"] = name
     elif "reviewer" in params:
@@ -55,13 +57,15 @@ def rename(state: State, params: Params) -> None:
 
 
 def refilter(state: State, params: Params) -> None:
-    state["filter_name"] = state["filter_box"]
-    address.sync(params, "show", address.show_param(state["filter_name"]))
+    session = ReviewState(state)
+    session.filter_name = session.filter_box
+    address.sync(params, "show", address.show_param(session.filter_name))
 
 
 def reblind(state: State, params: Params) -> None:
-    state["blind_on"] = state["blind"]
-    address.sync(params, "blind", address.blind_param(state["blind_on"]))
+    session = ReviewState(state)
+    session.blind_on = session.blind
+    address.sync(params, "blind", address.blind_param(session.blind_on))
 
 
 # --- the answer open and its focused item -------------------------------------------------------------
@@ -80,39 +84,45 @@ def linked_focus(raw: object, items: Sequence[Item], current: Mapping, reviewer:
     return n if 0 <= n < len(items) else first_open(items, current, reviewer)
 
 
-def jump(state: State, data, wanted: str) -> str | None:
+def jump(state: State, data: AnswerSource, wanted: str) -> str | None:
     """Open the answer the reviewer typed; the error to show when there is no such answer."""
     wanted = wanted.strip()
     if not wanted:
         return None
     if data.get(wanted) is None:
         return f"No answer with id {wanted!r} in the loaded logs."
-    state["answer_id"] = wanted
-    state["focus"] = 0
+    session = ReviewState(state)
+    session.answer_id = wanted
+    session.focus = 0
     return None
 
 
-def open_answer(state: State, params: Params, data, ids: Sequence[str], current: Mapping, reviewer: str):
+def open_answer(state: State, params: Params, data: AnswerSource, ids: Sequence[str], current: Mapping,
+                reviewer: str) -> tuple[AnswerResult, list[Item]]:
     """Settle which answer is open and which of its items has the focus, and write both into the
     address (``?answer=``, ``?item=``); returns the answer's checked result and its items.
 
     A link (a deep link, a reload, a restarted server, the Failures page) opens its answer once;
     after that the session's answer stands until the reviewer moves."""
+    session = ReviewState(state)
     asked = params.get("answer")
-    if asked and asked != state.get("linked") and data.get(asked) is not None:
-        state["answer_id"] = asked
-        state["focus"] = linked_focus(params.get("item", ""), data.items(asked), current, reviewer)
-    elif "answer_id" not in state or data.get(state["answer_id"]) is None:
-        state["answer_id"] = ids[0] if ids else data.answer_ids[0]
-        state["focus"] = first_open(data.items(state["answer_id"]), current, reviewer)
-    if asked != state["answer_id"]:
-        params["answer"] = state["answer_id"]
-    state["linked"] = state["answer_id"]
-    items = data.items(state["answer_id"])
-    state["focus"] = min(state.get("focus", 0), max(len(items) - 1, 0))
-    if params.get("item") != str(state["focus"] + 1):
-        params["item"] = str(state["focus"] + 1)
-    return data.get(state["answer_id"]), items
+    answer_id = session.answer_id
+    if asked and asked != session.linked and data.get(asked) is not None:
+        answer_id = session.answer_id = asked
+        session.focus = linked_focus(params.get("item", ""), data.items(asked), current, reviewer)
+    elif answer_id is None or data.get(answer_id) is None:
+        answer_id = session.answer_id = ids[0] if ids else data.answer_ids[0]
+        session.focus = first_open(data.items(answer_id), current, reviewer)
+    if asked != answer_id:
+        params["answer"] = answer_id
+    session.linked = answer_id
+    items = data.items(answer_id)
+    session.focus = min(session.focus, max(len(items) - 1, 0))
+    if params.get("item") != str(session.focus + 1):
+        params["item"] = str(session.focus + 1)
+    result = data.get(answer_id)
+    assert result is not None  # (the answer was found above)
+    return result, items
 
 
 # --- moves --------------------------------------------------------------------------------------------
@@ -120,12 +130,14 @@ def open_answer(state: State, params: Params, data, ids: Sequence[str], current:
 
 def moved(state: State) -> None:
     """Count focus moves, so the keyboard script runs again (and scrolls) even onto the same item."""
-    state["moves"] = state.get("moves", 0) + 1
+    session = ReviewState(state)
+    session.moves = session.moves + 1
 
 
 def go(state: State, answer_id: str) -> None:
-    state["answer_id"] = answer_id
-    state["focus"] = 0
+    session = ReviewState(state)
+    session.answer_id = answer_id
+    session.focus = 0
     moved(state)
 
 
@@ -133,28 +145,30 @@ def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delt
     """N/P: the answer ``delta`` places on in ``ids``; it does not wrap round."""
     if not ids:
         return
-    pos = where.get(state["answer_id"], -1)
+    session = ReviewState(state)
+    pos = where.get(session.answer_id or "", -1)
     to = pos + delta
     if not 0 <= to < len(ids):
         end = "last" if delta > 0 else "first"
-        state["flash"] = ("info", f"This is the {end} answer ({pos + 1} of {len(ids)}); it does not wrap round. "
+        session.flash = ("info", f"This is the {end} answer ({pos + 1} of {len(ids)}); it does not wrap round. "
                                   "Press U for your next unlabelled item.")
         return
     go(state, ids[to])
 
 
-def step_item(state: State, data, delta: int) -> None:
+def step_item(state: State, data: AnswerSource, delta: int) -> None:
     """J/K: the item ``delta`` places on in the open answer (the session's answer now, not the one
     drawn last); it does not wrap round."""
-    items = data.items(state["answer_id"])
+    session = ReviewState(state)
+    items = data.items(session.answer_id or "")
     if not items:
         return
-    to = state["focus"] + delta
+    to = session.focus + delta
     if not 0 <= to < len(items):
-        state["flash"] = ("info", f"This is the {'last' if delta > 0 else 'first'} item of this answer; "
+        session.flash = ("info", f"This is the {'last' if delta > 0 else 'first'} item of this answer; "
                                   "N/P change answer, U goes to your next unlabelled item.")
         return
-    state["focus"] = to
+    session.focus = to
     moved(state)
 
 
@@ -166,9 +180,10 @@ def finished_text(overlap: int, in_sample: bool) -> str:
 def arrive(state: State, found: tuple[str, int] | None, finished: str) -> bool:
     """Focus ``found`` (answer id, item), the queue's next item; False and ``finished`` flashed
     when the queue has none."""
+    session = ReviewState(state)
     if found is None:
-        state["flash"] = ("success", finished)
+        session.flash = ("success", finished)
         return False
-    state["answer_id"], state["focus"] = found
+    session.answer_id, session.focus = found
     moved(state)
     return True

@@ -1,4 +1,4 @@
-"""The review page's queue: the answers it walks through and the reviewer's next item, whether the
+"""The review page's walk: the answers it goes through and the reviewer's next item, whether the
 answers are a log in memory (``labelling.dataset.Dataset``) or a checked store read one at a time
 (``storage.checked.answers.StoreAnswers``), and whether the reviewer works through a calibration sample.
 
@@ -13,9 +13,11 @@ from pathlib import Path
 
 from citecheck.labelling import labels as label_store
 from citecheck.labelling import sample as samples
+from citecheck.labelling.dataset import AnswerSource
 from citecheck.review import label_actions, navigation, review_view
 from citecheck.review.identity import Identity, how_to_name
 from citecheck.review.queue import labellers, next_in_sample, sample_answer_ids, sample_progress
+from citecheck.review.session_state import ReviewState, State
 from citecheck.storage.checked.answers import filtered_ids, positions_of, progress, queue_next
 
 
@@ -30,16 +32,19 @@ def read_sample(path: str | Path | None) -> tuple[samples.Sample | None, str | N
 
 
 @dataclass(frozen=True)
-class ReviewQueue:
-    data: object  # a Dataset or a StoreAnswers
+class ReviewWalk:
+    """The answers the review page walks through and the reviewer's next item, over either kind of
+    answers (:class:`~citecheck.labelling.dataset.AnswerSource`)."""
+
+    data: AnswerSource  # a Dataset (a log in memory) or a StoreAnswers (a checked store)
     ids: Sequence[str]  # the answers shown, in order: the sample's, or those passing the filter
     where: Mapping[str, int]  # answer id -> its place in ids, without a search through them
     sample: samples.Sample | None
     overlap: int  # reviewers wanted per item
 
     @classmethod
-    def of(cls, data, sample: samples.Sample | None, filter_name: str, current: dict[tuple[str, str], label_store.Label],
-           reviewer: str, overlap: int = 1) -> ReviewQueue:
+    def of(cls, data: AnswerSource, sample: samples.Sample | None, filter_name: str, current: dict[tuple[str, str], label_store.Label],
+           reviewer: str, overlap: int = 1) -> ReviewWalk:
         ids = sample_answer_ids(data, sample) if sample is not None else filtered_ids(data, filter_name, current,
                                                                                        reviewer)
         return cls(data, ids, positions_of(data, ids), sample, overlap)
@@ -56,13 +61,13 @@ class ReviewQueue:
             return next_in_sample(self.data, self.sample, fresh, reviewer)
         return queue_next(self.data, self.ids, self.where, labellers(fresh), reviewer, self.overlap, after)
 
-    def move_on(self, state: navigation.State, labels: Sequence[label_store.Label], reviewer: str,
+    def move_on(self, state: State, labels: Sequence[label_store.Label], reviewer: str,
                 after: tuple[str, int] | None = None) -> bool:
         """Focus the reviewer's next item; False (and a notice) when the queue is finished."""
         return navigation.arrive(state, self.next_item(labels, reviewer, after),
                         navigation.finished_text(self.overlap, self.sample is not None))
 
-    def save(self, state: navigation.State, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
+    def save(self, state: State, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
              guidelines: str, read_labels: Callable[[], Sequence[label_store.Label]]) -> None:
         """A label button: save the label (``labelling.save``), then move on to the next item, the
         labels read again once the new one is stored."""
@@ -70,10 +75,11 @@ class ReviewQueue:
         if done is None:
             return
         after, saved = done
+        session = ReviewState(state)
         if self.move_on(state, read_labels(), who.name, after):
-            state["flash"] = ("success", saved)
-        else:
-            state["flash"] = ("success", saved + " " + state["flash"][1])
+            session.flash = ("success", saved)
+        else:  # (the queue is finished: its notice follows the saved one)
+            session.flash = ("success", saved + " " + (session.flash or ("", ""))[1])
 
     def team_progress(self, current: dict[tuple[str, str], label_store.Label], reviewer: str):
         """The reviewer's and the team's progress over every item."""

@@ -1,0 +1,81 @@
+"""The review page's items: the focused item with its keys, and one row per sentence with each
+cited chunk, its label buttons and a note box.  What each shows is built in core (review.review_view)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+import streamlit as st
+from citecheck.labelling import labels
+from citecheck.reports.check_report import sentence_flags
+from citecheck.review import html as review_html
+from citecheck.review import navigation, paging, review_view
+from citecheck.review.html import labelled_html, notice_html
+from citecheck.review.session_state import ReviewState, note_key
+
+
+class View(NamedTuple):
+    """What every item of one run is drawn with: the labels that count, who is labelling, and the
+    callbacks of the label and undo buttons."""
+
+    current: Mapping
+    reviewer: str
+    rules: Any  # the labelling guidelines, or None
+    blind: bool
+    handled: bool  # a label button's callback ran before this run
+    save: Callable[[tuple[str, int] | None, str], None]
+    undo: Callable[[], None]
+
+
+def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcuts: bool, view: View) -> None:
+    """One button per label, the reviewer's current label marked and primary; texts never cut."""
+    row = where.container(horizontal=True, gap="small")
+    chosen = review_view.chosen_label(item, view.current, view.reviewer)
+    for b in review_view.label_buttons(item, chosen, view.rules, prefix, shortcuts):
+        if row.button(b.text, key=b.key, on_click=view.save, args=(at, b.label), type="primary" if b.primary else
+                      "secondary", shortcut=b.shortcut, width="content", help=b.help) and not view.handled:
+            view.save(at, b.label)  # a new session (a restarted server) has no callback for it yet
+            st.rerun()
+
+
+def focused(items, session: ReviewState, data, events, view: View) -> None:
+    item = items[session.focus]
+    with st.container(border=True):
+        st.html(labelled_html(review_view.focused_heading(items, session.focus)))
+        label_buttons(st, item, None, "key", True, view)
+        moves = st.container(horizontal=True, gap="small")
+        moves.button("Previous item", on_click=navigation.step_item, args=(session.raw, data, -1), shortcut="K")
+        moves.button("Next item", on_click=navigation.step_item, args=(session.raw, data, 1), shortcut="J")
+        moves.button("Undo my last label", key="undo", on_click=view.undo, shortcut="Z", disabled=not view.reviewer,
+                     help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
+        with st.expander("Label history of this item"):
+            st.html(review_view.history_html(events, item, view.reviewer, view.blind,
+                                             review_view.chosen_label(item, view.current, view.reviewer)))
+
+
+def sentences(result, items, session: ReviewState, judged, view: View) -> None:
+    """One row per sentence of the page shown: a long answer a page at a time, so its cost stays bounded."""
+    others_of = labels.others_by_item(view.current, view.reviewer)
+    page = 1
+    if (count := paging.pages(len(result.sentences))) > 1:
+        page = st.number_input("Sentences page", 1, count, review_view.start_page(items, session.focus),
+                               key=f"page-{result.answer.answer_id}")
+    shown = paging.window(len(result.sentences), int(page))
+    if shown.note:
+        st.html(notice_html("info", shown.note))
+    rows = review_view.by_sentence(items, shown)
+    for s in result.sentences[shown.start:shown.end]:
+        left, right = st.columns([2, 3])
+        left.html(review_html.sentence_html(result, s.index, sentence_flags(s)))
+        for part in review_view.unresolved(result, s):
+            right.html(part)
+        for n in rows.get(s.index, []):
+            item, box = items[n], right.container(border=True)
+            shown_item = review_view.item_view(result, items, n, session.focus, view.current, view.reviewer,
+                                               judged.get(item.key, {}), others_of.get(item.key, []), view.blind,
+                                               session.moves)
+            if (html := shown_item.html()):  # (an uncited sentence's unlabelled box has nothing of its own)
+                box.html(html)
+            label_buttons(box, item, (session.answer_id or "", n), f"b-{item.key}", False, view)
+            box.text_input("Note", key=note_key(item.key), label_visibility="collapsed", placeholder="note (optional)")
