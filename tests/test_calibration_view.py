@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 from citecheck.contract.item_keys import parse_item_key
-from citecheck.judging import calibration
-from citecheck.judging import calibration_view as VIEW
+from citecheck.judging import calibration, calibration_view
 from citecheck.judging import verdicts as verdict_store
 from citecheck.judging.judges import BaselineJudge, Progress, judge_items, not_yet_judged
 from citecheck.labelling import dataset
@@ -29,7 +28,7 @@ def _judged(data, labels, target):
     items = judge_items(data.results, keys, data.items_by_answer)
     progress = Progress(total=len(items))
     seen = []
-    run = VIEW.run_judge(BaselineJudge(), items, progress, target, on_saved=lambda p: seen.append(p.done))
+    run = calibration_view.run_judge(BaselineJudge(), items, progress, target, on_saved=lambda p: seen.append(p.done))
     return items, run, seen
 
 
@@ -62,38 +61,38 @@ def test_tiles_captions_and_disagreements_agree_with_the_report(expertqa, tmp_pa
     fingerprints = {i.key: i.fingerprint for i in data.all_items}
     report = calibration.calibrate(labels, verdicts, judge, prompt, "all", fingerprints, draws=200)
 
-    tiles = VIEW.figure_tiles(report)
-    assert [t.title for t in tiles] == list(VIEW.FIGURE_TITLES.values())
+    tiles = calibration_view.figure_tiles(report)
+    assert [t.title for t in tiles] == list(calibration_view.FIGURE_TITLES.values())
     accuracy = report.figures["accuracy"]
     assert tiles[0].value == f"{accuracy.value:.2f}" and tiles[0].caption.endswith(f"n = {accuracy.n}")
     assert tiles[0].warn == (accuracy.n < 30)
-    assert VIEW.pairs_caption(report, 1).startswith(f"{len(report.pairs.keys):,} items with a human label")
+    assert calibration_view.pairs_caption(report, 1).startswith(f"{len(report.pairs.keys):,} items with a human label")
 
-    rows = VIEW.disagreements(report)
+    rows = calibration_view.disagreements(report)
     p = report.pairs
     assert len(rows) == sum(int(h != j) for h, j in zip(p.human, p.judge)) > 0
     assert all(r.human != r.judge and r.rationale == report.verdicts[r.item].rationale for r in rows)
-    choices = VIEW.kind_choices(rows)
-    assert choices[0] == VIEW.ALL_KINDS and choices[1:] == sorted({f"{r.human} / {r.judge}" for r in rows})
-    assert sum(len(VIEW.of_kind(rows, k)) for k in choices[1:]) == len(VIEW.of_kind(rows, VIEW.ALL_KINDS))
+    choices = calibration_view.kind_choices(rows)
+    assert choices[0] == calibration_view.ALL_KINDS and choices[1:] == sorted({f"{r.human} / {r.judge}" for r in rows})
+    assert sum(len(calibration_view.of_kind(rows, k)) for k in choices[1:]) == len(calibration_view.of_kind(rows, calibration_view.ALL_KINDS))
 
-    result, sentence, citation = VIEW.cited_pair(data, rows[0].item)
+    result, sentence, citation = calibration_view.cited_pair(data, rows[0].item)
     key = parse_item_key(rows[0].item)
     assert result.answer.answer_id == key.answer_id
     assert sentence is result.sentences[key.sentence] and citation is result.citations[key.citation]
-    assert VIEW.cited_pair(data, f"{key.answer_id}#s9999#c0") is None  # the log changed since labelling
-    assert VIEW.cited_pair(data, "no-such-answer#s0#c0") is None
+    assert calibration_view.cited_pair(data, f"{key.answer_id}#s9999#c0") is None  # the log changed since labelling
+    assert calibration_view.cited_pair(data, "no-such-answer#s0#c0") is None
 
-    chart = VIEW.matrix_chart(report).to_dict()
+    chart = calibration_view.matrix_chart(report).to_dict()
     cells = chart["datasets"][next(iter(chart["datasets"]))]
     assert sum(c["items"] for c in cells) == len(p.keys)
 
 
 def test_the_corrected_rate_and_agreement_texts():
     agreement = calibration.Agreement(("ana", "bo"), 12, 0.5, 0.48)
-    text = VIEW.agreement_text(agreement)
+    text = calibration_view.agreement_text(agreement)
     assert text.startswith("12 items labelled by two or more of ana, bo; Cohen's kappa 0.50.")
-    assert "; Cohen's kappa" not in VIEW.agreement_text(calibration.Agreement(("a", "b", "c"), 3, None, 0.2))
+    assert "; Cohen's kappa" not in calibration_view.agreement_text(calibration.Agreement(("a", "b", "c"), 3, None, 0.2))
 
 
 @given(st.lists(st.text(min_size=1), min_size=1, max_size=8, unique=True), st.data())
@@ -101,8 +100,8 @@ def test_next_visits_every_item_once_and_previous_undoes_it(keys, data):
     start = data.draw(st.sampled_from(keys))
     seen, at = [], start
     for _ in keys:
-        at = VIEW.step(keys, at, 1)
+        at = calibration_view.step(keys, at, 1)
         seen.append(at)
     assert sorted(seen) == sorted(keys) and seen[-1] == start  # wraps round to where it began
-    assert VIEW.step(keys, VIEW.step(keys, start, 1), -1) == start
-    assert VIEW.step(keys, None, 0) == keys[0]  # an item no longer shown: start from the first
+    assert calibration_view.step(keys, calibration_view.step(keys, start, 1), -1) == start
+    assert calibration_view.step(keys, None, 0) == keys[0]  # an item no longer shown: start from the first

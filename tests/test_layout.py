@@ -122,7 +122,8 @@ def _short_aliases_in(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for a in node.names:
-                if a.asname and len(a.asname) <= 3 and a.asname not in CONVENTIONAL_ALIASES:
+                cryptic = len(a.asname or "") <= 3 or (a.asname or "").isupper()  # R, F, VIEW: letters, not words
+                if a.asname and cryptic and a.asname not in CONVENTIONAL_ALIASES:
                     module = f"{node.module}." if isinstance(node, ast.ImportFrom) and node.module else ""
                     found.append(f"{node.lineno}: {module}{a.name} as {a.asname}")
     return found
@@ -181,8 +182,10 @@ def test_the_checks_themselves_catch_what_they_must(tmp_path):
     # The highest and lowest rungs hold what they should.
     assert module_path("citecheck.contract.log") and module_path("citecheck.cli.main")
     bad = tmp_path / "bad.py"
-    bad.write_text("from citecheck.labelling import labels as L\nimport pandas as pd\nfrom citecheck import errors\n")
-    assert [a.split(": ")[-1] for a in _short_aliases_in(bad)] == ["citecheck.labelling.labels as L"]
+    bad.write_text("from citecheck.labelling import labels as L\nimport pandas as pd\nfrom citecheck import errors\n"
+                   "from citecheck.judging import calibration_view as VIEW\nfrom citecheck import config as settings\n")
+    assert [a.split(": ")[-1] for a in _short_aliases_in(bad)] == ["citecheck.labelling.labels as L",
+                                                                   "citecheck.judging.calibration_view as VIEW"]
 
 
 def test_core_never_imports_streamlit():

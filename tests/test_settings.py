@@ -133,3 +133,16 @@ def test_commands_whose_options_only_look_alike_do_not_read_the_variables(monkey
     args = build_parser().parse_args(["ask", "q?", "--corpus", str(CORPUS)])
     monkeypatch.setenv("CITECHECK_LOGS", str(LOG))
     assert config.fill_from_environment(args) is None and args.log is None
+
+
+def test_report_from_a_store_ignores_check_options_set_for_the_app(monkeypatch, tmp_path):
+    """``report --store`` refuses --corpus/--casefold/--refusal given on its line (they belong to the
+    check into the store), but the same variables set for the app must not make it fail."""
+    store = tmp_path / "store"
+    assert run(["check", str(LOG), "--corpus", str(CORPUS), "--store", str(store), "--quiet"])[0] in (0, 1)
+    code, _, err = run(["report", "--store", str(store), "--corpus", str(CORPUS)])
+    assert code == 2 and "--corpus, --casefold and --refusal are set when checking" in err
+    monkeypatch.setenv("CITECHECK_CORPUS", str(CORPUS))
+    monkeypatch.setenv("CITECHECK_CASEFOLD", "1")
+    code, out, err = run(["report", "--store", str(store)])
+    assert code == 0 and "answers" in out, err

@@ -104,6 +104,7 @@ VARIABLES: tuple[Variable, ...] = (
 _TAKEN = "_citecheck_settings"  # (set on a command's parser) the settings it takes: dest -> setting name
 _REQUIRED = "_citecheck_required"  # its settings that must have a value
 _FALLBACK = "_citecheck_fallback"  # its settings' values when neither option nor variable gives one
+_FROM_ENV = "_citecheck_from_env"  # (set by fill_from_environment) the settings its variables gave
 
 
 def help_text(name: str, purpose: str = "", env: bool = True) -> str:
@@ -164,6 +165,8 @@ def fill_from_environment(args: argparse.Namespace, environ: Mapping[str, str] =
     """Give every setting the command took but was not given the value of its variable, else its
     fallback; returns what is wrong or missing (for the command's usage error), or None."""
     taken: dict[str, str] = getattr(args, _TAKEN, None) or {}
+    from_env: set[str] = set()
+    setattr(args, _FROM_ENV, from_env)
     for dest, name in taken.items():
         s = BY_NAME[name]
         if not _unset(getattr(args, dest, None)):
@@ -174,6 +177,7 @@ def fill_from_environment(args: argparse.Namespace, environ: Mapping[str, str] =
             except ValueError as exc:
                 return str(exc)
             setattr(args, dest, None if value in ("", []) else value)
+            from_env.add(dest)
         if _unset(getattr(args, dest)):
             setattr(args, dest, (getattr(args, _FALLBACK, None) or {}).get(dest, getattr(args, dest)))
     for dest in getattr(args, _REQUIRED, ()):
@@ -182,3 +186,9 @@ def fill_from_environment(args: argparse.Namespace, environ: Mapping[str, str] =
             what = s.option if dest == s.name else (s.metavar or dest.upper())
             return f"the following arguments are required: {what} (or set {s.env})"
     return None
+
+
+def given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether the command line itself gave ``dest`` (not its variable, not a fallback)."""
+    return not _unset(getattr(args, dest, None)) and dest not in getattr(args, _FROM_ENV, set()) and \
+        getattr(args, dest) != (getattr(args, _FALLBACK, None) or {}).get(dest, object())

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
 from citecheck.checking.checker import DEFAULT_REFUSAL, CheckOptions
 from citecheck.checking.files import check_files, check_options
 from citecheck.cli import store_commands as store_cli
-from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_lines, rate
+from citecheck.cli.common import (
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    finish_check,
+    json_lines,
+    rate,
+    read_current_labels,
+    read_golden_set,
+    write_overview,
+)
 from citecheck.config import add_option, add_positional
 from citecheck.contract.log import EMPTY_LOG, log_problem
 from citecheck.errors import RecordError
@@ -58,10 +66,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citecheck.labelling import labels
     from citecheck.reports import failures as overview
     from citecheck.reports import figures
-    from citecheck.reports.golden import read_golden
 
     if args.store:
         return store_cli.cmd_report_store(args, out, err)
@@ -71,17 +77,8 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     options = _check_options(args, err)
     if options is None:
         return EXIT_USAGE
-    golden = None
-    if args.golden:
-        golden, golden_errors = read_golden(args.golden)
-        for e in golden_errors:
-            err.write(f"golden set: skipped {e}\n")
-    current = None
-    if args.labels:
-        records, warnings = labels.read(args.labels)
-        for w in warnings:
-            err.write(f"warning: {w}\n")
-        current = labels.latest(records)
+    golden = read_golden_set(args.golden, err)
+    current = read_current_labels(args.labels, err)
     unreadable = 0
     runs: list[tuple[str, str, list[str]]] = []
 
@@ -97,13 +94,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             yield file, line, item
 
     table = figures.answer_table(checked(), current)
-    report = overview.build(table, golden, runs, args.k, unreadable)
-    if args.format == "json":
-        out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
-    elif args.format == "csv":
-        out.write(report.to_csv())
-    else:
-        out.write(report.to_text())
+    write_overview(overview.build(table, golden, runs, args.k, unreadable), args.format, out)
     return EXIT_UNREADABLE if unreadable else 0
 
 

@@ -9,6 +9,7 @@ both happen, giving 5).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -108,6 +109,42 @@ def load_checked(paths: list[str], corpus: str | None, err: TextIO):
     for e in data.errors:
         err.write(f"unreadable: {e}\n")
     return data
+
+
+def read_golden_set(path: str | None, err: TextIO):
+    """The golden set of ``report --golden`` (None without one); each skipped record said on ``err``."""
+    from citecheck.reports.golden import read_golden
+
+    if not path:
+        return None
+    golden, errors = read_golden(path)
+    for e in errors:
+        err.write(f"golden set: skipped {e}\n")
+    return golden
+
+
+def read_current_labels(target: str | None, err: TextIO):
+    """The labels that count (latest per reviewer and item) of ``--labels``, None without it; each
+    skipped record said on ``err`` as a warning."""
+    from citecheck.labelling import labels
+
+    if not target:
+        return None
+    records, warnings = labels.read(target)
+    for w in warnings:
+        err.write(f"warning: {w}\n")
+    return labels.latest(records)
+
+
+def write_overview(report, output_format: str, out: TextIO) -> None:
+    """The failure report (``reports.failures.Overview``) as ``report --format`` asks: the same
+    from a log in memory and from a checked store."""
+    if output_format == "json":
+        out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    elif output_format == "csv":
+        out.write(report.to_csv())
+    else:
+        out.write(report.to_text())
 
 
 def finish_check(summary, args: argparse.Namespace, as_json: bool, out: TextIO, err: TextIO) -> int:

@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TextIO
 
-from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, finish_check, json_line
-from citecheck.config import add_option
+from citecheck.cli.common import (
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    finish_check,
+    json_line,
+    read_current_labels,
+    read_golden_set,
+    write_overview,
+)
+from citecheck.config import add_option, given
 from citecheck.errors import StoreError
 from citecheck.reports.check_report import error_record
 
@@ -70,12 +77,10 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
 
 
 def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citecheck.labelling import labels
-    from citecheck.reports.golden import read_golden
     from citecheck.storage.checked.folder import source_id
     from citecheck.storage.checked.query import StoreQuery
 
-    if args.corpus or args.casefold or args.refusal:
+    if any(given(args, name) for name in ("corpus", "casefold", "refusal")):  # (their variables, set for the app, do not count)
         err.write("citecheck report: --corpus, --casefold and --refusal are set when checking into the store "
                   "(citecheck check LOG... --store DIR); give them there\n")
         return EXIT_USAGE
@@ -90,27 +95,16 @@ def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 err.write(f"citecheck report: {path} is not in the store {args.store}; "
                           f"check it first: citecheck check {path} --store {args.store}\n")
                 return EXIT_USAGE
-    golden = None
-    if args.golden:
-        golden, golden_errors = read_golden(args.golden)
-        for e in golden_errors:
-            err.write(f"golden set: skipped {e}\n")
+    golden = read_golden_set(args.golden, err)
     query = StoreQuery(store, sources)
     unreadable = query.unreadable()
     for e in unreadable:
         err.write(f"unreadable: {e}\n")
-    if args.labels:
-        records, warnings = labels.read(args.labels)
-        for w in warnings:
-            err.write(f"warning: {w}\n")
-        for w in query.use_labels(labels.latest(records)):
+    current = read_current_labels(args.labels, err)
+    if current is not None:
+        for w in query.use_labels(current):
             err.write(f"warning: {w}\n")
     report = query.overview(golden, args.k)
     query.close()
-    if args.format == "json":
-        out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
-    elif args.format == "csv":
-        out.write(report.to_csv())
-    else:
-        out.write(report.to_text())
+    write_overview(report, args.format, out)
     return EXIT_UNREADABLE if unreadable else 0
