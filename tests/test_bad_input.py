@@ -239,7 +239,7 @@ def test_marker_entries_are_matched_by_the_rule(parts, specs):
     text = "".join(parts)
     entries = [Citation("marker", marker=n, at=at, quote=f"q{i}") for i, (n, at) in enumerate(specs)]
     raws, _ = _marker_citations(answer(text, [chunk("x")], entries))
-    in_text = [(r.answer_start, r.marker, r.quote) for r in raws if r.answer_end > r.answer_start]
+    in_text = [(r.answer_start, r.marker, r.cited.quote) for r in raws if r.answer_end > r.answer_start]
     assert in_text == _reference_marker_quotes(text, entries)
     assert len(raws) == len(in_text) + len(entries) - sum(1 for _, _, q in in_text if q is not None)
 
@@ -252,7 +252,7 @@ def test_many_entries_at_one_marker_are_matched_by_the_rule(parts, specs):
     text = "".join(parts)
     entries = [Citation("marker", marker=n, at=at, quote=f"q{i}") for i, (n, at) in enumerate(specs)]
     raws, _ = _marker_citations(answer(text, [chunk("x")], entries))
-    in_text = [(r.answer_start, r.marker, r.quote) for r in raws if r.answer_end > r.answer_start]
+    in_text = [(r.answer_start, r.marker, r.cited.quote) for r in raws if r.answer_end > r.answer_start]
     assert in_text == _reference_marker_quotes(text, entries)
     assert len(raws) == len(in_text) + len(entries) - sum(1 for _, _, q in in_text if q is not None)
 
@@ -262,7 +262,7 @@ def test_many_entries_at_one_marker_are_matched_by_the_rule(parts, specs):
 def test_span_citations_cover_the_sentences_they_overlap(parts, a, b):
     text = " ".join(parts)
     sentences = split_sentences(text)
-    got = _sentences_of(_Raw("span", a, b), sentences, [s.start for s in sentences])
+    got = _sentences_of(_Raw("span", a, b, None, Citation("span")), sentences, [s.start for s in sentences])
     if b > a:
         assert got == [s.index for s in sentences if a < s.end and b > s.start]
 

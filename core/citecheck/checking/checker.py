@@ -181,20 +181,21 @@ class AnswerResult:
 
 
 class _Raw(NamedTuple):
-    """A citation before checking: where it sits in the answer and what it asks for."""
+    """A citation before checking: where it sits in the answer, and the logged citation it checks
+    (its quote, offsets, label, and for a span the chunk or document it names).  A marker found in
+    the text with no logged entry checks :data:`_BARE`; a marker never names a chunk by id (its
+    number does), so ``cited.chunk_id`` is read for spans only."""
 
     kind: str
     answer_start: int
     answer_end: int
-    marker: int | None = None
-    chunk_id: str | None = None
-    document_id: str | None = None
-    quote: str | None = None
-    quote_start: int | None = None
-    quote_end: int | None = None
-    label: str | None = None
+    marker: int | None
+    cited: Citation
     span_mismatch: bool = False  # the answer text at the span is not the provider's text for it
     no_quote: bool = False  # the format gives no quote (locator.no_quote): not verifiable, not missing
+
+
+_BARE = Citation("marker")  # what a marker with no logged entry asks: nothing beyond its number
 
 
 def span_text(answer: str, c: Citation) -> str:
@@ -288,18 +289,15 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
             if pick >= 0:
                 taken[pick] = True
                 used += 1
-                entry = entries[pick]
-                out.append(_new(_Raw, ("marker", start, end, n, None, None, entry.quote, entry.quote_start,
-                                       entry.quote_end, entry.label, False, False)))
+                out.append(_new(_Raw, ("marker", start, end, n, entries[pick], False, False)))
             else:
-                out.append(_new(_Raw, ("marker", start, end, n, None, None, None, None, None, None, False, False)))
+                out.append(_new(_Raw, ("marker", start, end, n, _BARE, False, False)))
     if used == len(entries):
         return out, True
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
         if not taken[i]:
             at = entry.at if entry.at is not None and entry.at <= len(text) else len(text)
-            out.append(_Raw("marker", at, at, marker=entry.marker, quote=entry.quote,
-                            quote_start=entry.quote_start, quote_end=entry.quote_end, label=entry.label))
+            out.append(_Raw("marker", at, at, entry.marker, entry))
     return out, False
 
 
@@ -320,9 +318,7 @@ def _raw_citations(answer: Answer) -> list[_Raw]:
     for c in answer.citations:
         if c.kind == "span":
             ordered = False
-            raws.append(_Raw("span", c.answer_start or 0, c.answer_end or 0, chunk_id=c.chunk_id,
-                             document_id=c.document_id, quote=c.quote, quote_start=c.quote_start,
-                             quote_end=c.quote_end, label=c.label,
+            raws.append(_Raw("span", c.answer_start or 0, c.answer_end or 0, None, c,
                              span_mismatch=c.locator is not None and span_mismatch(answer.answer, c),
                              no_quote=c.locator is not None and c.locator.get("no_quote") is True))
     if not ordered:  # markers found in the text are in text order already
@@ -358,12 +354,14 @@ class _Chunks:
             n = raw.marker or 0
             return n - 1 if 1 <= n <= len(self.chunks) else None
         by_id = self.by_id if self.by_id is not None else self._index()
-        if raw.chunk_id is not None:
-            return by_id.get(raw.chunk_id)
-        candidates = self.by_doc.get(raw.document_id or "", [])
-        if len(candidates) > 1 and raw.quote:
+        cited = raw.cited
+        if cited.chunk_id is not None:
+            return by_id.get(cited.chunk_id)
+        candidates = self.by_doc.get(cited.document_id or "", [])
+        quote = cited.quote
+        if len(candidates) > 1 and quote:
             for i in candidates:
-                if self.find(i, raw.quote):
+                if self.find(i, quote):
                     return i
         return candidates[0] if candidates else None
 
@@ -409,10 +407,11 @@ class _Chunks:
 
 def _locate(chunks: _Chunks, i: int, raw: _Raw, casefold: bool) -> tuple[str | None, int | None, int | None]:
     """(reason or None, quote start, quote end) for a quote against the text of chunk ``i``."""
-    quote = raw.quote
+    cited = raw.cited
+    quote = cited.quote
     if not quote or quote.isspace():
         return reason_codes.QUOTE_MISSING, None, None
-    qs, qe = raw.quote_start, raw.quote_end
+    qs, qe = cited.quote_start, cited.quote_end
     if qs is not None and qe is not None:
         text = chunks.chunks[i].text
         at = text[qs:qe]
@@ -435,7 +434,7 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
     blind = False
     if i is None:
         codes: tuple[str, ...] = (reason_codes.MARKER_OUT_OF_RANGE if raw.kind == "marker" else reason_codes.UNRETRIEVED_SOURCE,)
-        chunk_id = raw.chunk_id
+        chunk_id = None if raw.kind == "marker" else raw.cited.chunk_id
     else:
         chunk = chunks.chunks[i]
         chunk_id = chunk.chunk_id
@@ -447,8 +446,8 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
     if raw.span_mismatch:
         codes = (*codes, reason_codes.SPAN_MISMATCH)
     return _new(CitationResult, (
-        index, raw.kind, raw.marker, raw.label, raw.answer_start, raw.answer_end, i, chunk_id,
-        raw.quote, qs, qe, reason_codes.ordered(list(codes)) if len(codes) > 1 else codes, sentence, blind and not codes,
+        index, raw.kind, raw.marker, raw.cited.label, raw.answer_start, raw.answer_end, i, chunk_id,
+        raw.cited.quote, qs, qe, reason_codes.ordered(list(codes)) if len(codes) > 1 else codes, sentence, blind and not codes,
     ))
 
 
@@ -694,7 +693,7 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
             failed += 1
             for code in codes:
                 reasons[_REASON_AT[code]] += 1
-        quote = raw.quote
+        quote = raw.cited.quote
         if quote and result.chunk_index is not None and not quote.isspace():
             with_quote += 1
             if reason_codes.QUOTE_NOT_FOUND not in codes:
