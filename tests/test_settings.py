@@ -146,3 +146,13 @@ def test_report_from_a_store_ignores_check_options_set_for_the_app(monkeypatch, 
     monkeypatch.setenv("CITECHECK_CASEFOLD", "1")
     code, out, err = run(["report", "--store", str(store)])
     assert code == 0 and "answers" in out, err
+
+
+def test_judge_without_labels_or_all_items_says_what_to_give(monkeypatch, tmp_path):
+    """It crashed with a TypeError (labels.read(None)) before; the variable does as the option."""
+    monkeypatch.delenv("CITECHECK_LABELS", raising=False)
+    code, _, err = run(["judge", "--log", str(LOG), "--out", str(tmp_path / "v.jsonl")])
+    assert code == 2 and "give --labels (or set CITECHECK_LABELS)" in err
+    monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "no labels yet.jsonl"))
+    code, _, err = run(["judge", "--log", str(LOG), "--out", str(tmp_path / "v.jsonl")])
+    assert code == 0, err

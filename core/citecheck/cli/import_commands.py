@@ -17,7 +17,8 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     args.err = err
     # --out appears whole or not at all: written beside it and renamed into place when complete,
     # so a kill or a full disk leaves the previous file as it was
-    target = ReplacedText(args.out, what=f"the imported log {args.out}") if args.out else out
+    replaced = ReplacedText(args.out, what=f"the imported log {args.out}") if args.out else None
+    target: TextIO | ReplacedText = replaced if replaced is not None else out
     written = errors = 0
     try:
         for item in run_importer(args):
@@ -28,11 +29,11 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 target.write(dumps(item) + "\n")
                 written += 1
     except BaseException:
-        if args.out:
-            target.abort()
+        if replaced is not None:
+            replaced.abort()
         raise
-    if args.out:
-        target.commit()
+    if replaced is not None:
+        replaced.commit()
     err.write(f"imported {written} answer(s)" + (f", skipped {errors} malformed record(s)" if errors else "") + "\n")
     return EXIT_UNREADABLE if errors else 0
 

@@ -52,6 +52,10 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citecheck.judging.judges import BaselineJudge, ClaudeJudge, Progress, judge_items, not_yet_judged
     from citecheck.labelling import labels
 
+    if not args.all_items and not args.labels:
+        err.write("citecheck judge: give --labels (or set CITECHECK_LABELS) to judge the labelled items, "
+                  "or --all-items to judge every citation item\n")
+        return EXIT_USAGE
     data = load_checked(args.log, args.corpus, err)
     keys = None
     if not args.all_items:
@@ -60,6 +64,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"warning: {w}\n")
         keys = {r.item for r in records if r.citation is not None}
     items = judge_items(data.results, keys, data.items_by_answer)
+    judge: BaselineJudge | ClaudeJudge
     if args.judge == "baseline":
         judge = BaselineJudge()
     else:
@@ -93,7 +98,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"\r[{progress.done}/{progress.total}] ${progress.spent:.4f} spent, {progress.unscored} unscored")
 
     try:
-        if args.batch and args.judge == "claude":
+        if args.batch and isinstance(judge, ClaudeJudge):  # (the batch API is Claude's)
             judge.judge_batch(todo, poll_seconds=args.poll_seconds, on_verdict=record, progress=progress)
         else:
             with _stop_on_interrupt(err) as stop:

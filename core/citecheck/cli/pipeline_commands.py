@@ -93,7 +93,8 @@ def cmd_eval_retrieval(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     for e in errors:
         err.write(f"golden set: skipped {e}\n")
     index = load_index(args.corpus)
-    runs = [(q.question, q.question, [s.chunk.chunk_id for s in index.search(q.question, args.k)]) for q in golden]
+    runs = [(q.question, q.question, [s.chunk.chunk_id for s in index.search(q.question, args.k) if s.chunk.chunk_id])
+            for q in golden]  # (the index's chunks all have ids: chunking gives each one)
     result = evaluate_retrieval(golden, runs, args.k)
     if args.format == "json":
         out.write(json.dumps({"index_snapshot": index.snapshot, **result.to_dict()}, ensure_ascii=False, indent=2) + "\n")

@@ -136,8 +136,8 @@ def build(answers: Iterable[Answer | AnswerResult], errors: Iterable[RecordError
     items = tuple(answers)
     plain = tuple(a.answer if isinstance(a, AnswerResult) else a for a in items)
     index: dict[str, int] = {}
-    for i, a in enumerate(plain):
-        index.setdefault(a.answer_id, i)
+    for i, answer in enumerate(plain):
+        index.setdefault(answer.answer_id, i)
     data = Dataset(plain, tuple(errors), index, options)
     for i, a in enumerate(items):
         if isinstance(a, AnswerResult):
@@ -172,7 +172,10 @@ def load_bytes(name: str, data: bytes, options: CheckOptions = CheckOptions()) -
     whole = _whole_document(name, data)
     if whole is not None:
         for item in whole:
-            (errors if isinstance(item, RecordError) else answers).append(item)
+            if isinstance(item, RecordError):
+                errors.append(item)
+            else:
+                answers.append(item)
         return build(answers, errors, options)
     for _, item in parse_lines(name, data.splitlines(keepends=True)):
         if isinstance(item, RecordError):

@@ -57,9 +57,10 @@ def _faithfulness(extra: dict) -> tuple[bool, int]:
     record = extra.get("faithfulness") if extra else None
     if not isinstance(record, dict):
         return False, -1
-    score = record.get("score")
-    ok = isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1
-    return record.get("withheld") is True, round(score * 1000) if ok else -1
+    score, withheld = record.get("score"), record.get("withheld") is True
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1:
+        return withheld, round(score * 1000)
+    return withheld, -1
 
 
 _TEXT_COLUMNS = COLUMNS[:7]
@@ -128,7 +129,7 @@ def with_labels(
     for row, answer_id in enumerate(out["answer_id"]):
         found = by_answer.get(answer_id)
         result = result_of(answer_id) if found else None
-        if result is not None:
+        if found and result is not None:
             labelled[row], not_supported[row] = _label_counts(result, found)
     out["labelled"] = labelled
     out["not_supported"] = not_supported

@@ -76,6 +76,6 @@ def compare_table(diffs: Sequence[figures.Difference], a: str, b: str) -> pd.Dat
         f"A: {a}": f"{percent(d.a.count, d.a.total)} ({d.a.count}/{d.a.total})",
         f"B: {b}": f"{percent(d.b.count, d.b.total)} ({d.b.count}/{d.b.total})",
         "B - A": pts(d.diff),
-        "95% interval": None if d.low is None else f"{pts(d.low)[:-4]} to {pts(d.high)}",
+        "95% interval": None if d.low is None else f"{(pts(d.low) or '')[:-4]} to {pts(d.high)}",
         "p-value": d.p_value, "larger than chance": "yes" if d.significant else "no",
     } for d in diffs])

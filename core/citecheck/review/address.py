@@ -24,9 +24,9 @@ def filter_name(url_value: object, session_value: object) -> str:
     return DEFAULT_FILTER
 
 
-def show_param(name: str) -> str | None:
+def show_param(name: str | None) -> str | None:
     """The ``?show=`` value for a filter; None (no parameter) for the default."""
-    code = FILTERS.get(name)
+    code = FILTERS.get(name) if name is not None else None
     return None if code is None or name == DEFAULT_FILTER else code
 
 
@@ -37,7 +37,7 @@ def blind(url_value: object, session_value: object) -> bool:
     return url_value != "off"
 
 
-def blind_param(on: bool) -> str | None:
+def blind_param(on: bool | None) -> str | None:
     return None if on else "off"
 
 

@@ -71,12 +71,13 @@ def reblind(state: State, params: Params) -> None:
 # --- the answer open and its focused item -------------------------------------------------------------
 
 
-def first_open(items: Sequence[Item], current: Mapping, reviewer: str) -> int:
+def first_open(items: Sequence[Item], current: dict[tuple[str, str], labels.Label], reviewer: str) -> int:
     """Where to put the focus on opening an answer: its first item this reviewer has not labelled."""
     return next((n for n, item in enumerate(items) if not labels.is_done(item, current, reviewer)), 0)
 
 
-def linked_focus(raw: object, items: Sequence[Item], current: Mapping, reviewer: str) -> int:
+def linked_focus(raw: object, items: Sequence[Item], current: dict[tuple[str, str], labels.Label],
+                 reviewer: str) -> int:
     """The focus the address names (``?item=N``, 1-based: what the open tab showed), else the first
     open item."""
     raw = raw if isinstance(raw, str) else ""
@@ -97,8 +98,8 @@ def jump(state: State, data: AnswerSource, wanted: str) -> str | None:
     return None
 
 
-def open_answer(state: State, params: Params, data: AnswerSource, ids: Sequence[str], current: Mapping,
-                reviewer: str) -> tuple[AnswerResult, list[Item]]:
+def open_answer(state: State, params: Params, data: AnswerSource, ids: Sequence[str],
+                current: dict[tuple[str, str], labels.Label], reviewer: str) -> tuple[AnswerResult, list[Item]]:
     """Settle which answer is open and which of its items has the focus, and write both into the
     address (``?answer=``, ``?item=``); returns the answer's checked result and its items.
 

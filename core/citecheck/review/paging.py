@@ -5,6 +5,7 @@ display with a note (the check itself always reads everything)."""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 SENTENCES_PER_PAGE = 40  # sentence rows (with their citations and label buttons) per page
@@ -55,7 +56,7 @@ def clip(text: str, limit: int) -> tuple[str, str]:
     return text[:limit], f"\u2026 shown: the first {limit:,} of {len(text):,} characters."
 
 
-def items_in(items: list, shown: Window) -> range:
+def items_in(items: Sequence, shown: Window) -> range:
     """The positions in ``items`` (in reading order, as ``items_of`` gives them) of the items of
     the shown sentences: found by bisection, so a page costs the same however long the answer."""
     sentences = _SentenceView(items)
@@ -65,7 +66,7 @@ def items_in(items: list, shown: Window) -> range:
 class _SentenceView:
     """``items`` seen as their sentence numbers, for bisection without copying."""
 
-    def __init__(self, items: list):
+    def __init__(self, items: Sequence):
         self.items = items
 
     def __len__(self) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from citecheck.contract.item_keys import parse_item_key
-from citecheck.labelling.dataset import Dataset
+from citecheck.labelling.dataset import AnswerSource, Dataset
 from citecheck.labelling.items import Item
 from citecheck.labelling.labels import Label, is_done
 from citecheck.labelling.sample import Sample
@@ -126,7 +126,7 @@ def first_unlabelled(data: Dataset, current: dict[tuple[str, str], Label], revie
 # --- working through a calibration sample -------------------------------------------------------
 
 
-def sample_answer_ids(data: Dataset, sample: Sample) -> list[str]:
+def sample_answer_ids(data: AnswerSource, sample: Sample) -> list[str]:
     """The answers holding sampled items, in the sample's (random) order; items not in the loaded
     logs are skipped."""
     out: dict[str, None] = {}
@@ -137,7 +137,7 @@ def sample_answer_ids(data: Dataset, sample: Sample) -> list[str]:
     return list(out)
 
 
-def next_in_sample(data: Dataset, sample: Sample, current: dict[tuple[str, str], Label],
+def next_in_sample(data: AnswerSource, sample: Sample, current: dict[tuple[str, str], Label],
                    reviewer: str) -> tuple[str, int] | None:
     """(answer id, item position) of the first sampled item, in sample order, this reviewer has
     no current label for; None when the sample is done."""
@@ -151,7 +151,7 @@ def next_in_sample(data: Dataset, sample: Sample, current: dict[tuple[str, str],
     return None
 
 
-def sample_progress(data: Dataset, sample: Sample, current: dict[tuple[str, str], Label],
+def sample_progress(data: AnswerSource, sample: Sample, current: dict[tuple[str, str], Label],
                     reviewer: str) -> tuple[int, int]:
     """(sampled items this reviewer has a current label for, sampled items in the loaded logs)."""
     wanted = set(sample.items)

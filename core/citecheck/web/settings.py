@@ -148,7 +148,7 @@ def _path(value: object, default: Path | None) -> Path | None:
     """A path that may be switched off: the value given ("" for none), else ``default``."""
     if value is _UNSET:
         return default
-    return Path(value).resolve() if value else None  # type: ignore[arg-type]
+    return Path(value).resolve() if isinstance(value, str) and value else None
 
 
 def _target(value: object, default: Path) -> Path | str:
@@ -169,8 +169,8 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     def given(name: str) -> object:
         return _given(args, environ, name)
 
-    logs = given("log")
-    logs = tuple(Path(p) for p in logs) if logs not in (_UNSET, []) else (sample_log,)  # type: ignore[union-attr]
+    given_logs = given("log")
+    logs = tuple(Path(p) for p in given_logs) if isinstance(given_logs, list) and given_logs else (sample_log,)
     sample = logs == (sample_log,)
     overlap, refusals = given("overlap"), given("refusal")
     return Settings(
@@ -181,7 +181,7 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
         verdicts=_target(given("verdicts"), root / "local_data" / "verdicts.jsonl"),
         root=root,
         casefold=given("casefold") is True,
-        refusals=() if refusals is _UNSET else tuple(refusals),  # type: ignore[arg-type]
+        refusals=tuple(refusals) if isinstance(refusals, list) else (),
         overlap=1 if overlap is _UNSET else _count(overlap, "overlap"),
         store=_path(given("store"), None),
         guidelines=_path(given("guidelines"), None),

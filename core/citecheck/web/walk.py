@@ -97,7 +97,8 @@ class ReviewWalk:
         else:
             notices.append(("error", f"{how_to_name(who)} before labelling: labels need a reviewer."))
         if self.sample is not None:
-            notices.append(("info", review_view.sample_text(self.sample.sample_id, *self.sample_progress(current, reviewer))))
+            labelled, loaded = sample_progress(self.data, self.sample, current, reviewer)
+            notices.append(("info", review_view.sample_text(self.sample.sample_id, labelled, loaded)))
         return notices, done
 
     def sample_progress(self, current: dict[tuple[str, str], label_store.Label], reviewer: str) -> tuple[int, int] | None:

@@ -70,7 +70,7 @@ class StoreAnswers:
 
     def __len__(self) -> int:
         if self._count is None:
-            self._count = int(self.one(f"SELECT count(*) FROM {_ROWS}")[0])
+            self._count = self.number(f"SELECT count(*) FROM {_ROWS}")
         return self._count
 
     @property
@@ -100,6 +100,10 @@ class StoreAnswers:
     def one(self, sql: str, params: Sequence = ()) -> tuple | None:
         rows = self.rows(sql, params)  # (fetched through: an unfinished result blocks the connection)
         return rows[0] if rows else None
+
+    def number(self, sql: str, params: Sequence = ()) -> int:
+        """The one number a ``SELECT count(*)`` gives."""
+        return int(self.rows(sql, params)[0][0])
 
     def rows(self, sql: str, params: Sequence = ()) -> list[tuple]:
         with self._lock:
@@ -135,8 +139,10 @@ class StoreAnswers:
                 self._kept.move_to_end(answer_id)
                 return found
         row = self.row_of(answer_id)
-        source = None if row is None else self.query.sources[row[1]]
-        result = None if row is None else self._read(answer_id, source, self._files[source], *row[2:])
+        result = None
+        if row is not None:
+            source = self.query.sources[row[1]]
+            result = self._read(answer_id, source, self._files[source], *row[2:])
         entry = (result, items_of(result) if result is not None else [])
         with self._lock:
             self._kept[answer_id] = entry
@@ -168,7 +174,7 @@ class StoreAnswers:
         """Rows of ``answers`` that pass ``where`` (counted once per filter)."""
         key = (where, tuple(params))
         if key not in self._counts:
-            self._counts[key] = int(self.one(f"SELECT count(*) FROM {_ROWS} WHERE {where}", params)[0])
+            self._counts[key] = self.number(f"SELECT count(*) FROM {_ROWS} WHERE {where}", params)
         return self._counts[key]
 
     def item_total(self) -> int:
@@ -203,7 +209,7 @@ class StoreAnswers:
                 f"FROM (SELECT \"offset\", citations FROM {sentences} WHERE NOT refusal AND {where}) s "
                 "LEFT JOIN c USING (\"offset\")",
                 params + params)
-            total += int(row[0])
+            total += int(row[0]) if row is not None else 0
             with self._lock:  # (DuckDB keeps each slice's blocks: 25 MB more over a million answers)
                 release_memory(self.query.con)
         return total
@@ -274,9 +280,8 @@ class AnswerIds(Sequence):
             raise ValueError(f"{answer_id!r} is not among these answers")
         if self.where == "TRUE":
             return int(key)
-        before = self.answers.one(f"SELECT count(*) FROM {_ROWS} WHERE {self.where} AND pos < ?",
-                                  [*self.params, key])[0]
-        return int(before)
+        return self.answers.number(f"SELECT count(*) FROM {_ROWS} WHERE {self.where} AND pos < ?",
+                                   [*self.params, key])
 
     def __iter__(self) -> Iterator[str]:
         return self.since(0)
@@ -287,7 +292,7 @@ class AnswerIds(Sequence):
             return
         first = self.answers.one(f"SELECT pos FROM {_ROWS} WHERE {self.where} ORDER BY {_ORDER} LIMIT 1 OFFSET ?",
                                  [*self.params, position])
-        key, op = first[0], ">="
+        key, op = (None if first is None else first[0]), ">="
         while key is not None:
             rows = self.answers.rows(f"SELECT answer_id, pos FROM {_ROWS} WHERE {self.where} AND pos {op} ? "
                                      f"ORDER BY {_ORDER} LIMIT {page}", [*self.params, key])
