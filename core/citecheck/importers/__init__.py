@@ -7,9 +7,9 @@ a :class:`core.errors.RecordError` naming its position, then goes on with the re
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from citecheck.contract.log import Answer, Chunk, _opt_int, _opt_num, _opt_str, checksum  # noqa: F401  (shared field readers)
 from citecheck.errors import FieldError, RecordError
@@ -64,6 +64,21 @@ def chunk_from_source(obj: Any, where: str, default_id: str) -> Chunk:
     )
 
 
+_Default = TypeVar("_Default")
+
+
+def object_field(obj: dict, key: str) -> dict:
+    """``obj[key]`` when it is a JSON object, else an empty one: an optional nested object."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def string_field(obj: dict, key: str, default: _Default) -> str | _Default:
+    """``obj[key]`` when it is a string (empty or not), else ``default``."""
+    value = obj.get(key)
+    return value if isinstance(value, str) else default
+
+
 def common_fields(obj: dict, position: int) -> dict:
     """The answer-level fields every importer copies when the record has them."""
     return {
@@ -75,7 +90,10 @@ def common_fields(obj: dict, position: int) -> dict:
     }
 
 
-def records_to_answers(path: str | Path, convert) -> Iterator[Answer | RecordError]:
+Convert = Callable[[Any, int], Answer]  # (record, its position) -> Answer, FieldError when it cannot
+
+
+def records_to_answers(path: str | Path, convert: Convert) -> Iterator[Answer | RecordError]:
     """Apply ``convert(record, position) -> Answer`` to every record, turning failures into errors."""
     name = str(path)
     for position, record in read_records(path):
@@ -86,6 +104,15 @@ def records_to_answers(path: str | Path, convert) -> Iterator[Answer | RecordErr
             yield convert(record, position)
         except FieldError as exc:
             yield RecordError(name, position, exc.field, exc.message)
+
+
+def add_records_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str, help_text: str,
+                       input_help: str, convert: Convert) -> None:
+    """The ``citecheck import NAME INPUT`` command of an importer that converts the records of one
+    file (JSON or JSON lines) one by one with ``convert``."""
+    parser = sub.add_parser(name, parents=[common], help=help_text)
+    parser.add_argument("input", help=input_help)
+    parser.set_defaults(importer=lambda args: records_to_answers(args.input, convert))
 
 
 def add_import_parsers(sub: argparse._SubParsersAction) -> None:

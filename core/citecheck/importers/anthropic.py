@@ -26,7 +26,7 @@ from typing import Any
 
 from citecheck.contract.log import Answer, Chunk, Citation, checksum
 from citecheck.errors import FieldError
-from citecheck.importers import anthropic_batch, anthropic_stream
+from citecheck.importers import anthropic_batch, anthropic_stream, object_field
 from citecheck.importers.exchange import Provider, add_exchange_options, import_files, run
 
 _META_STR = ("chunk_id", "document_id", "source", "section", "checksum")
@@ -90,6 +90,7 @@ def _document(block: dict, index: int, where: str) -> _Source:
     if not isinstance(source, dict):
         raise FieldError(f"{where}.source", "a document block needs a source object")
     kind = source.get("type")
+    starts: tuple[int, ...]  # offset of each content block in the text, plus the end
     if kind == "text":
         data = source.get("data")
         if not isinstance(data, str):
@@ -150,8 +151,7 @@ def parse_request(req: Any) -> tuple[list[_Source], list[_Source], str, dict]:
         _walk(message.get("content"), f"request.messages[{i}].content", docs, results, texts)
         if message.get("role") == "user" and texts:
             question = "\n".join(t.strip() for t in texts if t.strip())
-    meta = req.get("metadata") if isinstance(req.get("metadata"), dict) else {}
-    return docs, results, question, meta
+    return docs, results, question, object_field(req, "metadata")
 
 
 def _citation(cit: Any, where: str, span: tuple[int, int], docs: list[_Source], results: list[_Source]) -> Citation:

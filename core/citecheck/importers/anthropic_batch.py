@@ -15,7 +15,7 @@ from typing import Any
 
 from citecheck.contract.log import Answer
 from citecheck.errors import FieldError, RecordError
-from citecheck.importers import read_records
+from citecheck.importers import object_field, read_records, string_field
 
 _NOT_RUN = {
     "expired": "expired: the batch ended (24 hours) before this request was processed; resubmit it",
@@ -63,11 +63,12 @@ def join(requests_path, results_path, convert: Callable[[Any, Any, int], Answer]
             yield RecordError(name, line, "custom_id", "is required (a non-empty string)")
             continue
         seen.add(cid)
-        result = record.get("result") if isinstance(record.get("result"), dict) else {}
+        result = object_field(record, "result")
         kind = result.get("type")
         if kind == "errored":
-            error = result.get("error") if isinstance(result.get("error"), dict) else {}
-            inner = error.get("error") if isinstance(error.get("error"), dict) else error
+            error = object_field(result, "error")
+            nested = error.get("error")
+            inner = nested if isinstance(nested, dict) else error
             yield RecordError(name, line, "result.error",
                               f"custom_id {cid!r} errored: {inner.get('type')}: {inner.get('message')}")
             continue
@@ -91,8 +92,7 @@ def join(requests_path, results_path, convert: Callable[[Any, Any, int], Answer]
             else:
                 yield RecordError(name, line, f"result.message.{exc.field.removeprefix('response.')}", exc.message)
             continue
-        meta = params.get("metadata") if isinstance(params.get("metadata"), dict) else {}
-        answer_id = meta.get("answer_id") if isinstance(meta.get("answer_id"), str) else cid
+        answer_id = string_field(object_field(params, "metadata"), "answer_id", cid)
         yield replace(answer, answer_id=answer_id, extra=dict(answer.extra, custom_id=cid))
     for cid, (req_line, _) in requests.items():
         if cid not in seen:

@@ -14,11 +14,12 @@ retrieved stays as written, so the checker reports ``unretrieved_source``.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 from citecheck.contract.log import Answer, Citation
 from citecheck.errors import FieldError
-from citecheck.importers import chunk_from_source, common_fields, records_to_answers
+from citecheck.importers import add_records_parser, chunk_from_source, common_fields
 from citecheck.text.normalise import find_quote
 
 
@@ -74,11 +75,6 @@ def _chunk_for(chunks, document_id: str, quote: str | None) -> str | None:
     return matching[0].chunk_id if matching else None
 
 
-def importer(args):
-    return records_to_answers(args.input, convert)
-
-
-def add_parser(sub, common) -> None:
-    p = sub.add_parser("claims", parents=[common], help="answers with [{claim, source, quote}] citations")
-    p.add_argument("input", help="JSON or JSON-lines file of claim-cited answers")
-    p.set_defaults(importer=importer)
+def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    add_records_parser(sub, common, "claims", "answers with [{claim, source, quote}] citations",
+                       "JSON or JSON-lines file of claim-cited answers", convert)

@@ -19,6 +19,7 @@ from typing import Any
 
 from citecheck.contract.log import Answer, Chunk, Citation, checksum
 from citecheck.errors import FieldError
+from citecheck.importers import object_field, string_field
 from citecheck.importers.exchange import (
     Event,
     Provider,
@@ -62,9 +63,9 @@ def _request_docs(req: dict, v1: bool) -> list[Chunk] | None:
             continue
         if not isinstance(doc, dict):
             raise FieldError(f"request.documents[{i}]", "expected a document object or string")
-        fields = doc.get("data") if isinstance(doc.get("data"), dict) else doc  # v2 {id, data}; v1 flat
-        doc_id = doc.get("id") if isinstance(doc.get("id"), str) else default
-        out.append(_doc_chunk(doc_id, fields))
+        data = doc.get("data")
+        fields = data if isinstance(data, dict) else doc  # v2 {id, data}; v1 flat
+        out.append(_doc_chunk(string_field(doc, "id", default), fields))
     return out
 
 
@@ -131,7 +132,7 @@ def _v1(resp: dict, req_docs: list[Chunk] | None) -> tuple[str, list[Chunk], lis
         for i, doc in enumerate(resp.get("documents") or []):
             if isinstance(doc, dict):
                 chunks.append(_doc_chunk(doc["id"] if isinstance(doc.get("id"), str) else f"doc_{i}", doc))
-    citations = []
+    citations: list[Citation] = []
     for k, cit in enumerate(resp.get("citations") or []):
         where = f"response.citations[{k}]"
         if not isinstance(cit, dict):
@@ -197,13 +198,13 @@ def assemble(events: list[Event], errors: list[StreamError]) -> dict:
         kind = data.get("type") if isinstance(data, dict) else None
         if not kind:
             raise StreamError(event, "type", "is required (every v2 stream event has a type)")
-        delta = data.get("delta") if isinstance(data.get("delta"), dict) else {}
-        message = delta.get("message") if isinstance(delta.get("message"), dict) else {}
+        delta = object_field(data, "delta")
+        message = object_field(delta, "message")
         if kind == "message-start":
             if data.get("id"):
                 body["id"] = data["id"]
         elif kind == "content-delta":
-            content = message.get("content") if isinstance(message.get("content"), dict) else {}
+            content = object_field(message, "content")
             if not isinstance(content.get("text"), str):
                 raise StreamError(event, "delta.message.content.text", "is required (a string)")
             texts.append(content["text"])

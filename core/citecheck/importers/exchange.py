@@ -77,6 +77,7 @@ def parse_events(text: str, name: str) -> tuple[list[Event], list[RecordError]]:
     """
     events: list[Event] = []
     errors: list[RecordError] = []
+    data: list[str]  # the data lines of the event being read
     kind, data, start = "", [], 0
 
     def flush() -> None:

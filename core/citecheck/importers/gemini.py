@@ -21,6 +21,7 @@ from typing import Any
 
 from citecheck.contract.log import Answer, Chunk, Citation, checksum
 from citecheck.errors import FieldError
+from citecheck.importers import object_field, string_field
 from citecheck.importers.exchange import (
     Event,
     Provider,
@@ -44,8 +45,7 @@ def _opt_index(obj: dict, key: str, where: str) -> int:
 
 def _answer_parts(candidate: dict) -> tuple[str, dict[int, tuple[int, OffsetMap]]]:
     """The answer text and, for each answer text part, (its code-point start in the answer, its map)."""
-    content = candidate.get("content") if isinstance(candidate.get("content"), dict) else {}
-    parts = content.get("parts") or []
+    parts = object_field(candidate, "content").get("parts") or []
     if not isinstance(parts, list):
         raise FieldError("response.candidates[0].content.parts", "expected a list of parts")
     texts: list[str] = []
@@ -72,9 +72,9 @@ def _chunk(obj: Any, i: int) -> Chunk:
     inner = obj.get("web") or obj.get("retrievedContext") or obj.get("maps")
     if not isinstance(inner, dict):
         raise FieldError(where, "expected 'web' or 'retrievedContext'")
-    uri = inner.get("uri") if isinstance(inner.get("uri"), str) else None
-    title = inner.get("title") if isinstance(inner.get("title"), str) else None
-    text = inner.get("text") if isinstance(inner.get("text"), str) else ""
+    uri = string_field(inner, "uri", None)
+    title = string_field(inner, "title", None)
+    text = string_field(inner, "text", "")
     chunk_id = f"grounding-{i + 1}"
     document_id = uri or title or chunk_id
     return Chunk(chunk_id, document_id, uri or title or chunk_id, title, None, text, None, None,

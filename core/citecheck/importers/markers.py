@@ -14,12 +14,13 @@ reported ``quote_missing`` (they cannot be highlighted).
 
 from __future__ import annotations
 
+import argparse
 import re
 from typing import Any
 
 from citecheck.contract.log import Answer, Citation
 from citecheck.errors import FieldError
-from citecheck.importers import chunk_from_source, common_fields, records_to_answers
+from citecheck.importers import add_records_parser, chunk_from_source, common_fields
 from citecheck.text.sentences import sentence_at, split_sentences
 
 _LABELLED = re.compile(r"\[([A-Za-z]{1,3}\d+(?:\s*,\s*[A-Za-z]{1,3}\d+)*)\]")
@@ -47,8 +48,8 @@ def convert(obj: Any, position: int) -> Answer:
     starts = [s.start for s in sentences]
     citations = []
     for m in _LABELLED.finditer(answer):
-        i = sentence_at(sentences, starts, m.start())
-        span = (sentences[i].start, sentences[i].end) if i is not None else (m.start(), m.end())
+        at = sentence_at(sentences, starts, m.start())
+        span = (sentences[at].start, sentences[at].end) if at is not None else (m.start(), m.end())
         for label in (part.strip() for part in m.group(1).split(",")):
             citations.append(Citation("span", answer_start=span[0], answer_end=span[1],
                                       chunk_id=labels.get(label, label), label=label))
@@ -56,11 +57,6 @@ def convert(obj: Any, position: int) -> Answer:
                   refused=bool(obj.get("refused", False)), **common_fields(obj, position))
 
 
-def importer(args):
-    return records_to_answers(args.input, convert)
-
-
-def add_parser(sub, common) -> None:
-    p = sub.add_parser("markers", parents=[common], help="plain answers with [n] or [S1] markers and their sources")
-    p.add_argument("input", help="JSON or JSON-lines file of marker-cited answers")
-    p.set_defaults(importer=importer)
+def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    add_records_parser(sub, common, "markers", "plain answers with [n] or [S1] markers and their sources",
+                       "JSON or JSON-lines file of marker-cited answers", convert)

@@ -23,6 +23,7 @@ from typing import Any
 
 from citecheck.contract.log import Answer, Chunk, Citation, checksum
 from citecheck.errors import FieldError
+from citecheck.importers import object_field, string_field
 from citecheck.importers.exchange import (
     Event,
     Provider,
@@ -72,9 +73,9 @@ class _Sources:
             self.chunks.append(_chunk(url, url, url, title, ""))
 
     def add_file_result(self, result: dict, k: int) -> None:
-        file_id = result.get("file_id") if isinstance(result.get("file_id"), str) else f"file-{k + 1}"
-        filename = result.get("filename") if isinstance(result.get("filename"), str) else file_id
-        text = result.get("text") if isinstance(result.get("text"), str) else ""
+        file_id = string_field(result, "file_id", f"file-{k + 1}")
+        filename = string_field(result, "filename", file_id)
+        text = string_field(result, "text", "")
         self.files.add(file_id)
         self.chunks.append(_chunk(f"{file_id}#{k + 1}", file_id, filename, filename, text, result.get("score")))
 
@@ -93,8 +94,7 @@ def _tool_calls(output: list, sources: _Sources) -> None:
         if not isinstance(item, dict):
             continue
         if item.get("type") == "web_search_call":
-            action = item.get("action") if isinstance(item.get("action"), dict) else {}
-            listed = action.get("sources")
+            listed = object_field(item, "action").get("sources")
             if isinstance(listed, list):
                 sources.urls_listed = True
                 for src in listed:
@@ -121,7 +121,8 @@ def _annotation(ann: Any, where: str, text: str, base: int, sources: _Sources) -
     kind = ann.get("type")
     offsets = OffsetMap(text, UNIT)
     if kind == "url_citation":
-        body = ann.get("url_citation") if isinstance(ann.get("url_citation"), dict) else ann  # Chat Completions nests it
+        nested = ann.get("url_citation")
+        body = nested if isinstance(nested, dict) else ann  # Chat Completions nests it
         here = f"{where}.url_citation" if body is not ann else where
         url = _str(body, "url", here)
         if not url:
@@ -129,8 +130,8 @@ def _annotation(ann: Any, where: str, text: str, base: int, sources: _Sources) -
         start, end = offsets.span(_int(body, "start_index", here), _int(body, "end_index", here))
         title = _str(body, "title", here)
         sources.cite_url(url, title)
-        locator = {"type": kind, "no_quote": True, "url": url, "title": title, "span_contains": url,
-                   "start_index": body["start_index"], "end_index": body["end_index"]}
+        locator: dict[str, Any] = {"type": kind, "no_quote": True, "url": url, "title": title, "span_contains": url,
+                                   "start_index": body["start_index"], "end_index": body["end_index"]}
         lead = text[:start].rstrip().rstrip("\"'\u201d\u2019)]")
         if start and lead.endswith((".", "!", "?")):
             # the link comes after the full stop of the sentence it cites (it would open the next
@@ -144,7 +145,7 @@ def _annotation(ann: Any, where: str, text: str, base: int, sources: _Sources) -
         if not file_id:
             raise FieldError(f"{where}.file_id", "is required (the cited file)")
         filename = _str(ann, "filename", where)
-        locator: dict = {"type": kind, "no_quote": True, "file_id": file_id, "filename": filename}
+        locator = {"type": kind, "no_quote": True, "file_id": file_id, "filename": filename}
         if kind == "file_citation":
             index = _int(ann, "index", where)
             start = end = _after(text, offsets.to_code_point(index))
@@ -215,7 +216,7 @@ def _question(req: Any) -> str:
         if isinstance(content, str):
             question = content
         elif isinstance(content, list):
-            texts = [c.get("text") for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
+            texts = [c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)]
             question = "\n".join(texts) or question
     return question
 
@@ -226,7 +227,8 @@ def convert(req: Any, resp: Any, position: int) -> Answer:
     if not isinstance(resp, dict):
         raise FieldError("response", "expected the response body object")
     sources = _Sources()
-    _tool_calls(resp.get("output") if isinstance(resp.get("output"), list) else [], sources)
+    output = resp.get("output")
+    _tool_calls(output if isinstance(output, list) else [], sources)
     texts: list[str] = []
     citations: list[Citation] = []
     pos = 0
@@ -243,7 +245,7 @@ def convert(req: Any, resp: Any, position: int) -> Answer:
     extra = {"provider": "openai"}
     if isinstance(resp.get("usage"), dict):
         extra["usage"] = resp["usage"]
-    meta = (req or {}).get("metadata") if isinstance((req or {}).get("metadata"), dict) else {}
+    meta = object_field(req or {}, "metadata")
     return Answer(
         answer_id=str(meta.get("answer_id") or resp.get("id") or f"answer-{position}"),
         question=_question(req),
@@ -260,7 +262,7 @@ def convert(req: Any, resp: Any, position: int) -> Answer:
 
 def _need(event: Event, key: str, kind: type) -> Any:
     value = event.data.get(key) if isinstance(event.data, dict) else None
-    if not isinstance(value, kind) or (kind is int and value < 0):
+    if not isinstance(value, kind) or (kind is int and isinstance(value, int) and value < 0):
         raise StreamError(event, key, f"is required ({kind.__name__})")
     return value
 
@@ -309,7 +311,7 @@ def assemble(events: list[Event], errors: list[StreamError]) -> dict:
         if not kind:
             raise StreamError(event, "type", "is required (every Responses stream event has a type)")
         if kind in ("response.created", "response.in_progress", "response.completed", "response.incomplete"):
-            response = data.get("response") if isinstance(data.get("response"), dict) else {}
+            response = object_field(data, "response")
             for key in ("id", "model", "usage", "status"):
                 if response.get(key) is not None:
                     body[key] = response[key]
@@ -317,12 +319,12 @@ def assemble(events: list[Event], errors: list[StreamError]) -> dict:
             item = _need(event, "item", dict)
             items[_need(event, "output_index", int)] = item
         elif kind == "response.output_text.delta":
-            key = (_need(event, "output_index", int), _need(event, "content_index", int))
-            texts.setdefault(key, []).append(_need(event, "delta", str))
+            part = (_need(event, "output_index", int), _need(event, "content_index", int))
+            texts.setdefault(part, []).append(_need(event, "delta", str))
         elif kind == "response.output_text.annotation.added":
-            key = (_need(event, "output_index", int), _need(event, "content_index", int))
+            part = (_need(event, "output_index", int), _need(event, "content_index", int))
             index = data.get("annotation_index")
-            slot = notes.setdefault(key, {})
+            slot = notes.setdefault(part, {})
             slot[index if isinstance(index, int) else len(slot)] = _need(event, "annotation", dict)
 
     fold(events, take, errors)

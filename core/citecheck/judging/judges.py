@@ -30,7 +30,7 @@ from citecheck.errors import CitecheckError
 from citecheck.judging import verdicts
 from citecheck.labelling.items import Item, items_of
 from citecheck.llm.pricing import Price, estimate_tokens, price_for
-from citecheck.llm.prompts import Prompt, load_prompt, system_blocks
+from citecheck.llm.prompts import Prompt, Tool, load_prompt, tool_calls, tool_request
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +160,7 @@ class BaselineJudge:
 
 # --- Claude ---------------------------------------------------------------------------------------
 
-TOOL = {
+TOOL: Tool = {
     "name": "record_verdict",
     "description": "Record whether the source passage supports the sentence.",
     "input_schema": {
@@ -196,14 +196,7 @@ def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int =
         f"</{tag}>",
         f"Judge whether the passage inside <{tag}> supports the sentence, and record it with {TOOL['name']}.",
     ])
-    return {
-        "model": model,
-        "max_tokens": max_tokens,
-        "system": system_blocks(prompt.text, model, [TOOL]),
-        "tools": [TOOL],
-        "tool_choice": {"type": "tool", "name": TOOL["name"]},
-        "messages": [{"role": "user", "content": body}],
-    }
+    return tool_request(prompt, model, max_tokens, TOOL, body)
 
 
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
@@ -246,8 +239,8 @@ def _flat_object(data: dict) -> str:
 
 def verdict_calls(content: Sequence[dict]) -> list[dict]:
     """The inputs of the reply's ``record_verdict`` calls (text blocks are never read as a verdict)."""
-    return [b.get("input") if isinstance(b.get("input"), dict) else {} for b in content
-            if b.get("type") == "tool_use" and b.get("name") == TOOL["name"]]
+    inputs = (call.get("input") for call in tool_calls(content, TOOL["name"]))
+    return [data if isinstance(data, dict) else {} for data in inputs]
 
 
 def has_verdict(content: Sequence[dict]) -> bool:

@@ -112,6 +112,17 @@ def normalise_verdict(value: object) -> str | None:
         _ALIASES.get(str(value).strip().lower())
 
 
+def _item_key(value: object) -> str | None:
+    """``value`` when it is an item key (a string :func:`parse_item_key` reads), else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parse_item_key(value)
+    except ValueError:
+        return None
+    return value
+
+
 def import_external(path: str | Path, judge: str, prompt_version: str = "external") -> tuple[list[Verdict], list[RecordError]]:
     """Verdicts from another tool: CSV (header) or JSONL, each row with ``item`` (the item key)
     and ``verdict`` (supported / partial / not_supported or a common synonym), and optionally
@@ -126,14 +137,14 @@ def import_external(path: str | Path, judge: str, prompt_version: str = "externa
                 rows.append((n, row))
     else:
         for n, value in read_jsonl(path, expect_object):
-            (errors if isinstance(value, RecordError) else rows).append(value if isinstance(value, RecordError)
-                                                                         else (n, value))
+            if isinstance(value, RecordError):
+                errors.append(value)
+            else:
+                rows.append((n, value))
     out: list[Verdict] = []
     for n, row in rows:
-        item = row.get("item") or row.get("item_key")
-        try:
-            parse_item_key(item)
-        except ValueError:
+        item = _item_key(row.get("item") or row.get("item_key"))
+        if item is None:
             errors.append(RecordError(name, n, "item", "missing or not an item key such as a-001#s0#c0"))
             continue
         verdict = normalise_verdict(row.get("verdict", ""))

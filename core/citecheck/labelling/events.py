@@ -26,11 +26,18 @@ from citecheck.storage.lines import expect, now
 
 
 class Label(Protocol):
-    """What an event needs of a label (``labels.Label``, which imports this module)."""
-    item: str
-    reviewer: str
-    label: str
-    at: str
+    """What an event needs of a label (``labels.Label``, which imports this module): read-only
+    fields, as a label record is never changed once made (``labels.Label`` is frozen)."""
+
+    @property
+    def item(self) -> str: ...
+    @property
+    def reviewer(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def at(self) -> str: ...
+
 
 EVENTS_VERSION = 2  # the labels_version of the records below
 RETRACTION = "retraction"

@@ -122,8 +122,9 @@ def draw(keys: Sequence[str], size: int, seed: int, strata: Mapping[str, str] | 
         counts = allocate(sizes, size, spread)
         allocation = "neyman" if spread is not None else "proportional"
     rng = np.random.default_rng(seed)
-    chosen: list[str] = []
-    stratum_of, probability = {}, {}
+    chosen: list[tuple[str, str]] = []  # (unit, its stratum)
+    stratum_of: dict[str, str] = {}
+    probability: dict[str, float] = {}
     for s in sorted(groups):
         g = groups[s]
         picked = [g[i] for i in rng.choice(len(g), size=counts[s], replace=False)] if counts[s] else []
@@ -172,7 +173,10 @@ def _record(value) -> dict:
 def read(path: str | Path) -> Sample:
     """Read a sample file.  Any bad line raises ``SampleError`` listing every bad line with its
     field (a sample missing a line would no longer be the random sample it claims to be)."""
-    header, items, stratum_of, probability = None, [], {}, {}
+    header: dict | None = None
+    items: list[str] = []
+    stratum_of: dict[str, str] = {}
+    probability: dict[str, float] = {}
     errors: list[RecordError] = []
     for n, obj in read_jsonl(path, _record):
         if isinstance(obj, RecordError):

@@ -22,7 +22,7 @@ from typing import Any
 
 from citecheck.contract.log import Answer, Chunk, Citation
 from citecheck.llm.pricing import Price, estimate_tokens, price_for
-from citecheck.llm.prompts import load_prompt, system_blocks
+from citecheck.llm.prompts import Tool, load_prompt, system_blocks
 from citecheck.pipeline import assembly
 from citecheck.pipeline.retrieval import Index
 
@@ -30,7 +30,7 @@ AGENT_PROMPT = "agent.v1"
 SEARCH_RESULTS = 5
 SNIPPET_CHARS = 200
 MAX_QUERY_CHARS = 500
-TOOLS = [
+TOOLS: list[Tool] = [
     {"name": "search", "description": "Search the documents. Returns up to 5 passages: id, heading path, snippet.",
      "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}},
     {"name": "read", "description": "Read one passage in full by its id; it becomes a numbered source.",
@@ -60,12 +60,13 @@ def heading_path(chunk: Chunk) -> str:
 
 
 class Tools:
-    """The two tools over one index, and the chunks read so far."""
+    """The two tools over one index, and the chunks read so far (and their ids, in the same order)."""
 
     def __init__(self, index: Index):
         self.index = index
         self.by_id = {c.chunk_id: c for c in index.chunks if c.chunk_id}
         self.read: list[Chunk] = []
+        self.read_ids: list[str] = []
 
     def search(self, query: str) -> str:
         hits = self.index.search(query[:MAX_QUERY_CHARS], SEARCH_RESULTS)
@@ -78,11 +79,11 @@ class Tools:
         chunk = self.by_id.get(chunk_id)
         if chunk is None:
             return f"unknown chunk id {chunk_id[:100]!r}: use an id returned by search", True
-        ids = [c.chunk_id for c in self.read]
-        if chunk_id not in ids:
+        if chunk_id not in self.read_ids:
             self.read.append(chunk)
-            ids.append(chunk_id)
-        return f"Source [{ids.index(chunk_id) + 1}] ({chunk_id}, {heading_path(chunk)}):\n{chunk.text}", False
+            self.read_ids.append(chunk_id)
+        number = self.read_ids.index(chunk_id) + 1
+        return f"Source [{number}] ({chunk_id}, {heading_path(chunk)}):\n{chunk.text}", False
 
 
 def agent_request(messages: list, model: str, max_tokens: int) -> dict:
@@ -136,7 +137,8 @@ def run(client: Any, index: Index, question: str, model: str, max_turns: int, bu
 
 
 def _tool_result(tools: Tools, trace: Trace, call: dict) -> dict:
-    args = call.get("input") if isinstance(call.get("input"), dict) else {}
+    given = call.get("input")
+    args = given if isinstance(given, dict) else {}
     name = call.get("name")
     error = False
     if name == "search" and isinstance(args.get("query"), str) and args["query"].strip():
@@ -144,7 +146,7 @@ def _tool_result(tools: Tools, trace: Trace, call: dict) -> dict:
         text = tools.search(args["query"])
     elif name == "read" and isinstance(args.get("chunk_id"), str):
         text, error = tools.read_chunk(args["chunk_id"])
-        trace.read = [c.chunk_id for c in tools.read]
+        trace.read = list(tools.read_ids)
     else:
         text, error = f"bad tool call: {str(name)[:50]!r} with {json.dumps(args)[:200]}", True
     if error:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from citecheck.contract.log import Answer, Citation
 from citecheck.errors import CitecheckError, FieldError, RecordError
@@ -128,6 +128,17 @@ def _fit_max_tokens(request: dict, price: Price, cap: float) -> tuple[int, float
     return max_tokens, price.worst_case(input_tokens, max_tokens)
 
 
+class _LineFields(TypedDict):
+    """The fields of a question's log line that do not depend on the reply."""
+
+    answer_id: str
+    question: str
+    timestamp: str
+    model: str
+    prompt_version: str
+    index_snapshot: str
+
+
 def _response_dict(response: Any) -> dict:
     if isinstance(response, dict):
         return response
@@ -148,17 +159,17 @@ def answer_question(
     budget = budget if budget is not None else Budget()
     p = plan(index, question, config)
     chunks = tuple(s.chunk for s in p.packed)
-    base = dict(answer_id=answer_id, question=question, timestamp=now(), model=config.model,
-                prompt_version=p.prompt.version, index_snapshot=index.snapshot)
+    base = _LineFields(answer_id=answer_id, question=question, timestamp=now(), model=config.model,
+                       prompt_version=p.prompt.version, index_snapshot=index.snapshot)
     extra: dict = {"shape": config.shape, "prompt_sha256": p.prompt.sha256, "gate": p.gate.to_dict()}
     if p.request is None:
-        refused = Answer(answer=assembly.REFUSAL, chunks=chunks, refused=True,
-                         extra={**extra, "refused_by": "gate", "cost_usd": 0.0}, **base)
+        gate_refusal = Answer(answer=assembly.REFUSAL, chunks=chunks, refused=True,
+                              extra={**extra, "refused_by": "gate", "cost_usd": 0.0}, **base)
         if config.agent_fallback:
             from citecheck.pipeline.agent import try_agent
 
-            return try_agent(client, index, refused, config, budget)
-        return refused
+            return try_agent(client, index, gate_refusal, config, budget)
+        return gate_refusal
     price = price_for(config.model, config.price)
     max_tokens, worst = _fit_max_tokens(p.request, price, config.max_cost_per_answer)
     budget.check(worst)
@@ -214,7 +225,7 @@ def gate_faithfulness(client: Any, answer: Answer, config: PipelineConfig, budge
             claims = tuple(type(c)(index[c.sentence], c.text) for c in found.claims)
             decomposition, spent = found.prompt_version, found.cost_usd
         except ClaimsError as exc:
-            spent, note = getattr(exc, "cost_usd", 0.0), f"decomposition failed ({exc}); each sentence judged as one claim"
+            spent, note = exc.cost_usd, f"decomposition failed ({exc}); each sentence judged as one claim"
         except Exception as exc:  # API error after the SDK's retries
             note = f"decomposition failed ({_api_error(exc)}); each sentence judged as one claim"
         budget.add(spent)

@@ -15,10 +15,10 @@ from typing import Any
 
 from citecheck.errors import CitecheckError
 from citecheck.llm.pricing import Price
-from citecheck.llm.prompts import Prompt, load_prompt, system_blocks
+from citecheck.llm.prompts import Prompt, Tool, load_prompt, tool_calls, tool_request
 
 CLAIMS_PROMPT = "claims.v1"
-TOOL = {
+TOOL: Tool = {
     "name": "record_claims",
     "description": "Record the atomic claims of the answer, each with the number of its sentence.",
     "input_schema": {
@@ -43,6 +43,8 @@ MAX_CLAIM_CHARS = 1000
 class ClaimsError(CitecheckError):
     """The decomposition reply could not be used (no call, malformed, unknown sentence)."""
 
+    cost_usd: float = 0.0  # what the call cost (set by :func:`decompose`; 0 when no call was made)
+
 
 @dataclass(frozen=True, slots=True)
 class Claim:
@@ -62,21 +64,14 @@ def claims_request(sentences: Sequence[str], prompt: Prompt, model: str, max_tok
                    tag: str | None = None) -> dict:
     tag = tag or f"answer_{secrets.token_hex(6)}"
     numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(sentences, start=1))
-    return {
-        "model": model,
-        "max_tokens": max_tokens,
-        "system": system_blocks(prompt.text, model, [TOOL]),
-        "tools": [TOOL],
-        "tool_choice": {"type": "tool", "name": TOOL["name"]},
-        "messages": [{"role": "user", "content": f"<{tag}>\n{numbered}\n</{tag}>\n"
-                                                 f"Split the numbered sentences in <{tag}> into atomic claims."}],
-    }
+    content = f"<{tag}>\n{numbered}\n</{tag}>\nSplit the numbered sentences in <{tag}> into atomic claims."
+    return tool_request(prompt, model, max_tokens, TOOL, content)
 
 
 def parse_claims(content: Sequence[dict], sentences: int) -> tuple[Claim, ...]:
     """The claims of a reply's ``record_claims`` call; ClaimsError when there is none or it is
     malformed.  Sentence numbers are 1-based in the reply and 0-based in the result."""
-    calls = [b for b in content if b.get("type") == "tool_use" and b.get("name") == TOOL["name"]]
+    calls = tool_calls(content, TOOL["name"])
     if not calls:
         raise ClaimsError("the reply has no record_claims call")
     data = calls[-1].get("input")

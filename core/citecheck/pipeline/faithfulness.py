@@ -101,7 +101,8 @@ def _evidence(result: AnswerResult, sentence: int) -> tuple[list[int], tuple[str
     """(indices of the sentence's citations that pass every mechanical check, reason codes of
     those that do not, or ``uncited``)."""
     s = result.sentences[sentence]
-    good, reasons = [], set()
+    good: list[int] = []
+    reasons: set[str] = set()
     for i in s.citations:
         c = result.citations[i]
         blocking = BLOCKING.intersection(c.reasons)

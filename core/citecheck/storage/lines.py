@@ -21,7 +21,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, cast, final, overload
 
 import orjson
 
@@ -116,7 +116,7 @@ def decode(raw: str | bytes) -> Any:
     except orjson.JSONDecodeError as exc:
         if "depth limit" in str(exc):
             raise FieldError("(json)", _DEEP.replace("deep;", f"deep (at column {exc.colno});")) from None
-    raw = raw.rstrip(b"\r\n" if isinstance(raw, bytes) else "\r\n")
+    raw = raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n")
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
@@ -134,7 +134,7 @@ def decode(raw: str | bytes) -> Any:
     found = _surrogate_path(value)
     if found is not None:
         path, text = found
-        at = _SURROGATE.search(text).start()
+        at = cast(re.Match[str], _SURROGATE.search(text)).start()  # (found by _surrogate_path)
         raise FieldError(path, f"holds a lone surrogate (\\u{ord(text[at]):04x} at character {at}), which is "
                          "not Unicode text: fix the writer that escaped half of a character pair")
     return value
@@ -158,7 +158,7 @@ def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
     return None
 
 
-def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callable[[Any], Any],
+def parse_lines(name: str, lines: Iterable[bytes | str], parse: Callable[[Any], Any],
                 first_line: int = 1) -> Iterator[tuple[int, Any]]:
     """``(line, parse(value))`` or ``(line, RecordError)`` for every non-blank line, in order.
 
@@ -166,7 +166,7 @@ def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callab
     value it refuses.  A bad last line without its newline is marked as torn: most often a crash
     while the file was being written.  A UTF-8 byte-order mark before the first line is skipped.
     """
-    previous: tuple[int, bytes] | None = None
+    previous: tuple[int, bytes | str] | None = None
     for n, raw in enumerate(lines, start=first_line):
         if n == 1:
             raw = _without_bom(raw)
@@ -184,6 +184,10 @@ def parse_lines(name: str, lines: Iterable[bytes] | Iterable[str], parse: Callab
 _BOM = b"\xef\xbb\xbf"
 
 
+@overload
+def _without_bom(raw: bytes) -> bytes: ...
+@overload
+def _without_bom(raw: str) -> str: ...
 def _without_bom(raw: str | bytes) -> str | bytes:
     if isinstance(raw, bytes):
         return raw[3:] if raw.startswith(_BOM) else raw
@@ -191,10 +195,11 @@ def _without_bom(raw: str | bytes) -> str | bytes:
 
 
 def _ends_line(raw: str | bytes) -> bool:
-    return raw.endswith((b"\n", b"\r") if isinstance(raw, bytes) else ("\n", "\r"))
+    return raw.endswith((b"\n", b"\r")) if isinstance(raw, bytes) else raw.endswith(("\n", "\r"))
 
 
-def physical_lines(handle, chunk_size: int = 1 << 20, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+def physical_lines(handle: BinaryIO, chunk_size: int = 1 << 20,
+                   limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _LongLine]:
     """The lines of a binary stream with their ends: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (files
     from old Mac tools), as Python's universal newlines.  Linear however long a line is, and a line
     of more than ``limit`` bytes (its end not counted) is never held: it is given as its length, a
@@ -212,7 +217,7 @@ def physical_lines(handle, chunk_size: int = 1 << 20, limit: int = MAX_LINE_BYTE
             else:
                 pending.append(piece)
 
-    def done() -> bytes:
+    def done() -> bytes | _LongLine:
         if state["held"]:
             line = b"".join(pending)
             out = _LongLine(len(line)) if len(line) > limit and len(line.rstrip(b"\r\n")) > limit else line
@@ -417,6 +422,7 @@ def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: val
         yield from _incomplete(name, pending)
 
 
+@final
 class _LongLine(int):
     """Stands for a line longer than MAX_LINE_BYTES (its length), which is never held in memory."""
 

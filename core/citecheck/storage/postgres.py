@@ -21,9 +21,13 @@ import hashlib
 import json
 import os
 import threading
+from typing import TYPE_CHECKING, TypeGuard
 from urllib.parse import unquote, urlsplit
 
 from citecheck.errors import DatabaseError
+
+if TYPE_CHECKING:  # imported when the first pool is made (see _pool): most commands never open a database
+    from psycopg_pool import ConnectionPool
 
 SCHEMES = ("postgresql://", "postgres://")
 SCHEMA_VERSION = 2
@@ -50,7 +54,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 }
 
 
-def is_url(target: object) -> bool:
+def is_url(target: object) -> TypeGuard[str]:
     return isinstance(target, str) and target.startswith(SCHEMES)
 
 
@@ -111,8 +115,8 @@ def migrate(conn) -> int:
 
 # --- connections: one pool per database per process -------------------------------------------------
 
-_pools: dict[tuple[int, str], object] = {}
-_orphans: list[object] = []  # pools inherited through fork: kept alive, never used (their sockets are the parent's)
+_pools: dict[tuple[int, str], ConnectionPool] = {}
+_orphans: list[ConnectionPool] = []  # pools inherited through fork: kept alive, never used (their sockets are the parent's)
 _guard = threading.Lock()
 
 

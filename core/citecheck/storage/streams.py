@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from citecheck.errors import FieldError, RecordError
 from citecheck.storage import lines, postgres
@@ -19,7 +19,7 @@ from citecheck.storage import lines, postgres
 Target = str | Path
 
 
-def is_database(target: Target) -> bool:
+def is_database(target: Target) -> TypeGuard[str]:
     return postgres.is_url(target)
 
 

@@ -318,7 +318,7 @@ def _old_lines(store: Store, source: str) -> dict[bytes, deque]:
 def _same_lines(store: Store, source: str, kept: list[tuple[int, int, int]]) -> bool:
     """True when every kept line also kept its line number (so the old parts can stay)."""
     files = store.files("answers", [source]) + store.files("errors", [source])
-    lines = {}
+    lines: dict[int, int] = {}  # offset -> line number
     for path in files:
         t = pq.read_table(path, columns=["offset", "line"])
         lines.update(zip(t.column("offset").to_pylist(), t.column("line").to_pylist()))

@@ -16,6 +16,8 @@ review page's "unlabelled" filter joined every sentence of the store to find tha
 
 from __future__ import annotations
 
+from typing import cast
+
 import duckdb
 
 SLICE = 100_000  # lines of one log sorted at a time
@@ -44,10 +46,11 @@ def make_index(con: duckdb.DuckDBPyConnection, sources: list[str], name: str = "
         low = 0
         while top is not None and low < top:
             high = low + slice_lines
-            (added,) = con.execute(
+            inserted = con.execute(
                 f'INSERT INTO {name} SELECT (? + row_number() OVER (ORDER BY "offset") - 1)::BIGINT, {cols} '
                 'FROM answers WHERE source = ? AND line > ? AND line <= ? ORDER BY "offset"',
                 [pos, log, source, low, high]).fetchone()
+            (added,) = cast(tuple[int], inserted)  # (an INSERT gives one row: the number of rows inserted)
             pos += added
             low = high
     return pos

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import duckdb
 import pandas as pd
@@ -76,7 +77,12 @@ class StoreQuery:
     def sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
         return self.con.execute(query, params or []).fetchdf()
 
-    def one(self, query: str, params: Sequence | None = None) -> tuple:
+    def one(self, query: str, params: Sequence | None = None) -> tuple[Any, ...]:
+        """The row of a query that always gives one: an aggregate (counts, sums, min and max)."""
+        return one_row(self.con, query, params or [])
+
+    def first(self, query: str, params: Sequence | None = None) -> tuple[Any, ...] | None:
+        """The first row of a query, or None when it gives none."""
         return self.con.execute(query, params or []).fetchone()
 
     # --- labels ---------------------------------------------------------------------------
@@ -125,8 +131,8 @@ class StoreQuery:
         log by offset and checked with its log's options; None when the store has no such answer.
         Raises CheckedStoreError when the line changed since it was checked."""
 
-        row = self.one("SELECT source, file, \"offset\", line_hash FROM answers JOIN logs USING (source) "
-                       "WHERE answer_id = ? ORDER BY seq, \"offset\" LIMIT 1", [answer_id])
+        row = self.first("SELECT source, file, \"offset\", line_hash FROM answers JOIN logs USING (source) "
+                         "WHERE answer_id = ? ORDER BY seq, \"offset\" LIMIT 1", [answer_id])
         if row is None:
             return None
         source, file, offset, digest = row
@@ -134,7 +140,7 @@ class StoreQuery:
         if line_hash(raw) != bytes(digest):
             raise CheckedStoreError(f"{file}: the line of answer {answer_id} at byte {offset} changed since it was "
                              "checked; check the log into the store again")
-        entry = self.store.log(source)
+        entry = cast(dict, self.store.log(source))  # (the join with logs keeps only the store's logs)
         return check_answer(parse_line(raw), options_from(entry["options"]))
 
     # --- the check summary --------------------------------------------------------------------
@@ -356,7 +362,8 @@ class StoreQuery:
 
     def _where(self, filters: report_figures.Filters) -> tuple[str, list]:
         """The SQL condition on the view ``a`` for ``filters``, and its parameters."""
-        where, params = ["TRUE"], []
+        where: list[str] = ["TRUE"]
+        params: list[object] = []
         if filters.failing_only:
             where.append("failing")
         if filters.reason:
@@ -403,6 +410,12 @@ class StoreOverview(Overview):
         return self.prompts
 
 
+def one_row(con: duckdb.DuckDBPyConnection, query: str, params: Sequence | None = None) -> tuple[Any, ...]:
+    """The row of a query that always gives exactly one (an aggregate without GROUP BY, a setting):
+    DuckDB types every fetch as possibly empty, these never are."""
+    return cast(tuple[Any, ...], con.execute(query, params).fetchone())
+
+
 def release_memory(con: duckdb.DuckDBPyConnection) -> None:
     """Give back the memory DuckDB's buffer manager keeps after a query for the next one.
 
@@ -411,8 +424,8 @@ def release_memory(con: duckdb.DuckDBPyConnection) -> None:
     A one-off query over a million answers (the review index, the item total) left 60-160 MB held
     that way.  Setting the limit to what DuckDB still uses (its tables) and back evicts them; the
     tables stay (the limit is never set below them)."""
-    used = con.execute("SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory()").fetchone()[0]
-    (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    used = one_row(con, "SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory()")[0]
+    (limit,) = one_row(con, "SELECT current_setting('memory_limit')")
     con.execute(f"SET memory_limit = '{int(used) + 16 * 2**20}B'")
     con.execute(f"SET memory_limit = '{limit}'")
 
