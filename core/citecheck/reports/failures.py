@@ -182,7 +182,7 @@ def build(
 ) -> Overview:
     """Every figure of the report from an ``answer_table``; with a golden set, also refusals and
     retrieval (``runs`` are ``figures.retrieval_run`` of each answer)."""
-    with figures._no_gc():  # many small objects and no cycles: see figures._no_gc
+    with figures.no_gc():  # many small objects and no cycles: see figures.no_gc
         return _build(table, golden, runs, k, unreadable)
 
 

@@ -40,7 +40,9 @@ COLUMNS = (
 _NUMBER_AT = reasons.ALL_REASONS.index(reasons.NUMBER_NOT_IN_SOURCE)
 
 
-def _answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]:
+def answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]:
+    """One answer's row of the figures' table: its text columns and its count columns (the label
+    counts last, zero here).  The checked store writes the same row (storage.checked.batch)."""
     a = result.answer
     t = result.tally
     problems = t.failed + t.uncited + t.sentence_problems
@@ -85,8 +87,8 @@ def answer_table(
             by_answer.setdefault(label.answer_id, []).append(label)
     texts: list[tuple] = []
     counts: list[list] = []
-    if isinstance(results, Sequence):  # all in memory: pause the collector (see _no_gc)
-        with _no_gc():
+    if isinstance(results, Sequence):  # all in memory: pause the collector (see no_gc)
+        with no_gc():
             _collect(results, by_answer, texts, counts)
             return _frame(texts, counts)
     _collect(results, by_answer, texts, counts)  # a stream, checked as it is read: little is held
@@ -130,14 +132,14 @@ def with_labels(
         found = by_answer.get(answer_id)
         result = result_of(answer_id) if found else None
         if found and result is not None:
-            labelled[row], not_supported[row] = _label_counts(result, found)
+            labelled[row], not_supported[row] = label_counts(result, found)
     out["labelled"] = labelled
     out["not_supported"] = not_supported
     return out
 
 
 @contextlib.contextmanager
-def _no_gc():
+def no_gc():
     """Pause the cyclic garbage collector: building 100,000 small rows (or retrieval records)
     otherwise triggers collections that walk every checked answer held in memory; what is
     built here holds no reference cycles."""
@@ -156,15 +158,15 @@ def _collect(results, by_answer: dict[str, list[Label]], texts: list[tuple], cou
             file, line, result = entry
         else:
             file, line, result = "", 0, entry
-        text, count = _answer_row(result, file, line)
+        text, count = answer_row(result, file, line)
         found = by_answer.get(result.answer.answer_id) if by_answer else None
         if found:
-            count[-2], count[-1] = _label_counts(result, found)
+            count[-2], count[-1] = label_counts(result, found)
         texts.append(text)
         counts.append(count)
 
 
-def _label_counts(result: AnswerResult, found: list[Label]) -> tuple[int, int]:
+def label_counts(result: AnswerResult, found: list[Label]) -> tuple[int, int]:
     """(citations labelled by anyone, citations judged not supported by at least one reviewer)."""
     prints = {item.key: item.fingerprint for item in items_of(result) if item.citation is not None}
     verdicts: dict[str, bool] = {}

@@ -158,7 +158,7 @@ def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
     return None
 
 
-def parse_lines(name: str, lines: Iterable[bytes | str], parse: Callable[[Any], Any],
+def parse_lines(name: str, lines: Iterable[bytes | str | _LongLine], parse: Callable[[Any], Any],
                 first_line: int = 1) -> Iterator[tuple[int, Any]]:
     """``(line, parse(value))`` or ``(line, RecordError)`` for every non-blank line, in order.
 
@@ -168,7 +168,7 @@ def parse_lines(name: str, lines: Iterable[bytes | str], parse: Callable[[Any], 
     """
     previous: tuple[int, bytes | str] | None = None
     for n, raw in enumerate(lines, start=first_line):
-        if n == 1:
+        if n == 1 and type(raw) is not _LongLine:
             raw = _without_bom(raw)
         if previous is not None:
             yield previous[0], parse_record(name, *previous, parse)

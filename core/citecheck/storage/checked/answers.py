@@ -253,9 +253,11 @@ class AnswerIds(Sequence):
         if not 0 <= i < n:
             raise IndexError(f"answer {i} of {n}")
         if self.where == "TRUE":  # every answer: its position is its row
-            return self.answers.one(f"SELECT answer_id FROM {_ROWS} WHERE pos = ?", [i])[0]
-        return self.answers.one(f"SELECT answer_id FROM {_ROWS} WHERE {self.where} ORDER BY {_ORDER} "
-                                "LIMIT 1 OFFSET ?", [*self.params, i])[0]
+            rows = self.answers.rows(f"SELECT answer_id FROM {_ROWS} WHERE pos = ?", [i])
+        else:
+            rows = self.answers.rows(f"SELECT answer_id FROM {_ROWS} WHERE {self.where} ORDER BY {_ORDER} "
+                                     "LIMIT 1 OFFSET ?", [*self.params, i])
+        return rows[0][0]  # (i is within the count: the row is there)
 
     def _first(self, answer_id: str) -> int | None:
         """The position among all answers of the answer's first line, when that line passes the filter."""

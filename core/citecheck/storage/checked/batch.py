@@ -53,9 +53,9 @@ class Batch:
     source: str
     file: str
 
-    def __post_init__(self):
-        self.answers = {f.name: [] for f in store_schema.ANSWERS}
-        self.errors = {f.name: [] for f in store_schema.ERRORS}
+    def __post_init__(self) -> None:
+        self.answers: dict[str, list] = {f.name: [] for f in store_schema.ANSWERS}
+        self.errors: dict[str, list] = {f.name: [] for f in store_schema.ERRORS}
         self.citations: list = []  # CitationResult tuples
         self.sentences: list = []  # SentenceResult tuples
         self.citation_keys: list = []  # (line, offset, answer_id) of each, in order
@@ -81,7 +81,7 @@ class Batch:
             c[name].append(value)
 
     def _answer(self, number: int, offset: int, raw: bytes, result: AnswerResult) -> None:
-        text, counts = figures._answer_row(result, self.file, number)
+        text, counts = figures.answer_row(result, self.file, number)
         a = result.answer
         c = self.answers
         c["line"].append(number)

@@ -121,7 +121,7 @@ class StoreQuery:
                                 "since it was checked; check the log into the store again")
                 continue
             result = check_answer(parse_line(raw), options[row.source])
-            labelled, not_supported = report_figures._label_counts(result, by_answer[row.answer_id])
+            labelled, not_supported = report_figures.label_counts(result, by_answer[row.answer_id])
             out.append((row.source, int(row.offset), labelled, not_supported))
         self._labels(pd.DataFrame(out, columns=["source", "offset", "labelled", "not_supported"]))
         return warnings
