@@ -325,7 +325,7 @@ def focus_token(key: str) -> str:
 
 
 def focus_marker_html(key: str, position: int, total: int, moves: int = 0) -> str:
-    """The mark on the focused item's box.  The key listener (:mod:`.keyqueue`) scrolls it into view
+    """The mark on the focused item's box.  The key listener (:mod:`.keypresses`) scrolls it into view
     when its token or its move count (``moves``: the session's count of focus moves) is new."""
     return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}">\u25b6 focused item '
             f"{position} of {total} \u00b7 keys 1-4 label it</div>")

@@ -4,7 +4,7 @@ When the server restarts under an open tab, the tab reconnects to a new session,
 (1.67) drops the widget states sent with that session's first run: the first label key pressed
 after the restart would reach the server as a plain rerun, and the label would be lost without
 a word.  The script below (rendered by the review page in an ``st.iframe`` frame, beside
-the key listener of :mod:`.keyqueue`) prevents that:
+the key listener of :mod:`.keypresses`) prevents that:
 
 * while the status widget says the connection is lost, and until this page has run again in
   the new session, the keys that act on the server (the label and move keys) are held back

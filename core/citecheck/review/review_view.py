@@ -155,7 +155,7 @@ class ItemView:
         citation), the whole chunk in a ``<details>`` fold, then what is said of it (labels,
         verdicts, or the count of what blind mode hides).  Each Streamlit element costs the browser
         about a millisecond per key press, so a box holds one, not one per part (the key listener,
-        :mod:`.keyqueue`, keeps a fold the reviewer opened open when a run draws the box again)."""
+        :mod:`.keypresses`, keeps a fold the reviewer opened open when a run draws the box again)."""
         fold = "" if self.whole is None else (f'<details class="cc-whole" data-fold="{self.fold}">'
                                            f"<summary>Whole chunk</summary>{self.whole}</details>")
         said = "".join(self.shown) + (f'<div class="cc-meta">{escape(self.hidden)}</div>' if self.hidden else "")
