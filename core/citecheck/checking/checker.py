@@ -405,9 +405,8 @@ class _Chunks:
         return found
 
 
-def _locate(chunks: _Chunks, i: int, raw: _Raw, casefold: bool) -> tuple[str | None, int | None, int | None]:
+def _locate(chunks: _Chunks, i: int, cited: Citation, casefold: bool) -> tuple[str | None, int | None, int | None]:
     """(reason or None, quote start, quote end) for a quote against the text of chunk ``i``."""
-    cited = raw.cited
     quote = cited.quote
     if not quote or quote.isspace():
         return reason_codes.QUOTE_MISSING, None, None
@@ -432,13 +431,14 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
         i = chunks.resolve(raw)
     qs = qe = None
     blind = False
+    cited = raw.cited
     if i is None:
         codes: tuple[str, ...] = (reason_codes.MARKER_OUT_OF_RANGE if raw.kind == "marker" else reason_codes.UNRETRIEVED_SOURCE,)
-        chunk_id = None if raw.kind == "marker" else raw.cited.chunk_id
+        chunk_id = None if raw.kind == "marker" else cited.chunk_id
     else:
         chunk = chunks.chunks[i]
         chunk_id = chunk.chunk_id
-        reason, qs, qe = _locate(chunks, i, raw, chunks.options.casefold)
+        reason, qs, qe = _locate(chunks, i, cited, chunks.options.casefold)
         if reason == reason_codes.QUOTE_MISSING and raw.no_quote:
             reason, blind = None, True
         integrity = chunks.integrity(i)
@@ -446,8 +446,8 @@ def _check_citation(index: int, raw: _Raw, chunks: _Chunks, sentence: int | None
     if raw.span_mismatch:
         codes = (*codes, reason_codes.SPAN_MISMATCH)
     return _new(CitationResult, (
-        index, raw.kind, raw.marker, raw.cited.label, raw.answer_start, raw.answer_end, i, chunk_id,
-        raw.cited.quote, qs, qe, reason_codes.ordered(list(codes)) if len(codes) > 1 else codes, sentence, blind and not codes,
+        index, raw.kind, raw.marker, cited.label, raw.answer_start, raw.answer_end, i, chunk_id,
+        cited.quote, qs, qe, reason_codes.ordered(list(codes)) if len(codes) > 1 else codes, sentence, blind and not codes,
     ))
 
 
@@ -693,7 +693,7 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
             failed += 1
             for code in codes:
                 reasons[_REASON_AT[code]] += 1
-        quote = raw.cited.quote
+        quote = result.quote  # (the cited quote, as the result keeps it)
         if quote and result.chunk_index is not None and not quote.isspace():
             with_quote += 1
             if reason_codes.QUOTE_NOT_FOUND not in codes:
