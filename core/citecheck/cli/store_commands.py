@@ -16,7 +16,6 @@ from citecheck.cli.common import (
     write_overview,
 )
 from citecheck.config import add_option, given
-from citecheck.errors import StoreError
 from citecheck.reports.check_report import error_record
 
 
@@ -35,23 +34,11 @@ def add_report_options(rep: argparse.ArgumentParser) -> None:
     add_option(rep, "store", purpose="report from it (all its logs, or only the LOGs given)")
 
 
-def _open(path: str, err: TextIO, create: bool = False):
-    from citecheck.storage.checked.folder import Store
-
-    try:
-        return Store(path, create=create)
-    except StoreError as exc:
-        err.write(f"citecheck: {exc}\n")
-        return None
-
-
 def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO) -> int:
-    from citecheck.storage.checked.folder import source_id
+    from citecheck.storage.checked.folder import Store, source_id
     from citecheck.storage.checked.query import StoreQuery
 
-    store = _open(args.store, err, create=True)
-    if store is None:
-        return EXIT_USAGE
+    store = Store(args.store, create=True)  # (a folder that is no store: a StoreError, said by main)
     if args.scheduler and args.engine != "dask":
         err.write("citecheck check: --scheduler needs --engine dask\n")
         return EXIT_USAGE
@@ -77,16 +64,14 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
 
 
 def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citecheck.storage.checked.folder import source_id
+    from citecheck.storage.checked.folder import Store, source_id
     from citecheck.storage.checked.query import StoreQuery
 
     if any(given(args, name) for name in ("corpus", "casefold", "refusal")):  # (their variables, set for the app, do not count)
         err.write("citecheck report: --corpus, --casefold and --refusal are set when checking into the store "
                   "(citecheck check LOG... --store DIR); give them there\n")
         return EXIT_USAGE
-    store = _open(args.store, err)
-    if store is None:
-        return EXIT_USAGE
+    store = Store(args.store)
     sources = None
     if args.logs:
         sources = [source_id(p) for p in args.logs]

@@ -16,7 +16,7 @@ from typing import Any, Final, NamedTuple
 
 from citecheck.errors import FieldError, RecordError
 from citecheck.storage import lines as line_reader
-from citecheck.storage.lines import MAX_DEPTH, MAX_INT_DIGITS, MAX_LINE_BYTES, decode  # noqa: F401 (re-exported)
+from citecheck.storage.lines import MAX_DEPTH, MAX_INT_DIGITS, MAX_LINE_BYTES, LongLine, decode  # noqa: F401 (re-exported)
 
 LOG_VERSION = 1
 CHECKSUM_PREFIX = "sha256:"
@@ -445,7 +445,7 @@ def dumps(answer: Answer) -> str:
 # --- reading a file --------------------------------------------------------------------------
 
 
-def parse_lines(name: str, lines: Iterable[str] | Iterable[bytes]) -> Iterator[tuple[int, Answer | RecordError]]:
+def parse_lines(name: str, lines: Iterable[bytes | str | LongLine]) -> Iterator[tuple[int, Answer | RecordError]]:
     """``(line_number, Answer)`` or ``(line_number, RecordError)`` for every non-blank line; one
     bad line never stops the others (the shared reader, :mod:`citecheck.storage.lines`)."""
     return line_reader.parse_lines(name, lines, parse_answer)
@@ -480,6 +480,9 @@ def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
 
     Lines are read as bytes and decoded by the JSON parser (one pass instead of two); a line that
     is not UTF-8 is reported as an ``(encoding)`` error and the lines after it are still read.
-    A torn last line (no newline, not valid JSON) is reported like any other bad line.
+    A torn last line (no newline, not valid JSON) is reported like any other bad line.  Lines are
+    split by the one set of rules every reader of a log follows (:mod:`citecheck.storage.lines`: the
+    checked store, its Dask partitions and the review page reading one answer back by its offset
+    too); answer logs are written a line at a time, so append groups (a labels-file rule) do not apply.
     """
-    return line_reader.read_jsonl(path, parse_answer)
+    return line_reader.read_records(path, parse_answer)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer
 from citecheck.contract.log import Answer, decode, log_problem, parse_answer, parse_lines, read_log
 from citecheck.errors import FieldError, RecordError
 from citecheck.labelling.items import Item, items_of
+from citecheck.storage.lines import physical_lines
 
 
 @contextlib.contextmanager
@@ -177,7 +179,7 @@ def load_bytes(name: str, data: bytes, options: CheckOptions = CheckOptions()) -
             else:
                 answers.append(item)
         return build(answers, errors, options)
-    for _, item in parse_lines(name, data.splitlines(keepends=True)):
+    for _, item in parse_lines(name, physical_lines(io.BytesIO(data))):  # (the one line source's rules)
         if isinstance(item, RecordError):
             errors.append(item)
         else:

@@ -158,7 +158,7 @@ def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
     return None
 
 
-def parse_lines(name: str, lines: Iterable[bytes | str | _LongLine], parse: Callable[[Any], Any],
+def parse_lines(name: str, lines: Iterable[bytes | str | LongLine], parse: Callable[[Any], Any],
                 first_line: int = 1) -> Iterator[tuple[int, Any]]:
     """``(line, parse(value))`` or ``(line, RecordError)`` for every non-blank line, in order.
 
@@ -168,13 +168,13 @@ def parse_lines(name: str, lines: Iterable[bytes | str | _LongLine], parse: Call
     """
     previous: tuple[int, bytes | str] | None = None
     for n, raw in enumerate(lines, start=first_line):
-        if n == 1 and type(raw) is not _LongLine:
+        if n == 1 and type(raw) is not LongLine:
             raw = _without_bom(raw)
         if previous is not None:
             yield previous[0], parse_record(name, *previous, parse)
             previous = None
-        if type(raw) is _LongLine or len(raw) > MAX_LINE_BYTES + 1:  # (+1: the newline)
-            yield n, RecordError(name, n, "(line)", _too_long(int(raw) if type(raw) is _LongLine else len(raw)))
+        if type(raw) is LongLine or len(raw) > MAX_LINE_BYTES + 1:  # (+1: the newline)
+            yield n, RecordError(name, n, "(line)", _too_long(int(raw) if type(raw) is LongLine else len(raw)))
             continue
         previous = None if (not raw or raw.isspace()) else (n, raw)
     if previous is not None:
@@ -199,11 +199,11 @@ def _ends_line(raw: str | bytes) -> bool:
 
 
 def physical_lines(handle: BinaryIO, chunk_size: int = 1 << 20,
-                   limit: int = MAX_LINE_BYTES) -> Iterator[bytes | _LongLine]:
+                   limit: int = MAX_LINE_BYTES) -> Iterator[bytes | LongLine]:
     """The lines of a binary stream with their ends: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (files
     from old Mac tools), as Python's universal newlines.  Linear however long a line is, and a line
     of more than ``limit`` bytes (its end not counted) is never held: it is given as its length, a
-    :class:`_LongLine`."""
+    :class:`LongLine`."""
     pending: list[bytes] = []  # pieces of a line not ended yet
     state = {"size": 0, "held": True, "cr": False}
 
@@ -217,12 +217,12 @@ def physical_lines(handle: BinaryIO, chunk_size: int = 1 << 20,
             else:
                 pending.append(piece)
 
-    def done() -> bytes | _LongLine:
+    def done() -> bytes | LongLine:
         if state["held"]:
             line = b"".join(pending)
-            out = _LongLine(len(line)) if len(line) > limit and len(line.rstrip(b"\r\n")) > limit else line
+            out = LongLine(len(line)) if len(line) > limit and len(line.rstrip(b"\r\n")) > limit else line
         else:
-            out = _LongLine(state["size"])
+            out = LongLine(state["size"])
         pending.clear()
         state.update(size=0, held=True, cr=False)
         return out
@@ -285,6 +285,12 @@ def parse_record(name: str, line: int, raw: str | bytes, parse: Callable[[Any], 
     return RecordError(name, line, field, message)
 
 
+def read_records(path: str | Path, parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
+    """Stream the records of a JSON-lines file written a line at a time (an answer log): every line
+    for itself, no append groups (:func:`read_jsonl` is for the labels and verdicts files)."""
+    return _read_lines(path, parse)
+
+
 def _read_lines(path: str | Path, parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
     """Stream :func:`parse_lines` over a file; memory stays flat however long it is.
 
@@ -299,7 +305,7 @@ def _read_lines(path: str | Path, parse: Callable[[Any], Any]) -> Iterator[tuple
             if previous is not None:
                 yield previous[0], parse_record(name, previous[0], previous[1], parse)
                 previous = None
-            if type(raw) is _LongLine:
+            if type(raw) is LongLine:
                 yield n, RecordError(name, n, "(line)", _too_long(int(raw)))
                 continue
             line = _without_bom(raw) if n == 1 else raw
@@ -423,7 +429,7 @@ def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: val
 
 
 @final
-class _LongLine(int):
+class LongLine(int):
     """Stands for a line longer than MAX_LINE_BYTES (its length), which is never held in memory."""
 
 
@@ -480,3 +486,89 @@ def expect(obj: dict, field: str, kind: type | tuple[type, ...], *, optional: bo
         wanted = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
         raise FieldError(field, f"must be {wanted}, got {type(value).__name__}")
     return value
+
+
+# --- one line source for every reader of a log: whole files, byte ranges, one line by offset -------
+
+
+class Line(NamedTuple):
+    """A physical line of a log: its number (from 1), the byte offset where it starts, and its bytes
+    with their end (a line over the limit as a :class:`LongLine`, its length)."""
+
+    number: int
+    offset: int
+    raw: bytes | LongLine
+
+
+def numbered_lines(handle: BinaryIO, offset: int = 0, first_line: int = 1, chunk_size: int = 1 << 20,
+                   limit: int = MAX_LINE_BYTES) -> Iterator[Line]:
+    """The lines of ``handle`` (positioned at byte ``offset`` of its file) by the rules of
+    :func:`physical_lines`, numbered from ``first_line``, each with the offset where it starts."""
+    at = offset
+    for n, raw in enumerate(physical_lines(handle, chunk_size, limit), start=first_line):
+        yield Line(n, at, raw)
+        at += int(raw) if type(raw) is LongLine else len(raw)
+
+
+def record_of(name: str, line: Line, parse: Callable[[Any], Any]) -> Any:
+    """What a reader makes of one line, as :func:`parse_lines` does for a whole file: None for a
+    blank line, else ``parse(value)`` or the :class:`RecordError` naming the line.  A UTF-8 BOM
+    before the file's first byte is not part of the line; a last line without its end is torn."""
+    raw = line.raw
+    if type(raw) is LongLine:
+        return RecordError(name, line.number, "(line)", _too_long(int(raw)))
+    if line.offset == 0:
+        raw = _without_bom(raw)
+    if not raw or raw.isspace():
+        return None
+    return parse_record(name, line.number, raw, parse, torn=not _ends_line(raw))
+
+
+def is_blank(line: Line) -> bool:
+    """A line no reader makes a record of (empty, or spaces and a line end; a BOM before the first)."""
+    raw = line.raw
+    if type(raw) is LongLine:
+        return False
+    if line.offset == 0:
+        raw = _without_bom(raw)
+    return not raw or raw.isspace()
+
+
+def line_at(handle: BinaryIO, offset: int, limit: int = MAX_LINE_BYTES) -> bytes | LongLine:
+    """The line that starts at byte ``offset`` (its end included), by the same rules; ``b""`` past the end."""
+    handle.seek(offset)
+    return next(physical_lines(handle, 1 << 16, limit), b"")
+
+
+def next_line_start(read: Callable[[int, int], bytes], at: int, size: int, step: int = 1 << 16) -> int:
+    """The first line start at or after byte ``at`` of a file of ``size`` bytes read by
+    ``read(start, end)``: 0, or just after a line end (``\\n``, ``\\r\\n``, a lone ``\\r``).  A byte
+    range ``[start, end)`` holds the lines that start in ``[next_line_start(start), next_line_start(end))``."""
+    if at <= 0:
+        return 0
+    pos = at - 1
+    while pos < size:
+        data = read(pos, min(pos + step, size))
+        if not data:
+            break
+        ends = [i for i in (data.find(b"\n"), data.find(b"\r")) if i >= 0]
+        if ends:
+            i = min(ends)
+            if data[i] == 10:  # \n
+                return pos + i + 1
+            after = data[i + 1:i + 2] if i + 1 < len(data) else read(pos + i + 1, min(pos + i + 2, size))
+            return pos + i + (2 if after == b"\n" else 1)
+        pos += len(data)
+    return size
+
+
+def line_ends(data: bytes, next_byte: bytes = b"", newlines: int | None = None) -> int:
+    """How many lines end inside ``data``: each ``\\n``, each ``\\r\\n`` once and each lone ``\\r``;
+    a ``\\r`` at the very end counts unless ``next_byte`` (the file's byte after ``data``) is ``\\n``.
+    ``newlines``: ``data.count(b"\\n")`` when the caller counted it already."""
+    count = data.count(b"\n") if newlines is None else newlines
+    if b"\r" in data:
+        count += data.count(b"\r") - data.count(b"\r\n")
+        if next_byte == b"\n" and data.endswith(b"\r"):
+            count -= 1
+    return count

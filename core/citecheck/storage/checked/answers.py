@@ -25,8 +25,8 @@ import pandas as pd
 
 from citecheck.checking.checker import AnswerResult, check_answer
 from citecheck.contract.item_keys import parse_item_key
-from citecheck.contract.log import parse_line
-from citecheck.errors import FieldError, RecordError
+from citecheck.contract.log import parse_answer
+from citecheck.errors import RecordError
 from citecheck.labelling.items import Item, items_of
 from citecheck.labelling.labels import Label, is_done
 from citecheck.review import queue, tally
@@ -34,6 +34,7 @@ from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
 from citecheck.storage.checked.index import hash_int, make_index
 from citecheck.storage.checked.query import StoreQuery, _list, read_line, release_memory
+from citecheck.storage.lines import record_of
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
 ROWS_KEPT = 4096  # answers whose row of the index is kept: finding it by id is a scan of every row
@@ -152,16 +153,16 @@ class StoreAnswers:
 
     def _read(self, answer_id: str, source: str, file: str, line: int, offset: int, digest: int):
         try:
-            raw = read_line(file, offset)
+            found = read_line(file, offset)
         except OSError as exc:
             return self._gone(answer_id, file, line, f"cannot read the log: {exc}")
-        if hash_int(line_hash(raw)) != digest:
+        if hash_int(line_hash(found.raw)) != digest:
             return self._gone(answer_id, file, line, f"the line of answer {answer_id} at byte {offset} changed "
                                                      "since it was checked; check the log into the store again")
-        try:
-            return check_answer(parse_line(raw), self._options[source])
-        except FieldError as exc:  # (the hash matched, so the store says it parsed: a newer reader's line)
-            return self._gone(answer_id, file, line, f"{exc.field}: {exc.message}")
+        record = record_of(file, found._replace(number=line), parse_answer)
+        if type(record) is RecordError:  # (the hash matched, so the store says it parsed: a newer reader's line)
+            return self._gone(answer_id, file, line, f"{record.field}: {record.message}")
+        return check_answer(record, self._options[source]) if record is not None else None
 
     def _gone(self, answer_id: str, file: str, line: int, message: str) -> None:
         with self._lock:

@@ -12,31 +12,26 @@ import pyarrow as pa
 
 from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer
 from citecheck.contract import reasons as reason_codes
-from citecheck.contract.log import parse_line
-from citecheck.errors import FieldError
+from citecheck.contract.log import parse_answer
+from citecheck.errors import RecordError
 from citecheck.reports import figures
 from citecheck.storage.checked import schema as store_schema
+from citecheck.storage.lines import Line, LongLine, record_of
 
 _COUNT_NAMES = figures._COUNT_COLUMNS[:-2]  # the figures' count columns without labelled, not_supported
 _FAITH_AT = _COUNT_NAMES.index("faithfulness")
 
 
-def line_hash(raw: bytes) -> bytes:
-    """The hash that says whether a line changed: blake2b-128 of its bytes without the newline."""
+def line_hash(raw: bytes | LongLine) -> bytes:
+    """The hash that says whether a line changed: blake2b-128 of its bytes without the newline (of a
+    line over the limit, which is never held, of its length: it is unreadable whatever it holds)."""
+    if type(raw) is LongLine:
+        return hashlib.blake2b(b"\0a line of %d bytes" % int(raw), digest_size=16).digest()
     return hashlib.blake2b(raw.rstrip(b"\n"), digest_size=16).digest()
 
 
-def read_lines(handle, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, bytes]]:
-    """``(line number from 1, byte offset, raw bytes with newline)`` of each line of a binary
-    file object positioned at ``start``, up to the line that starts before ``end``."""
-    offset = start
-    number = 0
-    for raw in handle:
-        if end is not None and offset >= end:
-            return
-        number += 1
-        yield number, offset, raw
-        offset += len(raw)
+def _length(raw: bytes | LongLine) -> int:
+    return int(raw) if type(raw) is LongLine else len(raw.rstrip(b"\n"))
 
 
 _CITATION_FIELDS = ("index", "kind", "marker", "label", "answer_start", "answer_end", "chunk_index", "chunk_id",
@@ -62,31 +57,31 @@ class Batch:
         self.sentence_keys: list = []
         self.rows = 0
 
-    def add(self, number: int, offset: int, raw: bytes, options: CheckOptions) -> None:
-        """Parse and check one line (blank lines have no row)."""
-        if not raw or raw.isspace():
+    def add(self, line: Line, options: CheckOptions) -> None:
+        """Parse and check one line as every reader of a log does (``storage.lines.record_of``:
+        blank lines have no row, a line over the limit or not parsed is an error row)."""
+        record = record_of(self.file, line, parse_answer)
+        if record is None:
             return
         self.rows += 1
-        try:
-            answer = parse_line(raw)
-        except FieldError as exc:
-            self._error(number, offset, raw, exc.field, exc.message)
-            return
-        self._answer(number, offset, raw, check_answer(answer, options))
+        if type(record) is RecordError:
+            self._error(line, record.field, record.message)
+        else:
+            self._answer(line.number, line.offset, line.raw, check_answer(record, options))
 
-    def _error(self, number, offset, raw, field, message) -> None:
+    def _error(self, line: Line, field: str, message: str) -> None:
         c = self.errors
-        for name, value in (("line", number), ("offset", offset), ("length", len(raw.rstrip(b"\n"))),
-                            ("line_hash", line_hash(raw)), ("field", field), ("message", message)):
+        for name, value in (("line", line.number), ("offset", line.offset), ("length", _length(line.raw)),
+                            ("line_hash", line_hash(line.raw)), ("field", field), ("message", message)):
             c[name].append(value)
 
-    def _answer(self, number: int, offset: int, raw: bytes, result: AnswerResult) -> None:
+    def _answer(self, number: int, offset: int, raw: bytes | LongLine, result: AnswerResult) -> None:
         text, counts = figures.answer_row(result, self.file, number)
         a = result.answer
         c = self.answers
         c["line"].append(number)
         c["offset"].append(offset)
-        c["length"].append(len(raw.rstrip(b"\n")))
+        c["length"].append(_length(raw))
         c["line_hash"].append(line_hash(raw))
         for name, value in zip(("answer_id", "question", "model", "prompt_version", "timestamp"), text[2:]):
             c[name].append(value)
@@ -139,12 +134,13 @@ def _times(stamps: list) -> pa.Array:
     return pa.array(naive.to_numpy().astype("datetime64[us]"), type=pa.timestamp("us"), mask=naive.isna().to_numpy())
 
 
-def check_batches(source: str, file: str, lines: Iterable[tuple[int, int, bytes]], options: CheckOptions,
+def check_batches(source: str, file: str, lines: Iterable[Line], options: CheckOptions,
                   rows: int = 5_000) -> Iterator[dict[str, pa.Table]]:
-    """The tables of ``lines`` (see ``read_lines``), ``rows`` lines per batch, so memory stays flat."""
+    """The tables of ``lines`` (``storage.lines.numbered_lines``), ``rows`` lines per batch, so
+    memory stays flat."""
     batch = Batch(source, file)
-    for number, offset, raw in lines:
-        batch.add(number, offset, raw, options)
+    for line in lines:
+        batch.add(line, options)
         if batch.rows >= rows:
             yield batch.tables()
             batch = Batch(source, file)

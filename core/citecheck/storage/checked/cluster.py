@@ -21,8 +21,9 @@ import numpy as np
 import pyarrow as pa
 
 from citecheck.checking.checker import CheckOptions
-from citecheck.storage.checked.batch import Batch, read_lines
+from citecheck.storage.checked.batch import Batch
 from citecheck.storage.checked.folder import LogRun, Store, log_size, options_record, source_id, write_tables
+from citecheck.storage.lines import line_ends, next_line_start, numbered_lines
 
 BLOCK = 64 * 2**20  # at most this many bytes per partition of a large file
 MIN_BLOCK = 2**20
@@ -51,18 +52,25 @@ _CHUNK = 2**22
 
 def _line_start(fs, p: str, at: int, size: int) -> int:
     """The first line start at or after byte ``at`` (a line that starts before belongs to the range
-    before).  Ranges are read with ``cat_file``: no file handle is shared between tasks (fsspec's
-    memory filesystem hands every opener the same file object)."""
-    if at <= 0:
-        return 0
-    pos = at - 1
-    while pos < size:
-        data = fs.cat_file(p, start=pos, end=min(pos + 65536, size))
-        nl = data.find(b"\n")
-        if nl >= 0:
-            return pos + nl + 1
-        pos += len(data)
-    return size
+    before), by the line rules of every reader (``storage.lines.next_line_start``).  Ranges are read
+    with ``cat_file``: no file handle is shared between tasks (fsspec's memory filesystem hands
+    every opener the same file object)."""
+    return next_line_start(lambda start, end: fs.cat_file(p, start=start, end=end), at, size)
+
+
+class _Range:
+    """Bytes ``[first, stop)`` of a file as a binary stream, read in chunks with ``cat_file``."""
+
+    def __init__(self, fs, p: str, first: int, stop: int):
+        self.fs, self.p, self.pos, self.stop = fs, p, first, stop
+
+    def read(self, size: int = -1) -> bytes:
+        end = self.stop if size < 0 else min(self.pos + size, self.stop)
+        if end <= self.pos:
+            return b""
+        data = self.fs.cat_file(self.p, start=self.pos, end=end)
+        self.pos += len(data)
+        return data
 
 
 def _bounds(path: str, start: int, end: int):
@@ -72,29 +80,20 @@ def _bounds(path: str, start: int, end: int):
 
 
 def count_lines(path: str, start: int, end: int) -> int:
-    """How many lines (blank ones too) start in ``[start, end)``: the line numbers a partition takes."""
+    """How many lines (blank ones too) start in ``[start, end)``: the line numbers a partition takes,
+    counted by the line rules of every reader (``storage.lines.line_ends``)."""
     fs, p, first, stop = _bounds(path, start, end)
     count, last = 0, b"\n"
     for pos in range(first, stop, _CHUNK):
-        data = fs.cat_file(p, start=pos, end=min(pos + _CHUNK, stop))
+        until = min(pos + _CHUNK, stop)
+        data = fs.cat_file(p, start=pos, end=until)
         # (numpy compares 32 bytes at a time: 2.7 times as fast as bytes.count, which was 5-6% of
         # a worker's time on a log split in byte ranges, bench/bench_dask.py --profile)
-        count += int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
+        newlines = int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
+        follows = fs.cat_file(p, start=until, end=until + 1) if data.endswith(b"\r") else b""
+        count += line_ends(data, follows, newlines)
         last = data[-1:] or last
-    return count + (last != b"\n")
-
-
-def _lines(fs, p: str, first: int, stop: int) -> Iterator[bytes]:
-    """The lines of bytes ``[first, stop)`` (each with its newline), read in chunks."""
-    rest = b""
-    for pos in range(first, stop, _CHUNK):
-        data = rest + fs.cat_file(p, start=pos, end=min(pos + _CHUNK, stop))
-        lines = data.split(b"\n")
-        rest = lines.pop()
-        for line in lines:
-            yield line + b"\n"
-    if rest:
-        yield rest
+    return count + (last not in (b"\n", b"\r"))
 
 
 def range_batches(path: str, source: str, start: int, end: int, options: CheckOptions, lines_before: int = 0,
@@ -103,8 +102,8 @@ def range_batches(path: str, source: str, start: int, end: int, options: CheckOp
     lines, checked exactly as the single-process engine checks them."""
     fs, p, first, stop = _bounds(path, start, end)
     batch = Batch(source, path)
-    for number, offset, raw in read_lines(_lines(fs, p, first, stop), first):
-        batch.add(lines_before + number, offset, raw, options)
+    for line in numbered_lines(_Range(fs, p, first, stop), first, lines_before + 1, _CHUNK):  # type: ignore[arg-type]
+        batch.add(line, options)
         if batch.rows >= rows:
             yield batch.tables()
             batch = Batch(source, path)

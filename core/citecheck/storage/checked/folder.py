@@ -31,7 +31,8 @@ from citecheck.contract import reasons
 from citecheck.contract.corpus import Corpus
 from citecheck.errors import CheckedStoreError, RecordError
 from citecheck.storage.checked import schema as store_schema
-from citecheck.storage.checked.batch import Batch, check_batches, line_hash, read_lines
+from citecheck.storage.checked.batch import Batch, check_batches, line_hash
+from citecheck.storage.lines import is_blank, numbered_lines
 
 META = "store.json"
 
@@ -248,15 +249,15 @@ class Store:
         def changed():
             nonlocal lines
             with open_log(path) as handle:
-                for number, offset, raw in read_lines(handle):
-                    if not raw or raw.isspace():
+                for line in numbered_lines(handle):
+                    if is_blank(line):
                         continue
                     lines += 1
-                    same = old.get(line_hash(raw)) if old else None
+                    same = old.get(line_hash(line.raw)) if old else None
                     if same:
-                        kept.append((same.popleft(), offset, number))
+                        kept.append((same.popleft(), line.offset, line.number))
                     else:
-                        yield number, offset, raw
+                        yield line
 
         fresh = self.write_part(source, check_batches(source, path, changed(), options, rows))
         left_over = sum(len(q) for q in old.values())

@@ -18,7 +18,7 @@ import pandas as pd
 
 from citecheck.checking.checker import check_answer
 from citecheck.contract import reasons as reason_codes
-from citecheck.contract.log import parse_line
+from citecheck.contract.log import parse_answer
 from citecheck.errors import CheckedStoreError, RecordError
 from citecheck.labelling.labels import Label
 from citecheck.reports import figures as report_figures
@@ -28,6 +28,7 @@ from citecheck.reports.golden import GoldenQuestion, evaluate_retrieval
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
+from citecheck.storage.lines import Line, line_at, record_of
 
 _SQL_TYPES = {"int64": "BIGINT", "bool": "BOOLEAN", "double": "DOUBLE", "string": "VARCHAR"}
 
@@ -115,12 +116,13 @@ class StoreQuery:
         out = []
         options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
         for row in rows.itertuples(index=False):
-            raw = read_line(row.file, row.offset)
-            if line_hash(raw) != bytes(row.line_hash):
+            line = read_line(row.file, row.offset)
+            answer = answer_at(row.file, line)
+            if line_hash(line.raw) != bytes(row.line_hash) or answer is None:
                 warnings.append(f"{row.file}: the line of answer {row.answer_id} at byte {row.offset} changed "
                                 "since it was checked; check the log into the store again")
                 continue
-            result = check_answer(parse_line(raw), options[row.source])
+            result = check_answer(answer, options[row.source])
             labelled, not_supported = report_figures.label_counts(result, by_answer[row.answer_id])
             out.append((row.source, int(row.offset), labelled, not_supported))
         self._labels(pd.DataFrame(out, columns=["source", "offset", "labelled", "not_supported"]))
@@ -136,12 +138,13 @@ class StoreQuery:
         if row is None:
             return None
         source, file, offset, digest = row
-        raw = read_line(file, offset)
-        if line_hash(raw) != bytes(digest):
+        line = read_line(file, offset)
+        answer = answer_at(file, line)
+        if line_hash(line.raw) != bytes(digest) or answer is None:
             raise CheckedStoreError(f"{file}: the line of answer {answer_id} at byte {offset} changed since it was "
                              "checked; check the log into the store again")
         entry = cast(dict, self.store.log(source))  # (the join with logs keeps only the store's logs)
-        return check_answer(parse_line(raw), options_from(entry["options"]))
+        return check_answer(answer, options_from(entry["options"]))
 
     # --- the check summary --------------------------------------------------------------------
 
@@ -430,8 +433,15 @@ def release_memory(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"SET memory_limit = '{limit}'")
 
 
-def read_line(file: str, offset: int) -> bytes:
-    """The bytes of the log line that starts at ``offset`` (newline included)."""
+def read_line(file: str, offset: int) -> Line:
+    """The log line that starts at ``offset`` (its end included), read by the rules of every reader
+    (``storage.lines.line_at``); its number is not known here (0)."""
     with open(file, "rb") as handle:
-        handle.seek(offset)
-        return handle.readline()
+        return Line(0, offset, line_at(handle, offset))
+
+
+def answer_at(file: str, line: Line):
+    """The answer a line read back holds, parsed as every reader parses it; None when it holds none
+    (the caller checked its hash first, so this is a line a newer citecheck wrote, or none at all)."""
+    record = record_of(file, line, parse_answer)
+    return None if record is None or type(record) is RecordError else record
