@@ -113,3 +113,18 @@ def loaded(at) -> str:
 
 def judged(at) -> str | None:
     return next((m.value for m in at.metric if m.label == "Judged not supported"), None)
+
+
+def test_every_page_holds_on_a_store_of_unreadable_lines_only(env, monkeypatch, tmp_path):
+    """A store whose log has no readable answer (report --store crashed on it): the pages say so, no exception."""
+    log = tmp_path / "garbage.jsonl"
+    log.write_bytes(b"garbage\n{\"a\": \n")
+    store = tmp_path / "empty-store"
+    assert main(["check", str(log), "--store", str(store)], io.StringIO(), io.StringIO()) == 4
+    monkeypatch.setenv("CITECHECK_LOGS", str(log))
+    monkeypatch.setenv("CITECHECK_STORE", str(store))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    for page in ("pages/failures.py", "pages/data.py", "pages/calibration.py"):
+        at = at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])

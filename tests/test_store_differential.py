@@ -208,3 +208,15 @@ def test_the_review_page_reads_an_answer_back_by_the_same_rules(tmp_path):
         result = query.result(answer_id)
         assert result is not None and result.answer.answer_id == answer_id, (file, answer_id)
     query.close()
+
+
+@pytest.mark.parametrize("name,data", [("empty", b""), ("blank", b"\n \n"), ("all-unreadable", b"garbage\n{\"a\": \n")])
+def test_an_empty_or_unreadable_store_reports_what_the_log_does(tmp_path, name, data):
+    """report --store crashed on such a store (int() of a NULL count); it must give the log's zeros and n/a."""
+    (path,) = _write(tmp_path / "logs", {name: data})
+    store = tmp_path / "store"
+    assert run(["check", path, "--store", str(store), "--quiet"])[0] in (0, 4)
+    for output in ("json", "csv", "text"):
+        from_log = run(["report", path, "--format", output])
+        from_store = run(["report", path, "--store", str(store), "--format", output])
+        assert from_store[0] == from_log[0] and from_store[1] == from_log[1], output

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TextIO
+from typing import TextIO, cast
 
 from citecheck import __version__
 from citecheck.cli import (
@@ -25,6 +25,7 @@ from citecheck.cli.common import EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_U
 from citecheck.config import fill_from_environment
 from citecheck.errors import CitecheckError
 from citecheck.storage.durable import WriteFailed
+from citecheck.text.terminal import VisibleWriter
 
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
@@ -70,8 +71,10 @@ def _closed_pipe(out: TextIO) -> int:
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
+    # everything printed goes through VisibleWriter: a log's text cannot drive the terminal
+    stdout = out or sys.stdout
+    out = cast(TextIO, VisibleWriter(stdout))
+    err = cast(TextIO, VisibleWriter(err or sys.stderr))
     parser = build_parser()
     args = parser.parse_args(argv)
     missing = fill_from_environment(args, os.environ)  # a setting not given: its CITECHECK_* variable
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         out.flush()  # (here, so that a reader gone away is met below, not in Python's flush at exit)
         return code
     except BrokenPipeError:
-        return _closed_pipe(out)
+        return _closed_pipe(stdout)
     except WriteFailed as exc:  # the disk filled...: what was not saved is said, nothing half-written
         err.write(f"citecheck {args.command}: {exc}\n")
         return EXIT_FAILED

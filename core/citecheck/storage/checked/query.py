@@ -174,7 +174,7 @@ class StoreQuery:
 
     def _sums(self, where: str = "", group: str | None = None) -> pd.DataFrame:
         cols = [f"coalesce(sum({_q(c)}::BIGINT), 0)::BIGINT AS {_q(c)}" for c in report_figures.HEADLINE_SUMS]
-        cols += ["count_if(invalid_markers > 0)::BIGINT AS invalid_marker_answers",
+        cols += ["coalesce(count_if(invalid_markers > 0), 0)::BIGINT AS invalid_marker_answers",
                  "count(faithfulness)::BIGINT AS scored", "count(*)::BIGINT AS n"]
         if group:
             return self.sql(f"SELECT {_q(group)} AS g, {', '.join(cols)} FROM a {where} GROUP BY 1 ORDER BY 1")
@@ -185,7 +185,7 @@ class StoreQuery:
         return report_figures.headline_of({k: int(v) for k, v in row.items()}, int(row["n"]))
 
     def reasons(self) -> pd.DataFrame:
-        cols = ", ".join(f"coalesce(sum({_q(c)}), 0)::BIGINT, count_if({_q(c)} > 0)::BIGINT" for c in reason_codes.ALL_REASONS)
+        cols = ", ".join(f"coalesce(sum({_q(c)}), 0)::BIGINT, coalesce(count_if({_q(c)} > 0), 0)::BIGINT" for c in reason_codes.ALL_REASONS)
         row = self.one(f"SELECT count(*), coalesce(sum(citations), 0)::BIGINT, coalesce(sum(sentences), 0)::BIGINT, "
                        f"{cols} FROM a")
         n, cites, sentences = row[:3]
@@ -279,7 +279,7 @@ class StoreQuery:
         return self.one("SELECT count(*) - count(time) FROM answers")[0]
 
     def any_failing(self) -> bool:
-        return bool(self.one("SELECT count_if(failing) > 0 FROM answers")[0])
+        return bool(self.one("SELECT coalesce(count_if(failing), 0) > 0 FROM answers")[0])
 
     def compare(self, column: str, a: str, b: str) -> list[report_figures.Difference]:
         """``figures.compare``: every headline figure for ``column == a`` against ``column == b``."""
