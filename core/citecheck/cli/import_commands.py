@@ -32,8 +32,11 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if replaced is not None:
             replaced.abort()
         raise
-    if replaced is not None:
+    if replaced is not None and written:
         replaced.commit()
+    elif replaced is not None:  # nothing to write: an existing --out stays exactly as it was
+        replaced.abort()
+        err.write(f"nothing imported: {args.out} left as it was\n")
     err.write(f"imported {written} answer(s)" + (f", skipped {errors} malformed record(s)" if errors else "") + "\n")
     return EXIT_UNREADABLE if errors else 0
 

@@ -156,7 +156,16 @@ def read_bodies(path: str | Path, provider: Provider) -> list[tuple[int, list[Re
 
     A stream is one body (position 1): its bad events are reported and the rest assembled.
     """
-    text = Path(path).read_text(encoding="utf-8")
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # (a JSON body is decoded record by record below, by the log rules)
+        if looks_like_stream(data.decode("utf-8", "replace")):
+            line = data.count(b"\n", 0, exc.start) + 1
+            return [(1, [], RecordError(str(path), line, "(encoding)",
+                                        f"not UTF-8 text at byte {exc.start} ({exc.reason}); nothing of the stream "
+                                        "is imported"))]
+        return [(pos, [], body) for pos, body in read_records(path)]
     if looks_like_stream(text):
         errors, body = stream_body(text, str(path), provider)
         return [(1, errors, body)]
