@@ -17,6 +17,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -126,6 +127,27 @@ def write_tables(root: str | Path, source: str, part: str, batches: Iterable[dic
     return rows
 
 
+def interrupted(root: Path) -> bool:
+    """Whether ``root`` holds only what a first check into it leaves when it is killed before its
+    ``store.json`` is written: table folders of log folders of Parquet parts (and the lock and
+    the record's temporary file).  Nothing else: a folder of other files is never taken for one."""
+    if not root.is_dir() or (root / META).exists():
+        return False
+    found = False
+    for entry in root.iterdir():
+        if entry.name in (".lock", META + ".tmp"):
+            continue
+        if entry.name not in store_schema.TABLES or not entry.is_dir():
+            return False
+        found = True
+        for log in entry.iterdir():
+            if not (log.is_dir() and log.name.startswith("log-")):
+                return False
+            if any(not (f.is_file() and f.name.startswith("part-") and f.suffix == ".parquet") for f in log.iterdir()):
+                return False
+    return found
+
+
 class Store:
     """A store folder: its ``store.json`` record and its parts."""
 
@@ -139,9 +161,17 @@ class Store:
                 raise CheckedStoreError(f"{meta}: store format version {version!r}; this citecheck reads version "
                                  f"{store_schema.STORE_VERSION}. Check the logs into a new --store folder.")
         elif create:
-            if self.root.exists() and any(p.name != ".lock" for p in self.root.iterdir()):
+            if interrupted(self.root):  # a first check killed before its store.json: none of it counts
+                for table in store_schema.TABLES:
+                    shutil.rmtree(self.root / table, ignore_errors=True)
+                (self.root / (META + ".tmp")).unlink(missing_ok=True)
+            elif self.root.exists() and any(p.name != ".lock" for p in self.root.iterdir()):
                 raise CheckedStoreError(f"{self.root} is not empty and has no {META}: give an empty or new folder")
             self.meta = {"store_version": store_schema.STORE_VERSION, "next_part": 1, "logs": []}
+        elif interrupted(self.root):
+            raise CheckedStoreError(f"{self.root} is an unfinished checked store: the first check into it stopped "
+                                    f"before it wrote {META}; run citecheck check LOG... --store {self.root} "
+                                    "again to finish it")
         else:
             raise CheckedStoreError(f"{self.root} is not a checked store (no {META}); "
                              "write one with citecheck check LOG... --store DIR")

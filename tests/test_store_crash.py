@@ -1,0 +1,93 @@
+"""A checked store survives a crash at any moment: ``check --store`` killed (SIGKILL) at random
+moments of a first check and of later ones; the next check finishes without a hand deletion, and
+``report --store`` then equals a clean run's.  Before the next check, ``report`` says the store is
+unfinished and how to finish it, instead of "not a checked store"."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from citecheck.cli.main import main
+from citecheck.storage.checked.folder import META, interrupted
+from test_store import generated_log
+
+KILLS = int(os.environ.get("CITECHECK_CRASH_KILLS", "8"))  # bench/ runs more
+ANSWERS = int(os.environ.get("CITECHECK_CRASH_ANSWERS", "4000"))
+
+
+def run(argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main([str(a) for a in argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _check_process(log: Path, store: Path) -> subprocess.Popen:
+    code = ("import sys; from citecheck.cli.main import main; "
+            f"sys.exit(main(['check', {str(log)!r}, '--store', {str(store)!r}, '--quiet']))")
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _report(store: Path) -> dict:
+    code, out, err = run(["report", "--store", store, "--format", "json"])
+    assert code in (0, 4), err
+    return json.loads(out)
+
+
+def test_a_check_killed_at_any_moment_is_finished_by_the_next(tmp_path):
+    log = generated_log(tmp_path / "log.jsonl", ANSWERS)
+    grown = tmp_path / "grown.jsonl"
+    grown.write_bytes(log.read_bytes() + generated_log(tmp_path / "more.jsonl", 300, seed=11).read_bytes())
+    clean = tmp_path / "clean"
+    started = time.monotonic()
+    assert run(["check", log, "--store", clean, "--quiet"])[0] in (0, 1, 4)
+    seconds = time.monotonic() - started
+    want = _report(clean)
+    rng = random.Random(5)
+    said = {"killed": 0, "finished before the kill": 0, "unfinished said": 0}
+    for n in range(KILLS):
+        store = tmp_path / f"store-{n}"
+        later = n % 2 == 1  # odd rounds: the kill hits a later check, of the log grown since, into a finished store
+        target = tmp_path / f"log-{n}.jsonl"
+        target.write_bytes(log.read_bytes())
+        if later:
+            assert run(["check", target, "--store", store, "--quiet"])[0] in (0, 1, 4)
+            target.write_bytes(grown.read_bytes())
+        process = _check_process(target, store)
+        time.sleep(rng.uniform(0.0, seconds * 1.5))
+        process.send_signal(signal.SIGKILL)
+        code = process.wait()
+        said["killed" if code == -signal.SIGKILL else "finished before the kill"] += 1
+        if not later and not (store / META).exists() and store.exists() and interrupted(store):
+            code, _, err = run(["report", "--store", store])
+            assert code == 2 and "unfinished checked store" in err and "check LOG... --store" in err
+            said["unfinished said"] += 1
+        code, _, err = run(["check", target, "--store", store, "--quiet"])  # no hand deletion
+        assert code in (0, 1, 4), err
+        clean_target = tmp_path / f"clean-{n}"
+        assert run(["check", target, "--store", clean_target, "--quiet"])[0] in (0, 1, 4)
+        assert _report(store) == _report(clean_target)
+        if not later:
+            assert _report(store)["headline"] == want["headline"]
+    print(said)
+    assert said["killed"] >= KILLS // 2, said
+
+
+def test_a_folder_that_is_not_a_store_is_never_taken_for_an_unfinished_one(tmp_path):
+    folder = tmp_path / "mine"
+    (folder / "answers").mkdir(parents=True)
+    (folder / "answers" / "notes.txt").write_text("my own file")
+    assert not interrupted(folder)
+    log = generated_log(tmp_path / "log.jsonl", 20)
+    code, _, err = run(["check", log, "--store", folder, "--quiet"])
+    assert code == 2 and "not empty and has no store.json" in err
+    assert (folder / "answers" / "notes.txt").read_text() == "my own file"
