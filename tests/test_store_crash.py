@@ -91,3 +91,35 @@ def test_a_folder_that_is_not_a_store_is_never_taken_for_an_unfinished_one(tmp_p
     code, _, err = run(["check", log, "--store", folder, "--quiet"])
     assert code == 2 and "not empty and has no store.json" in err
     assert (folder / "answers" / "notes.txt").read_text() == "my own file"
+
+
+def test_a_store_written_with_relative_paths_works_from_anywhere_and_moves_with_its_logs(tmp_path, monkeypatch):
+    from citecheck.labelling import labels as label_store
+    from citecheck.labelling.items import items_of
+    from citecheck.storage.checked.answers import StoreAnswers
+
+    work = tmp_path / "work"
+    work.mkdir()
+    generated_log(work / "a.jsonl", 30)
+    monkeypatch.chdir(work)
+    assert run(["check", "a.jsonl", "--store", "S", "--quiet"])[0] in (0, 1, 4)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    answers = StoreAnswers(work / "S")
+    first = answers.answer_ids[0]
+    result = answers.get(first)
+    assert result is not None and result.answer.answer_id == first  # (an AttributeError on None before)
+    labels = tmp_path / "labels.jsonl"
+    item = next(i for i in items_of(result) if i.citation is not None)
+    label_store.append(labels, label_store.make_label(item, "not_supported", "ana"))
+    code, out, err = run(["report", "--store", work / "S", "--labels", labels, "--format", "json"])
+    assert code in (0, 4) and "changed since" not in err, err
+    human = [r for r in json.loads(out)["headline"] if r["key"] == "human_not_supported_rate"]
+    assert (human[0]["count"], human[0]["total"]) == (1, 1)
+    moved = tmp_path / "moved"
+    work.rename(moved)  # the store and its log move together
+    assert StoreAnswers(moved / "S").get(first) is not None
+    (moved / "a.jsonl").unlink()
+    gone = StoreAnswers(moved / "S")
+    assert gone.get(first) is None and "a.jsonl" in str(gone.errors[0]) and "is gone" in str(gone.errors[0])

@@ -26,7 +26,7 @@ import pandas as pd
 from citecheck.checking.checker import AnswerResult, check_answer
 from citecheck.contract.item_keys import parse_item_key
 from citecheck.contract.log import parse_answer
-from citecheck.errors import RecordError
+from citecheck.errors import CheckedStoreError, RecordError
 from citecheck.labelling.items import Item, items_of
 from citecheck.labelling.labels import Label, is_done
 from citecheck.review import queue, tally
@@ -153,7 +153,9 @@ class StoreAnswers:
 
     def _read(self, answer_id: str, source: str, file: str, line: int, offset: int, digest: int):
         try:
-            found = read_line(file, offset)
+            found = read_line(self.store.log_file(source), offset)
+        except CheckedStoreError as exc:  # the log is gone: says which, and where it was looked for
+            return self._gone(answer_id, file, line, str(exc))
         except OSError as exc:
             return self._gone(answer_id, file, line, f"cannot read the log: {exc}")
         if hash_int(line_hash(found.raw)) != digest:

@@ -127,6 +127,15 @@ def write_tables(root: str | Path, source: str, part: str, batches: Iterable[dic
     return rows
 
 
+def _where(file: str, root: Path) -> dict:
+    """A local log's absolute path and its path relative to the store, kept beside the path as given,
+    so the store reads its logs back from any working folder, and after moving with them."""
+    if "://" in file:
+        return {}
+    path = Path(file).resolve()
+    return {"path": str(path), "relative": os.path.relpath(path, root.resolve())}
+
+
 def interrupted(root: Path) -> bool:
     """Whether ``root`` holds only what a first check into it leaves when it is killed before its
     ``store.json`` is written: table folders of log folders of Parquet parts (and the lock and
@@ -184,6 +193,24 @@ class Store:
 
     def log(self, source: str) -> dict | None:
         return next((entry for entry in self.logs if entry["source"] == source), None)
+
+    def log_file(self, source: str) -> str:
+        """Where the log ``source`` is read back now: the absolute path it was checked at, else the
+        same place relative to the store (a store that moved with its logs), else the path as given.
+        Raises CheckedStoreError naming the log when it is in none of them."""
+        entry = self.log(source)
+        if entry is None:
+            raise CheckedStoreError(f"{self.root} has no log {source}")
+        if "://" in entry["file"]:
+            return entry["file"]
+        candidates = [entry.get("path"), str(self.root / entry["relative"]) if entry.get("relative") else None,
+                      entry["file"]]
+        for candidate in candidates:
+            if candidate and Path(candidate).is_file():
+                return candidate
+        tried = ", ".join(dict.fromkeys(c for c in candidates if c))
+        raise CheckedStoreError(f"the log {entry['file']} of the store {self.root} is gone (looked at {tried}); "
+                                "put it back, or check it into the store again from where it is now")
 
     def part_path(self, table: str, source: str, part: str) -> Path:
         return part_path(self.root, table, source, part)
@@ -243,7 +270,7 @@ class Store:
         """Make ``parts`` the log's parts (one rename of store.json), then remove what is no longer listed."""
         entry = self.log(source)
         old = [] if entry is None else [p for p in entry["parts"] if p not in parts]
-        record = {"source": source, "file": file, "options": options, "parts": parts, **stats}
+        record = {"source": source, "file": file, **_where(file, self.root), "options": options, "parts": parts, **stats}
         if entry is None:
             self.logs.append(record)
         else:

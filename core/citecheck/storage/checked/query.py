@@ -116,7 +116,7 @@ class StoreQuery:
         out = []
         options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
         for row in rows.itertuples(index=False):
-            line = read_line(row.file, row.offset)
+            line = read_line(self.store.log_file(row.source), row.offset)
             answer = answer_at(row.file, line)
             if line_hash(line.raw) != bytes(row.line_hash) or answer is None:
                 warnings.append(f"{row.file}: the line of answer {row.answer_id} at byte {row.offset} changed "
@@ -138,7 +138,7 @@ class StoreQuery:
         if row is None:
             return None
         source, file, offset, digest = row
-        line = read_line(file, offset)
+        line = read_line(self.store.log_file(source), offset)
         answer = answer_at(file, line)
         if line_hash(line.raw) != bytes(digest) or answer is None:
             raise CheckedStoreError(f"{file}: the line of answer {answer_id} at byte {offset} changed since it was "
