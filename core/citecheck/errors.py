@@ -53,3 +53,8 @@ class DatabaseError(StoreError):
 
 class CheckedStoreError(StoreError):
     """A folder is not a checked store this citecheck can read or write, or a line changed under it."""
+
+
+class DamagedStoreError(CheckedStoreError):
+    """A checked store's part is missing or unreadable; the message names it and the command that
+    repairs it (``citecheck`` exits with its own code, 6)."""

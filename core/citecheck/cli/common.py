@@ -3,7 +3,8 @@
 Exit codes: 0 all good; 1 the ``--max-failure-rate`` gate failed; 2 bad usage or a file that
 cannot be opened; 3 the work could not all be done (the disk filled, API calls failed): what
 was done is saved and the same command resumes; 4 some records were unreadable (added to 1 when
-both happen, giving 5).
+both happen, giving 5); 6 a checked store is damaged (a part missing or unreadable): the message
+names it and the ``check --store`` that repairs it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ EXIT_GATE = 1
 EXIT_USAGE = 2
 EXIT_FAILED = 3
 EXIT_UNREADABLE = 4
+EXIT_DAMAGED = 6  # a checked store's part is missing or unreadable: check its logs into it again
 
 
 def json_line(obj: dict, out: TextIO) -> None:

@@ -20,17 +20,19 @@ from citecheck.cli import (
     judge_commands,
     label_commands,
     pipeline_commands,
+    store_commands,
 )
-from citecheck.cli.common import EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
+from citecheck.cli.common import EXIT_DAMAGED, EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
 from citecheck.config import fill_from_environment
-from citecheck.errors import CitecheckError
+from citecheck.errors import CitecheckError, DamagedStoreError
 from citecheck.storage.durable import WriteFailed
 from citecheck.text.terminal import VisibleWriter
 
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
 # The order of the groups is the order of the commands in ``citecheck --help``.
-GROUPS = (check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands, label_commands)
+GROUPS = (check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands, label_commands,
+          store_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
     """The parser of the command given (so a usage error shows that command's usage)."""
-    for dest in ("command", "labels_command", "verdicts_command", "format"):
+    for dest in ("command", "labels_command", "verdicts_command", "store_command", "format"):
         name = getattr(args, dest, None)
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         if name is None or not subs or name not in subs[0].choices:
@@ -89,6 +91,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     except WriteFailed as exc:  # the disk filled...: what was not saved is said, nothing half-written
         err.write(f"citecheck {args.command}: {exc}\n")
         return EXIT_FAILED
+    except DamagedStoreError as exc:  # its own code: the store needs repairing, not the command line
+        err.write(f"citecheck {args.command}: {exc}\n")
+        return EXIT_DAMAGED
     except (CitecheckError, OSError) as exc:
         err.write(f"citecheck {args.command}: {exc}\n")
         return EXIT_USAGE

@@ -7,6 +7,7 @@ import argparse
 from typing import TextIO
 
 from citecheck.cli.common import (
+    EXIT_DAMAGED,
     EXIT_UNREADABLE,
     EXIT_USAGE,
     finish_check,
@@ -16,6 +17,7 @@ from citecheck.cli.common import (
     write_overview,
 )
 from citecheck.config import add_option, given
+from citecheck.errors import StoreError
 from citecheck.reports.check_report import error_record
 
 
@@ -93,3 +95,38 @@ def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     query.close()
     write_overview(report, args.format, out)
     return EXIT_UNREADABLE if unreadable else 0
+
+
+def cmd_store_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``citecheck store verify DIR``: every listed part there and readable to its last row, each
+    log's rows against its line count, and whether each log changed since it was checked."""
+    from citecheck.storage.checked.folder import Store, log_size
+
+    store = Store(args.dir)
+    found = store.damage(deep=True)
+    for d in found:
+        out.write(f"damaged: {d.file}: {d.problem} (log {d.log})\n")
+    for entry in store.logs:
+        try:
+            now = log_size(store.log_file(entry["source"]))
+        except (StoreError, OSError) as exc:
+            out.write(f"log: {exc}\n")
+            continue
+        if now != entry.get("size"):
+            out.write(f"changed: {entry['file']} is {now:,} bytes, {entry.get('size', 0):,} when it was checked; "
+                      f"check it again: citecheck check {entry['file']} --store {args.dir}\n")
+    listed = sum(len(e["parts"]) for e in store.logs) * 4
+    out.write(f"{len(store.logs)} log(s), {listed} part file(s) listed: "
+              + ("sound\n" if not found else f"{len(found)} damaged\n"))
+    if found:
+        err.write(f"citecheck store verify: {store.damaged(found)}\n")
+        return EXIT_DAMAGED
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    group = sub.add_parser("store", help="work with a checked store")
+    store_sub = group.add_subparsers(dest="store_command", required=True)
+    verify = store_sub.add_parser("verify", help="check that every part of a checked store is there and readable")
+    verify.add_argument("dir", metavar="DIR", help="the checked store folder")
+    verify.set_defaults(func=cmd_store_verify)

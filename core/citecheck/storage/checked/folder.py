@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from citecheck.checking.checker import CheckOptions
 from citecheck.contract import reasons
 from citecheck.contract.corpus import Corpus
-from citecheck.errors import CheckedStoreError, RecordError
+from citecheck.errors import CheckedStoreError, DamagedStoreError, RecordError
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.checked.batch import Batch, check_batches, line_hash
 from citecheck.storage.lines import is_blank, numbered_lines
@@ -127,6 +127,26 @@ def write_tables(root: str | Path, source: str, part: str, batches: Iterable[dic
     return rows
 
 
+@dataclass(frozen=True)
+class Damage:
+    """A part of a store that cannot be used: its file, the log it belongs to, what is wrong."""
+
+    file: str
+    log: str
+    problem: str
+
+
+def _digest(path: Path) -> str:
+    """blake2b-128 of a part file's bytes, recorded when it is listed: ``store verify`` and the
+    repair of a check find a part whose bytes changed under a sound footer (Parquet's pages carry
+    no checksum that the readers test)."""
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def _where(file: str, root: Path) -> dict:
     """A local log's absolute path and its path relative to the store, kept beside the path as given,
     so the store reads its logs back from any working folder, and after moving with them."""
@@ -212,6 +232,47 @@ class Store:
         raise CheckedStoreError(f"the log {entry['file']} of the store {self.root} is gone (looked at {tried}); "
                                 "put it back, or check it into the store again from where it is now")
 
+    # --- damage: parts missing or unreadable --------------------------------------------------
+
+    def damage(self, sources: Iterable[str] | None = None, deep: bool = False) -> list[Damage]:
+        """The parts of the logs ``sources`` (default all) that are missing or unreadable, by their
+        Parquet footers; ``deep`` also hashes each part against the digest recorded when it was
+        listed and adds each log's rows up against its line count (a part's bytes are streamed, its
+        rows never held: a store's parts may be far larger than memory)."""
+        wanted = None if sources is None else set(sources)
+        found = []
+        for entry in self.logs:
+            if wanted is not None and entry["source"] not in wanted:
+                continue
+            rows = 0
+            for part in entry["parts"]:
+                for table in store_schema.TABLES:
+                    path = self.part_path(table, entry["source"], part)
+                    want = (entry.get("digests") or {}).get(part, {}).get(table)
+                    try:
+                        if deep and want and _digest(path) != want:
+                            found.append(Damage(str(path), entry["file"], "its bytes changed since it was written"))
+                            continue
+                        n = pq.ParquetFile(path).metadata.num_rows  # (the footer: no rows are read)
+                    except FileNotFoundError:
+                        found.append(Damage(str(path), entry["file"], "missing"))
+                        continue
+                    except (OSError, pa.ArrowException) as exc:
+                        found.append(Damage(str(path), entry["file"], f"unreadable ({exc})"))
+                        continue
+                    rows += n if table in ("answers", "errors") else 0
+            if deep and not any(d.log == entry["file"] for d in found) and rows != entry.get("lines", rows):
+                found.append(Damage(str(self.root), entry["file"],
+                                    f"holds {rows} answer and unreadable-line rows for its {entry['lines']} lines"))
+        return found
+
+    def damaged(self, found: list[Damage]) -> DamagedStoreError:
+        """The error saying what is damaged and the command that repairs it."""
+        logs = list(dict.fromkeys(d.log for d in found))
+        shown = "; ".join(f"{d.file}: {d.problem}" for d in found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
+        return DamagedStoreError(f"the checked store {self.root} is damaged: {shown}. Repair it by checking "
+                                 f"its logs again: citecheck check {' '.join(logs)} --store {self.root}")
+
     def part_path(self, table: str, source: str, part: str) -> Path:
         return part_path(self.root, table, source, part)
 
@@ -270,7 +331,11 @@ class Store:
         """Make ``parts`` the log's parts (one rename of store.json), then remove what is no longer listed."""
         entry = self.log(source)
         old = [] if entry is None else [p for p in entry["parts"] if p not in parts]
-        record = {"source": source, "file": file, **_where(file, self.root), "options": options, "parts": parts, **stats}
+        digests = {} if entry is None else entry.get("digests", {})
+        digests = {part: digests.get(part) or {table: _digest(self.part_path(table, source, part))
+                                                for table in store_schema.TABLES} for part in parts}
+        record = {"source": source, "file": file, **_where(file, self.root), "options": options, "parts": parts,
+                  "digests": digests, **stats}
         if entry is None:
             self.logs.append(record)
         else:
@@ -299,7 +364,14 @@ class Store:
         source = source_id(path)
         opts = options_record(options)
         entry = self.log(source)
-        old = _old_lines(self, source) if entry is not None and entry["options"] == opts else {}
+        if entry is not None and self.damage([source], deep=True):  # repair: a damaged log is checked again in full
+            entry["options"] = {}  # (so none of its old rows is kept; commit removes its old parts)
+        try:
+            old = _old_lines(self, source) if entry is not None and entry["options"] == opts else {}
+        except (OSError, pa.ArrowException):  # a part whose footer reads but whose rows do not
+            if entry is not None:
+                entry["options"] = {}
+            old = {}
         kept: list[tuple[int, int, int]] = []  # (old offset, new offset, new line)
         lines = 0
 
@@ -318,7 +390,7 @@ class Store:
 
         fresh = self.write_part(source, check_batches(source, path, changed(), options, rows))
         left_over = sum(len(q) for q in old.values())
-        in_place = all(o == n for o, n, _ in kept) and not left_over and entry is not None and \
+        in_place = bool(kept) and all(o == n for o, n, _ in kept) and not left_over and entry is not None and \
             _same_lines(self, source, kept)
         if entry is None or not kept:
             parts = [fresh]

@@ -9,6 +9,7 @@ answer's question (three columns, not the checked answers).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -49,6 +50,9 @@ class StoreQuery:
         self.store = store
         wanted = None if sources is None else list(sources)
         self.sources = [e["source"] for e in store.logs] if wanted is None else wanted
+        found = store.damage(self.sources)  # (Parquet footers only: a missing or cut part is said before any query)
+        if found:
+            raise store.damaged(found)
         self.con = duckdb.connect(":memory:")
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
@@ -76,15 +80,30 @@ class StoreQuery:
         self.con.close()
 
     def sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
-        return self.con.execute(query, params or []).fetchdf()
+        with self._damage_said():
+            return self.con.execute(query, params or []).fetchdf()
 
     def one(self, query: str, params: Sequence | None = None) -> tuple[Any, ...]:
         """The row of a query that always gives one: an aggregate (counts, sums, min and max)."""
-        return one_row(self.con, query, params or [])
+        with self._damage_said():
+            return one_row(self.con, query, params or [])
 
     def first(self, query: str, params: Sequence | None = None) -> tuple[Any, ...] | None:
         """The first row of a query, or None when it gives none."""
-        return self.con.execute(query, params or []).fetchone()
+        with self._damage_said():
+            return self.con.execute(query, params or []).fetchone()
+
+    @contextlib.contextmanager
+    def _damage_said(self):
+        """A query that fails on a part's rows (garbage under a sound footer): the store's damage,
+        named with the command that repairs it, instead of DuckDB's own error."""
+        try:
+            yield
+        except duckdb.Error as exc:
+            found = self.store.damage(self.sources, deep=True)
+            if found:
+                raise self.store.damaged(found) from exc
+            raise
 
     # --- labels ---------------------------------------------------------------------------
 
