@@ -318,11 +318,12 @@ def test_ctrl_c_stops_citecheck_judge_and_keeps_every_verdict(tmp_path, monkeypa
 
     monkeypatch.setattr(llm_client, "make_client", lambda: fake_api.client(reply, calls))
     out = tmp_path / "v.jsonl"
+    before = signal.getsignal(signal.SIGINT)  # (SIG_IGN when the suite runs in a background job)
     code, _, err = run("judge", "--log", log, "--all-items", "--judge", "claude", "--out", out, "--concurrency", "1")
     verdicts, _ = verdict_store.read(out)
     assert code == 0 and "stopping: no new calls" in err and "; stopped" in err
     assert 2 <= len(verdicts) == len(calls) < 10
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is put back
+    assert signal.getsignal(signal.SIGINT) is before  # the handler is put back
 
 
 def batch_client(results_for, log):
