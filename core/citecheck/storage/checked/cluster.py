@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from citecheck.checking.checker import CheckOptions
-from citecheck.storage.checked.batch import Batch
+from citecheck.storage.checked.batch import check_batches
 from citecheck.storage.checked.folder import LogRun, Store, log_size, options_record, source_id, write_tables
 from citecheck.storage.lines import line_ends, next_line_start, numbered_lines
 
@@ -101,14 +101,8 @@ def range_batches(path: str, source: str, start: int, end: int, options: CheckOp
     """The tables of the lines that start in ``[start, end)`` of the log, numbered after ``lines_before``
     lines, checked exactly as the single-process engine checks them."""
     fs, p, first, stop = _bounds(path, start, end)
-    batch = Batch(source, path)
-    for line in numbered_lines(_Range(fs, p, first, stop), first, lines_before + 1, _CHUNK):  # type: ignore[arg-type]
-        batch.add(line, options)
-        if batch.rows >= rows:
-            yield batch.tables()
-            batch = Batch(source, path)
-    if batch.rows:
-        yield batch.tables()
+    lines = numbered_lines(_Range(fs, p, first, stop), first, lines_before + 1, _CHUNK)  # type: ignore[arg-type]
+    return check_batches(source, path, lines, options, rows)
 
 
 def check_range(path: str, source: str, start: int, end: int, options: CheckOptions,
