@@ -292,3 +292,24 @@ def test_settings_take_a_database_url_and_show_it_masked(pg_cluster, pg_url):
     assert cfg.shown(cfg.labels) == pg_url.replace(pg_cluster.password, "***")
     assert all("postgresql" not in str(d) for d in cfg.folders)
     assert cfg.expertqa_verdicts.name == "expertqa-verdicts.jsonl"
+
+
+def test_copies_running_at_once_into_one_database_store_each_record_once(pg_url, tmp_path, data):
+    """Copies of the same labels at once (four copies of 200 left 600 rows) store each once, and a
+    copy run again (a retry) adds none."""
+    import subprocess
+    import sys
+
+    items = [item for item in data.all_items if item.citation is not None]
+    source = tmp_path / "labels.jsonl"
+    made = [asdict(labels.make_label(items[n % len(items)], "supported", f"r{n}")) for n in range(3000)]
+    source.write_text("".join(json.dumps({k: v for k, v in r.items() if v != ""}) + "\n" for r in made))
+    code = ("import sys; from citecheck.cli.main import main; "
+            f"sys.exit(main(['labels', 'copy', {str(source)!r}, {pg_url!r}]))")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True) for _ in range(6)]
+    said = [p.communicate(timeout=120)[1] for p in procs]
+    assert all(p.returncode == 0 for p in procs), said
+    assert sum(int(s.split("copied ")[1].split()[0]) for s in said) == 3000  # each copied by exactly one
+    assert len(raw(pg_url)) == 3000
+    assert "copied 0" in run("labels", "copy", source, pg_url)[2] and len(raw(pg_url)) == 3000

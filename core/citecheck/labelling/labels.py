@@ -69,7 +69,7 @@ STREAM = "labels"
 
 
 def append(target: str | Path, label: Label) -> None:
-    """Append one record durably to a labels file or database (see ``storage.events``): earlier
+    """Append one record durably to a labels file or database (see ``storage.streams``): earlier
     records are never touched.  Returns only once the label is stored; raises
     :class:`~citecheck.storage.durable.WriteFailed` (nothing written) when a file cannot take it,
     for example on a full disk.  ``sample`` is written only when set, so a label made outside a

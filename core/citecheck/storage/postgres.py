@@ -190,6 +190,38 @@ def append(url: str, stream: str, records: list[dict]) -> int:
     return _run(url, work)
 
 
+_COPY_LOCK = 7_201_513  # pg_advisory_xact_lock key (with the stream) that serialises copies into a stream
+
+
+def append_missing(url: str, stream: str, records: list[dict]) -> int:
+    """Insert the ``records`` the stream does not hold yet (by :func:`event_id`, each occurrence
+    counted: a record held twice in ``records`` is stored twice), in one transaction under the
+    stream's copy lock; returns how many were inserted.  Copies running at once take turns, so the
+    second finds the first's rows and adds none; a copy cut off (a server restart) stored nothing,
+    and run again it adds what is missing: copying is idempotent under concurrency and retries."""
+
+    def work(conn) -> int:
+        with conn.transaction(), conn.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_COPY_LOCK, stream))
+            cur.execute("SELECT event_sha256 FROM citecheck_events WHERE stream = %s", (stream,))
+            have: dict[str, int] = {}
+            for (key,) in cur.fetchall():
+                have[key] = have.get(key, 0) + 1
+            rows = []
+            for record in records:
+                key = event_id(stream, record)
+                if have.get(key, 0):
+                    have[key] -= 1
+                    continue
+                rows.append((stream, key, json.dumps(record, ensure_ascii=False),
+                             record.get("item") if isinstance(record.get("item"), str) else None))
+            if rows:
+                cur.executemany(_INSERT, rows)
+            return len(rows)
+
+    return _run(url, work)
+
+
 def read(url: str, stream: str) -> list[tuple[int, dict]]:
     """``(seq, record)`` of every event of ``stream`` in insertion order."""
 

@@ -83,6 +83,9 @@ def copy(source: Target, destination: Target, stream: str, batch: int = 1000) ->
     twice in the source (the same label saved twice) is held twice.  Copying again adds nothing.
     Returns (records copied, records already there, errors for unreadable records)."""
     records, errors = read_all(source, stream, lines.expect_object)
+    if is_database(destination):  # one transaction under the stream's copy lock: concurrent copies take turns
+        copied = postgres.append_missing(destination, stream, records)
+        return copied, len(records) - copied, errors
     have = ids(destination, stream)
     todo = []
     for obj in records:
