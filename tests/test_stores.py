@@ -313,3 +313,25 @@ def test_copies_running_at_once_into_one_database_store_each_record_once(pg_url,
     assert sum(int(s.split("copied ")[1].split()[0]) for s in said) == 3000  # each copied by exactly one
     assert len(raw(pg_url)) == 3000
     assert "copied 0" in run("labels", "copy", source, pg_url)[2] and len(raw(pg_url)) == 3000
+
+
+def test_a_read_on_a_connection_the_server_ends_is_run_again_and_an_append_is_not(pg_url):
+    """``terminating connection due to administrator command`` (SQLSTATE 57P01), raised by the real
+    server: a read (safe to repeat) is run once more on a fresh connection; an append is not (it
+    may have been stored), and says the database's error without its password."""
+    streams.append(pg_url, labels.STREAM, [{"item": "x", "n": 1}])
+    attempts = []
+
+    def ended_first(conn):
+        attempts.append(1)
+        if len(attempts) == 1:
+            conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        return conn.execute("SELECT count(*) FROM citecheck_events").fetchone()[0]
+
+    assert postgres._run(pg_url, ended_first, retry=True) == 1 and len(attempts) == 2
+    attempts.clear()
+    with pytest.raises(postgres.DatabaseError, match="terminating connection due to administrator command") as info:
+        postgres._run(pg_url, ended_first)
+    from urllib.parse import urlsplit
+
+    assert len(attempts) == 1 and urlsplit(pg_url).password not in str(info.value)

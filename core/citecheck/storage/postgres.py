@@ -159,14 +159,34 @@ def close_all() -> None:
         _pools.clear()
 
 
-def _run(url: str, work):
+# SQLSTATEs of a connection the server ended (administrator command, crash shutdown, cannot connect
+# now): the statement did not run to its end, and a fresh connection may well succeed.
+_ENDED = {"57P01", "57P02", "57P03"}
+
+
+def _ended(exc: Exception) -> bool:
+    """A connection failure rather than a refused statement: the server ended the connection, or it
+    broke (class 08, or no SQLSTATE at all on a dropped socket)."""
     import psycopg
 
-    try:
-        with _pool(url).connection() as conn:
-            return work(conn)
-    except psycopg.Error as exc:
-        raise DatabaseError(f"{redact(url)}: {_scrub(str(exc).strip(), url)}") from None
+    state = getattr(exc, "sqlstate", None)
+    return isinstance(exc, psycopg.OperationalError) and (state is None or state in _ENDED or state.startswith("08"))
+
+
+def _run(url: str, work, retry: bool = False):
+    """``work(conn)`` on a pooled connection.  With ``retry`` (a statement safe to run twice: a read,
+    or a copy that is idempotent), a connection the server ended or that broke is given up and the
+    work run once more on a fresh one; an append is never run twice (it may have been stored)."""
+    import psycopg
+
+    for attempt in (1, 2):
+        try:
+            with _pool(url).connection() as conn:
+                return work(conn)
+        except psycopg.Error as exc:
+            if retry and attempt == 1 and _ended(exc):
+                continue
+            raise DatabaseError(f"{redact(url)}: {_scrub(str(exc).strip(), url)}") from None
 
 
 _INSERT = "INSERT INTO citecheck_events (stream, event_sha256, record, item) VALUES (%s, %s, %s::json, %s)"
@@ -219,7 +239,7 @@ def append_missing(url: str, stream: str, records: list[dict]) -> int:
                 cur.executemany(_INSERT, rows)
             return len(rows)
 
-    return _run(url, work)
+    return _run(url, work, retry=True)
 
 
 def read(url: str, stream: str) -> list[tuple[int, dict]]:
@@ -230,7 +250,7 @@ def read(url: str, stream: str) -> list[tuple[int, dict]]:
             cur.execute("SELECT seq, record FROM citecheck_events WHERE stream = %s ORDER BY seq", (stream,))
             return [(seq, record) for seq, record in cur]
 
-    return _run(url, work)
+    return _run(url, work, retry=True)
 
 
 def ids(url: str, stream: str) -> list[str]:
@@ -241,4 +261,4 @@ def ids(url: str, stream: str) -> list[str]:
             cur.execute("SELECT event_sha256 FROM citecheck_events WHERE stream = %s", (stream,))
             return [row[0] for row in cur]
 
-    return _run(url, work)
+    return _run(url, work, retry=True)
