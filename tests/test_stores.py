@@ -335,3 +335,25 @@ def test_a_read_on_a_connection_the_server_ends_is_run_again_and_an_append_is_no
     from urllib.parse import urlsplit
 
     assert len(attempts) == 1 and urlsplit(pg_url).password not in str(info.value)
+
+
+@pytest.mark.parametrize("stored", [True, False], ids=["ended-after-the-insert", "ended-before-it"])
+def test_a_save_whose_acknowledgement_is_lost_is_looked_for_not_guessed(pg_url, monkeypatch, stored):
+    """The connection ends (57P01, from the real server) after the insert committed: the save is
+    acknowledged, stored once; it ends before: the save says it was not stored, and is not."""
+    streams.append(pg_url, labels.STREAM, [{"item": "x", "n": 0}])  # (the schema and the pool first)
+    real = postgres._insert_rows
+
+    def then_ended(conn, rows):
+        if stored:
+            real(conn, rows)
+        conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    monkeypatch.setattr(postgres, "_insert_rows", then_ended)
+    record = {"item": "x", "n": 1}
+    if stored:
+        assert streams.append(pg_url, labels.STREAM, [record]) == 1
+    else:
+        with pytest.raises(postgres.DatabaseError, match="administrator command"):
+            streams.append(pg_url, labels.STREAM, [record])
+    assert raw(pg_url).count(record) == (1 if stored else 0)

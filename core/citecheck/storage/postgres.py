@@ -200,14 +200,40 @@ def append(url: str, stream: str, records: list[dict]) -> int:
              r.get("item") if isinstance(r.get("item"), str) else None) for r in records]
 
     def work(conn) -> int:
-        if len(rows) == 1:  # one statement in autocommit: one round trip
-            conn.execute(_INSERT, rows[0])
-        else:
-            with conn.transaction(), conn.cursor() as cur:
-                cur.executemany(_INSERT, rows)
+        _insert_rows(conn, rows)
         return len(rows)
 
-    return _run(url, work)
+    try:
+        return _run(url, work)
+    except DatabaseError as exc:
+        # The connection ended with the insert sent: it may have been stored (committed, then the
+        # acknowledgement lost).  Look, on a fresh connection, before saying it was not: a save
+        # the database holds is acknowledged once, and never stored twice by a retry.
+        if not isinstance(exc.__context__, Exception) or not _ended(exc.__context__):
+            raise
+        if _stored(url, stream, [row[1] for row in rows]):
+            return len(rows)
+        raise
+
+
+def _insert_rows(conn, rows: list[tuple]) -> None:
+    if len(rows) == 1:  # one statement in autocommit: one round trip
+        conn.execute(_INSERT, rows[0])
+    else:
+        with conn.transaction(), conn.cursor() as cur:
+            cur.executemany(_INSERT, rows)
+
+
+def _stored(url: str, stream: str, keys: list[str]) -> bool:
+    """Whether every record of an append (by :func:`event_id`; one append is one transaction, so
+    all of it or none of it) is in the stream."""
+
+    def work(conn) -> bool:
+        found = conn.execute("SELECT count(DISTINCT event_sha256) FROM citecheck_events "
+                             "WHERE stream = %s AND event_sha256 = ANY(%s)", (stream, list(set(keys)))).fetchone()[0]
+        return found == len(set(keys))
+
+    return _run(url, work, retry=True)
 
 
 _COPY_LOCK = 7_201_513  # pg_advisory_xact_lock key (with the stream) that serialises copies into a stream
