@@ -104,3 +104,21 @@ def test_the_app_says_a_store_is_damaged(tmp_path, log, monkeypatch):
         assert not at.exception, (page, [e.value for e in at.exception])
         shown = "\n".join(str(h.proto.body) for h in at.get("html"))
         assert "is damaged" in shown and "citecheck check" in shown, page
+
+
+def test_verify_names_files_a_stopped_check_left_and_a_log_that_changed(tmp_path, log):
+    store = tmp_path / "store"
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(log.read_bytes())
+    assert run(["check", copy, "--store", store, "--quiet"])[0] in (0, 1, 4)
+    (part,) = Store(store).files("answers")
+    left = Path(part).with_name("part-999999.parquet")
+    left.write_bytes(b"half a part")
+    with open(copy, "ab") as handle:
+        handle.write(log.read_bytes().splitlines(keepends=True)[0])
+    code, out, _ = run(["store", "verify", store])
+    assert code == 0  # neither is damage: the store still reads as it was
+    assert f"not listed: {left}" in out and f"changed: {copy}" in out and "sound" in out
+    assert run(["check", copy, "--store", store, "--quiet"])[0] in (0, 1, 4)
+    code, out, _ = run(["store", "verify", store])
+    assert code == 0 and "not listed" not in out and "changed:" not in out

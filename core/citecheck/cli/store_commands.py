@@ -115,6 +115,9 @@ def cmd_store_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if now != entry.get("size"):
             out.write(f"changed: {entry['file']} is {now:,} bytes, {entry.get('size', 0):,} when it was checked; "
                       f"check it again: citecheck check {entry['file']} --store {args.dir}\n")
+    for path in store.unlisted():
+        out.write(f"not listed: {path} (left by a check that stopped; never read, removed by the next check "
+                  "of its log)\n")
     listed = sum(len(e["parts"]) for e in store.logs) * 4
     out.write(f"{len(store.logs)} log(s), {listed} part file(s) listed: "
               + ("sound\n" if not found else f"{len(found)} damaged\n"))

@@ -347,6 +347,14 @@ class Store:
                 self.part_path(table, source, part).unlink(missing_ok=True)
         self._sweep(source, parts)
 
+    def unlisted(self) -> list[str]:
+        """Files in the store's table folders that store.json does not list: what a crashed check
+        left (harmless: never read, and the next check of their log removes them)."""
+        listed = {str(self.part_path(table, e["source"], part)) for e in self.logs for part in e["parts"]
+                  for table in store_schema.TABLES}
+        return sorted(str(f) for table in store_schema.TABLES if (self.root / table).is_dir()
+                      for f in (self.root / table).rglob("*") if f.is_file() and str(f) not in listed)
+
     def _sweep(self, source: str, parts: list[str]) -> None:
         """Remove files a crashed check left in the log's folders (not listed in store.json)."""
         keep = {f"{p}.parquet" for p in parts}
