@@ -84,10 +84,12 @@ else:
     right.caption("An uncited sentence.")
 st.html(adjudication.side_by_side_html(d))
 
-with st.form("adjudicate", border=True):
+# keyed by the item: every item's form starts empty (a choice never carries over to the next item),
+# and Enter in the note box does not submit: only the button records a decision
+with st.form(f"adjudicate-{item.key}", border=True, enter_to_submit=False):
     choice = st.radio("Adjudicated label", list(item.labels), format_func=LABEL_TEXT.get, horizontal=True,
-                      index=None)
-    note = st.text_input("Note (why)", placeholder="optional")
+                      index=None, key=f"adj-label-{item.key}")
+    note = st.text_input("Note (why)", placeholder="optional", key=f"adj-note-{item.key}")
     go = st.form_submit_button("Record adjudicated label", type="primary")
 if go:
     rules, _ = guidelines()

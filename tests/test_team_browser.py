@@ -125,3 +125,39 @@ def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, 
     assert report["human_label_rules"] == {"adjudicated": 1, "majority": 0, "single": 0, "no_majority": 0,
                                            "incomplete": 0}
     assert report["confusion"][1][1] == 1  # partial / partial
+
+
+def test_each_adjudication_form_starts_empty_and_enter_never_decides(make_app, browser):  # noqa: F811
+    """Two adjudications in a row: the second item's form is empty (the first's label and note used
+    to carry over, one click from recording them on another item), and Enter in the note box
+    records nothing; each stored decision is the one chosen for its item."""
+    from citecheck.labelling.dataset import load
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:3], "--overlap", "2")
+    data = load([app.log])
+    items = [i for i in data.all_items if i.citation is not None][:2]
+    for item in items:  # two reviewers disagree on each of two items
+        labels.append(app.labels, labels.make_label(item, "supported", "ana"))
+        labels.append(app.labels, labels.make_label(item, "not_supported", "ben"))
+    lead = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    lead.goto(f"{app.url}/disagreements?reviewer=lee", timeout=60_000)
+    expect(lead.get_by_text("2 of 2 disagreement(s) await adjudication")).to_be_visible(timeout=60_000)
+    lead.get_by_role("radio", name="Not supported").check(force=True)
+    note = lead.get_by_placeholder("optional")
+    note.fill("the passage says the opposite")
+    note.press("Enter")
+    idle(lead)
+    assert [r for r in raw(app.labels) if r.get("event") == "adjudication"] == []  # Enter decided nothing
+    lead.get_by_role("button", name="Record adjudicated label").click()
+    expect(lead.get_by_text("1 of 2 disagreement(s) await adjudication")).to_be_visible(timeout=20_000)
+    idle(lead)
+    expect(lead.get_by_placeholder("optional")).to_have_value("")  # the next item's form is empty
+    checked = lead.locator('[data-testid="stForm"] input[type="radio"]:checked')
+    expect(checked).to_have_count(0)
+    lead.get_by_role("radio", name="Supported", exact=True).check(force=True)
+    lead.get_by_role("button", name="Record adjudicated label").click()
+    expect(lead.get_by_text("Every disagreement is adjudicated")).to_be_visible(timeout=20_000)
+    decided = {r["item"]: (r["label"], r.get("note", "")) for r in raw(app.labels) if r.get("event") == "adjudication"}
+    assert sorted(decided) == sorted(i.key for i in items)
+    assert sorted(decided.values()) == [("not_supported", "the passage says the opposite"), ("supported", "")]
