@@ -156,3 +156,15 @@ def test_judge_without_labels_or_all_items_says_what_to_give(monkeypatch, tmp_pa
     monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "no labels yet.jsonl"))
     code, _, err = run(["judge", "--log", str(LOG), "--out", str(tmp_path / "v.jsonl")])
     assert code == 0, err
+
+
+@pytest.mark.parametrize("data,code", [(b"", 8), (b"garbage\n{\n", 12)], ids=["empty", "all-unreadable"])
+def test_a_gate_over_no_answers_fails(tmp_path, data, code):
+    """``check empty.jsonl --max-failure-rate 0.05`` exited 0: a CI gate passed when logging broke."""
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(data)
+    got, _, err = run(["check", str(log), "--max-failure-rate", "0.05"])
+    assert got == code and "no answers to measure" in err
+    got, _, err = run(["check", str(log), "--max-failure-rate", "0.05", "--store", str(tmp_path / "store")])
+    assert got == code and "no answers to measure" in err
+    assert run(["check", str(log)])[0] == code & 4  # without a gate: as before

@@ -4,7 +4,8 @@ Exit codes: 0 all good; 1 the ``--max-failure-rate`` gate failed; 2 bad usage or
 cannot be opened; 3 the work could not all be done (the disk filled, API calls failed): what
 was done is saved and the same command resumes; 4 some records were unreadable (added to 1 when
 both happen, giving 5); 6 a checked store is damaged (a part missing or unreadable): the message
-names it and the ``check --store`` that repairs it.
+names it and the ``check --store`` that repairs it; 8 a ``--max-failure-rate`` gate had no answer to
+measure (an empty log; 12 when every line was unreadable).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ EXIT_USAGE = 2
 EXIT_FAILED = 3
 EXIT_UNREADABLE = 4
 EXIT_DAMAGED = 6  # a checked store's part is missing or unreadable: check its logs into it again
+EXIT_NO_ANSWERS = 8  # a --max-failure-rate gate with no answer to measure (12 with unreadable lines)
 
 
 def json_line(obj: dict, out: TextIO) -> None:
@@ -159,6 +161,10 @@ def finish_check(summary, args: argparse.Namespace, as_json: bool, out: TextIO, 
         out.write("\n".join(summary_text(summary)) + "\n")
     code = 0
     failure_rate = summary.failure_rate
+    if args.max_failure_rate is not None and not summary.answers:  # a gate must not pass when logging broke
+        err.write(f"--max-failure-rate {args.max_failure_rate}: no answers to measure (the log is empty or every "
+                  "line was unreadable), so the gate fails\n")
+        code |= EXIT_NO_ANSWERS
     if args.max_failure_rate is not None and failure_rate is not None and failure_rate > args.max_failure_rate:
         err.write(f"citation failure rate {failure_rate:.4f} is above --max-failure-rate {args.max_failure_rate}\n")
         code |= EXIT_GATE
