@@ -72,3 +72,25 @@ def test_visible_text_has_no_control_character(text):
 @given(st.text(st.characters(blacklist_characters='\\"\n\t')))
 def test_visible_escapes_are_json_escapes_of_the_same_characters(text):
     assert json.loads('"' + visible(text) + '"') == text
+
+
+def test_check_never_says_verified_of_a_citation_it_could_not_verify(tmp_path):
+    """A Cohere answer's citations carry no quote: not verifiable.  The per-answer line said
+    "ok (4 citations verified)"; it must give the counts the summary gives."""
+    data = ROOT / "tests" / "data" / "importers"
+    log = tmp_path / "cohere.jsonl"
+    code, _, err = run(["import", "cohere", "--response", data / "cohere_v2_response.json",
+                        "--request", data / "cohere_v2_request.json", "--out", log])
+    assert code == 0, err
+    code, out, _ = run(["check", log])
+    line = out.splitlines()[0]
+    summary = next(s for s in out.splitlines() if s.startswith("citations:"))
+    not_verifiable = int(summary.split("not verifiable ")[1])
+    assert not_verifiable > 0 and f"{not_verifiable} not verifiable" in line
+    records = [json.loads(r) for r in run(["check", log, "--format", "json"])[1].splitlines()]
+    statuses = [c["status"] for r in records if r["record"] == "answer" for c in r["citations"]]
+    verified, failed = statuses.count("verified"), statuses.count("failed")
+    if failed:
+        assert f"{failed} of {len(statuses)} citations failed, {not_verifiable} not verifiable" in line
+    else:
+        assert f"({verified} citation{'s' * (verified != 1)} verified, {not_verifiable} not verifiable)" in line

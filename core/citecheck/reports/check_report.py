@@ -225,9 +225,12 @@ def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
     if result.refused:
         return [f"{head}: refused"]
     n = len(result.citations)
-    if result.ok:
-        return [f"{head}: ok ({n} citation{'s' * (n != 1)} verified)"]
-    lines = [f"{head}: {result.failed_citations} of {n} citations failed, "
+    unverifiable = sum(1 for c in result.citations if c.not_verifiable and not c.reasons)
+    also = f", {unverifiable} not verifiable" if unverifiable else ""  # (as the summary counts them)
+    if result.ok:  # "verified" only of the citations whose quote was found: never of the unverifiable
+        verified = n - unverifiable
+        return [f"{head}: ok ({verified} citation{'s' * (verified != 1)} verified{also})"]
+    lines = [f"{head}: {result.failed_citations} of {n} citations failed{also}, "
              f"{result.uncited_sentences} uncited sentence(s)"]
     for s in result.sentences:
         flags = sentence_flags(s, words=False)
