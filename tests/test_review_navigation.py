@@ -303,7 +303,7 @@ def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp
     queue = ReviewWalk.of(data, None, "All answers", current, "ana", overlap=2)
     (notice,), done = queue.header(current, "ana", items, ANA)
     overall = queue.team_progress(current, "ana")
-    assert notice[0] == "info" and notice[1].startswith(f"ana: labelled 1 of {overall.total} items overall, "
+    assert notice[0] == "info" and notice[1].startswith(f"ana: labelled 1 of {overall.total:,} items overall, "
                                                         f"1 of {len(items)} in this answer")
     assert done == 0  # one label of two wanted: nothing done yet
     (notice,), done = queue.header(current, "", items, NOBODY)

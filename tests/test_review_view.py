@@ -135,9 +135,9 @@ def test_progress_texts_count_what_the_queue_counts(expertqa):
     overall = team_progress(data.all_items, labellers(current), reviewer, 2)
     here = label_store.progress(data.items(labels[0].answer_id), current, reviewer)
     text = review_view.progress_text(reviewer, overall, here, 2)
-    assert text.startswith(f"{reviewer}: labelled {overall.mine} of {overall.total} items overall, "
+    assert text.startswith(f"{reviewer}: labelled {overall.mine:,} of {overall.total:,} items overall, "
                            f"{here.labelled} of {here.total} in this answer")
-    assert text.endswith(f"team: {overall.done} of {overall.total} items done (2 reviewers each)")
+    assert text.endswith(f"team: {overall.done:,} of {overall.total:,} items done (2 reviewers each)")
     assert "reviewers each" not in review_view.progress_text(reviewer, overall, here, 1)
     assert review_view.share_done(overall) == overall.done / overall.total
     assert review_view.share_done(team_progress([], {}, reviewer, 1)) == 1.0
@@ -214,3 +214,15 @@ def test_the_answer_parts_and_unresolved_citations_of_the_sample():
     fine = next(s for r_ in data.results for s in r_.sentences if s.citations and all(
         r_.citations[i].chunk_index is not None for i in s.citations))
     assert review_view.unresolved(next(r_ for r_ in data.results if fine in r_.sentences), fine) == []
+
+
+def test_counts_on_the_review_page_use_the_figures_format():
+    """"800000 items" on Review against "800,000" on Failures: one number format."""
+    from citecheck.review.html import answer_heading_html
+    from citecheck.review.queue import TeamProgress
+
+    here = label_store.Progress(labelled=1, total=2, stale=0)
+    text = review_view.progress_text("ana", TeamProgress(mine=1234, done=5678, total=800000, overlap=2), here, 2)
+    assert "1,234 of 800,000 items overall" in text and "5,678 of 800,000 items done" in text
+    assert "(12,345 of 800,000)" in answer_heading_html("a", 12345, 800000)
+    assert "3,000 of 12,000 sampled items" in review_view.sample_text("s", 3000, 12000)

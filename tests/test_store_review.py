@@ -246,5 +246,5 @@ def test_review_page_on_a_store_labels_and_moves_on(app_store):
     assert {k for k, _ in saved} == {i.key for i in items}
     assert heading(at).startswith(f"Answer {memory.answer_ids[1]} ")  # the queue moved on to the next answer
     body = "\n".join(str(h.proto.body) for h in at.get("html"))
-    assert f"ada: labelled {len(items)} of {len(memory.all_items)} items overall" in body
+    assert f"ada: labelled {len(items):,} of {len(memory.all_items):,} items overall" in body
 

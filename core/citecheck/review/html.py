@@ -262,7 +262,7 @@ def heading_html(text: str, level: int = 3) -> str:
 
 def answer_heading_html(answer_id: str, position: int | None, total: int) -> str:
     """``Answer <id> (k of n)``: the id isolated, so a right-to-left id cannot move "(k of n)"."""
-    where = f" ({position} of {total})" if position else " (outside the filter)"
+    where = f" ({position:,} of {total:,})" if position else " (outside the filter)"
     return f"<h3>Answer {field(answer_id)}{escape(where)}</h3>"
 
 

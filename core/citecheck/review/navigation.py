@@ -151,7 +151,7 @@ def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delt
     to = pos + delta
     if not 0 <= to < len(ids):
         end = "last" if delta > 0 else "first"
-        session.flash = ("info", f"This is the {end} answer ({pos + 1} of {len(ids)}); it does not wrap round. "
+        session.flash = ("info", f"This is the {end} answer ({pos + 1:,} of {len(ids):,}); it does not wrap round. "
                                   "Press U for your next unlabelled item.")
         return
     go(state, ids[to])

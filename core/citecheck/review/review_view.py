@@ -46,10 +46,10 @@ def judged_by_item(verdicts: Iterable) -> dict[str, dict]:
 
 def progress_text(reviewer: str, overall: TeamProgress, here: Progress, overlap: int) -> str:
     """The reviewer's and the team's progress, overall and in the open answer."""
-    return (f"{reviewer}: labelled {overall.mine} of {overall.total} items overall, "
-            f"{here.labelled} of {here.total} in this answer"
+    return (f"{reviewer}: labelled {overall.mine:,} of {overall.total:,} items overall, "
+            f"{here.labelled:,} of {here.total:,} in this answer"
             + (f" ({here.stale} stale)" if here.stale else "")
-            + f" \u00b7 team: {overall.done} of {overall.total} items done"
+            + f" \u00b7 team: {overall.done:,} of {overall.total:,} items done"
             + (f" ({overlap} reviewers each)" if overlap > 1 else ""))
 
 
@@ -59,7 +59,7 @@ def share_done(overall: TeamProgress) -> float:
 
 
 def sample_text(sample_id: str, done: int, total: int) -> str:
-    return (f"Calibration sample {sample_id}: {done} of {total} sampled items labelled by you; "
+    return (f"Calibration sample {sample_id}: {done:,} of {total:,} sampled items labelled by you; "
             "Resume (U) opens the next one.")
 
 
