@@ -100,6 +100,7 @@ def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_store_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``citecheck store verify DIR``: every listed part there and readable to its last row, each
     log's rows against its line count, and whether each log changed since it was checked."""
+    from citecheck.storage.checked import schema as store_schema
     from citecheck.storage.checked.folder import Store, log_size
 
     store = Store(args.dir)
@@ -118,7 +119,7 @@ def cmd_store_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for path in store.unlisted():
         out.write(f"not listed: {path} (left by a check that stopped; never read, removed by the next check "
                   "of its log)\n")
-    listed = sum(len(e["parts"]) for e in store.logs) * 4
+    listed = sum(len(e["parts"]) for e in store.logs) * len(store_schema.TABLES)
     out.write(f"{len(store.logs)} log(s), {listed} part file(s) listed: "
               + ("sound\n" if not found else f"{len(found)} damaged\n"))
     if found:
