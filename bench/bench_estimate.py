@@ -130,7 +130,7 @@ def expertqa(seeds: int) -> None:
              io.StringIO(), io.StringIO())
         verdicts, _ = verdict_store.read(path)
     records, _ = labels.read(ROOT / "sample_data" / "expertqa" / "labels.jsonl")
-    human = human_labels(records)
+    human = human_labels(records, None, adjudicated={}, overlap=1)
     judged = {v.item: v.verdict == POSITIVE for v in verdicts if v.scored}
     keys = sorted(k for k in human if k in judged)
     y_all = np.array([human[k] == POSITIVE for k in keys], float)

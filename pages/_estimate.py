@@ -15,7 +15,7 @@ from pages._kept import kept
 CONFIDENCES = [0.95, 0.8, 0.9, 0.99]  # the first is the default
 
 
-def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
+def show(records, adjudicated, overlap: int, verdicts, items, run: tuple[str, str], folders) -> None:
     st.subheader("Estimated rates")
     st.caption("The share of not-supported citations (and failing answers) four ways. Valid only when the "
                "labels are a random sample: draw one with `citecheck sample` and choose it here.")
@@ -31,7 +31,8 @@ def show(records, verdicts, items, run: tuple[str, str], folders) -> None:
                              key="est_target", help="How many more labels would bring the interval to this; 0: none")
     try:
         sample = calibration_samples.read(pick) if pick is not None else None
-        result = estimate.estimate(records, verdicts, items, run[0], run[1], sample, confidence, target / 100 or None)
+        result = estimate.estimate(records, verdicts, items, run[0], run[1], sample, confidence, target / 100 or None,
+                                   adjudicated=adjudicated, overlap=overlap)
     except (estimate.EstimateError, calibration_samples.SampleError) as exc:
         st.html(notice_html("info", str(exc)))
         return

@@ -109,7 +109,7 @@ with right:
     else:
         st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
 
-show_estimates(records, verdict_records, data.all_items, run, cfg.folders)
+show_estimates(records, adjudicated, cfg.overlap, verdict_records, data.all_items, run, cfg.folders)
 
 st.subheader("Disagreements")
 calibration_disagreements.show(report, data, which)

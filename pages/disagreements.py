@@ -8,10 +8,21 @@ from citecheck.labelling import adjudication, agreement, labels
 from citecheck.labelling import events as label_events
 from citecheck.labelling.items import LABEL_TEXT
 from citecheck.review import identity as reviewer_identity
-from citecheck.review.html import citation_html, labelled_html, notice_html, sentence_html
+from citecheck.judging.calibration import resolutions
+from citecheck.labelling.consensus import counts_text, rule_counts
+from citecheck.review import keypresses, review_view
+from citecheck.review.html import (
+    citation_html,
+    disagreement_focus_html,
+    focus_token,
+    labelled_html,
+    notice_html,
+    sentence_html,
+)
 
 from pages._common import (
     current_dataset,
+    script_frame,
     enter,
     guidelines,
     identity,
@@ -24,6 +35,7 @@ from pages._common import (
 enter("disagreements")
 
 style()
+script_frame(keypresses.installer_html(), "keyqueue")  # keys 1-4, J and K, one at a time, as on the review page
 cfg = settings()
 state = st.session_state
 st.header("Disagreements")
@@ -34,7 +46,8 @@ show_notice(data)
 events, warnings = read_label_events()
 for w in warnings:
     st.html(notice_html("warning", f"labels file: skipped {w}"))
-current = labels.latest(labels.effective(events))
+effective = labels.effective(events)
+current = labels.latest(effective)
 adjudicated = labels.adjudications(events)
 
 
@@ -50,6 +63,9 @@ with st.sidebar:
             st.query_params["reviewer"] = name
 
 fingerprints = {i.key: i.fingerprint for i in data.all_items}
+settled_text = ("Human labels of cited items (as Calibration and `citecheck calibrate` settle them): "
+                + counts_text(rule_counts(resolutions(effective, fingerprints, adjudicated=adjudicated,
+                                                      overlap=cfg.overlap).values())) + f" (overlap {cfg.overlap}).")
 st.subheader("Agreement between reviewers")
 st.html(adjudication.agreement_html(agreement.team_agreement(agreement.table(current.values(), fingerprints))))
 
@@ -66,17 +82,57 @@ if not found:
 waiting = [d for d in found if not d.settled]
 show = st.radio("Show", ["Awaiting adjudication", "All disagreements"], horizontal=True, key="dis_show")
 shown = waiting if show == "Awaiting adjudication" else found
-st.caption(f"{len(waiting)} of {len(found)} disagreement(s) await adjudication.")
+st.caption(adjudication.remaining_text(len(waiting), len(found)) + " " + settled_text)
 if not shown:
     st.success("Every disagreement is adjudicated.")
     st.stop()
 keys = [d.item.key for d in shown]
-pick = st.selectbox("Item", keys, key="dis_item")
-d = shown[keys.index(pick)] if pick in keys else shown[0]
+at = adjudication.focused(keys, state.get("dis_at"), state.get("dis_pos", 0))
+state.dis_at = state.dis_pick = at
+position = keys.index(at)
+d = shown[position]
 item = d.item
 result = data.get(item.answer_id)
+by_key = {k: adjudication.picker_text(x, data.get(x.item.answer_id)) for k, x in zip(keys, shown)}
+
+
+def _pick() -> None:
+    state.dis_at = state.dis_pick
+    state.dis_moves = state.get("dis_moves", 0) + 1
+
+
+def _step(delta: int) -> None:
+    state.dis_at = adjudication.step(keys, state.dis_at, delta)
+    state.dis_moves = state.get("dis_moves", 0) + 1
+
+
+def _decide(label: str) -> None:
+    """Record the lead's label for the disagreement shown (a button or its key 1-4), then show the next."""
+    rules, _ = guidelines()
+    note = state.get(f"adj-note-{item.key}", "") or ""
+    try:
+        labels.append_event(cfg.labels, label_events.make_adjudication(item, label, name, list(d.labels), note,
+                                                                        rules.version if rules else ""))
+    except label_events.EventError as exc:
+        state.adjudication_flash = ("error", f"Not recorded: {exc}.")
+        return
+    except (OSError, StoreError) as exc:
+        state.adjudication_flash = ("error", f"Not recorded: could not write the labels store ({exc}).")
+        return
+    state.adjudication_flash = ("success", f"Recorded \u201c{LABEL_TEXT[label]}\u201d for {item.key}, "
+                                           f"resolving {len(d.labels)} label(s).")
+    state.dis_at = keys[position + 1] if position + 1 < len(keys) else None  # the next, or the one left nearest
+    state.dis_pos = position
+    state.dis_moves = state.get("dis_moves", 0) + 1
+
+
+st.selectbox("Disagreement", keys, key="dis_pick", format_func=by_key.get, on_change=_pick)
+st.html(disagreement_focus_html(item.key, position + 1, len(keys), state.get("dis_moves", 0)))
+moves = st.container(horizontal=True, gap="small")
+moves.button("Previous disagreement", on_click=_step, args=(-1,), shortcut="K", disabled=position == 0)
+moves.button("Next disagreement", on_click=_step, args=(1,), shortcut="J", disabled=position + 1 == len(keys))
 left, right = st.columns([2, 3])
-left.html(labelled_html([("Question", result.answer.question)]))
+left.html(labelled_html([("Question", result.answer.question)]) if result.answer.question else "")
 left.html(sentence_html(result, item.sentence, []))
 if item.citation is not None:
     right.html(citation_html(result, result.citations[item.citation], whole=True))
@@ -84,25 +140,12 @@ else:
     right.caption("An uncited sentence.")
 st.html(adjudication.side_by_side_html(d))
 
-# keyed by the item: every item's form starts empty (a choice never carries over to the next item),
-# and Enter in the note box does not submit: only the button records a decision
-with st.form(f"adjudicate-{item.key}", border=True, enter_to_submit=False):
-    choice = st.radio("Adjudicated label", list(item.labels), format_func=LABEL_TEXT.get, horizontal=True,
-                      index=None, key=f"adj-label-{item.key}")
-    note = st.text_input("Note (why)", placeholder="optional", key=f"adj-note-{item.key}")
-    go = st.form_submit_button("Record adjudicated label", type="primary")
-if go:
-    rules, _ = guidelines()
-    try:
-        if choice is None:
-            raise label_events.EventError("choose the adjudicated label first")
-        labels.append_event(cfg.labels, label_events.make_adjudication(item, choice, name, list(d.labels), note,
-                                                       rules.version if rules else ""))
-    except label_events.EventError as exc:
-        st.html(notice_html("error", f"Not recorded: {exc}."))
-    except (OSError, StoreError) as exc:
-        st.html(notice_html("error", f"Not recorded: could not write the labels store ({exc})."))
-    else:
-        state.adjudication_flash = ("success", f"Recorded \u201c{LABEL_TEXT[choice]}\u201d for {item.key}, "
-                                               f"resolving {len(d.labels)} label(s).")
-        st.rerun()
+# keyed by the item: every item's note box starts empty (nothing carries over to the next item), and
+# Enter in it only commits the note: a decision is a label button (or its key 1-4), never Enter
+st.text_input("Note (why), recorded with the label you choose", placeholder="optional", key=f"adj-note-{item.key}")
+st.caption("Adjudicated label (keys 1-4):")
+row = st.container(horizontal=True, gap="small")
+rules_now, _ = guidelines()
+for b in review_view.label_buttons(item, None, rules_now, f"adj-{focus_token(item.key)}", True):
+    row.button(b.text, key=b.key, on_click=_decide, args=(b.label,), shortcut=b.shortcut, width="content",
+               help=b.help)

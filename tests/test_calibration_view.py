@@ -59,7 +59,7 @@ def test_tiles_captions_and_disagreements_agree_with_the_report(expertqa, tmp_pa
     verdicts, _ = verdict_store.read(target)
     (judge, prompt), = verdict_store.runs(verdicts)
     fingerprints = {i.key: i.fingerprint for i in data.all_items}
-    report = calibration.calibrate(labels, verdicts, judge, prompt, "all", fingerprints, draws=200)
+    report = calibration.calibrate(labels, verdicts, judge, prompt, "all", fingerprints, draws=200, adjudicated={}, overlap=1)
 
     tiles = calibration_view.figure_tiles(report)
     assert [t.title for t in tiles] == list(calibration_view.FIGURE_TITLES.values())

@@ -308,7 +308,7 @@ def world(seed=0, n_items=400, n_labels=120, judge_quality=0.85):
 
 def test_estimate_rows_agree_with_the_functions():
     its, truth, verdicts, labels = world()
-    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", target=0.06)
+    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", target=0.06, adjudicated={}, overlap=1)
     cit = e.rate("citations")
     assert (cit.n, cit.N) == (120, 400)
     keys = sorted(lb.item for lb in labels)
@@ -323,7 +323,7 @@ def test_estimate_rows_agree_with_the_functions():
     assert 120 == cit.plan.ppi_total < cit.plan.labels_total <= 400  # PPI++ is there already
     assert cit.row("ppi").half_width <= 0.06 < cit.row("labels").half_width
     assert e.notes and "no --sample" in e.notes[0] and not any("are labelled" in n for n in e.notes)
-    most = estimate.estimate(labels + [label(i, truth[i.key]) for i in its[:200]], verdicts, its, "baseline", "baseline.v1")
+    most = estimate.estimate(labels + [label(i, truth[i.key]) for i in its[:200]], verdicts, its, "baseline", "baseline.v1", adjudicated={}, overlap=1)
     assert any("of the 400 judged items are labelled" in n for n in most.notes)
 
 
@@ -336,7 +336,7 @@ def test_sample_only_sampled_labels_count_and_the_rest_are_counted():
     unsure = [label(i, "cant_tell") for i in sampled[:3]]  # the latest label of 3 sampled items
     changed = [its[k]._replace(fingerprint="old") for k in range(len(its)) if its[k].key in sample][50:52]
     labels += unsure + [label(i, "supported") for i in changed]
-    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", sample)
+    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", sample, adjudicated={}, overlap=1)
     assert e.rate("citations").n == 47  # 50 sampled labels, 3 of them now can't tell; the 2 stale ones never count
     reasons = dict(e.left_out)
     assert reasons.pop("latest label is can't tell") == 3
@@ -350,7 +350,7 @@ def test_stratified_weights_undo_oversampling():
     strata = {v.item: v.verdict for v in verdicts}
     sample = samples.draw([i.key for i in its], 200, 3, strata, {"not_supported": 0.5, "supported": 0.1}, "judge")
     labels = [label(i, truth[i.key]) for i in its if i.key in sample]
-    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", sample)
+    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", sample, adjudicated={}, overlap=1)
     keys = sorted(lb.item for lb in labels)
     w = np.array([1 / sample.probability[k] for k in keys])
     y = np.array([truth[k] == "not_supported" for k in keys], float)
@@ -362,20 +362,20 @@ def test_bad_input_gets_a_message_and_no_pretend_interval():
     its, truth, verdicts, labels = world(3)
     other = [Item("zz", 0, 0, "c", "fp") for _ in range(1)]
     with pytest.raises(estimate.EstimateError, match="different items"):
-        estimate.estimate([label(other[0], "supported")], verdicts, its, "baseline", "baseline.v1")
+        estimate.estimate([label(other[0], "supported")], verdicts, its, "baseline", "baseline.v1", adjudicated={}, overlap=1)
     with pytest.raises(estimate.EstimateError, match="no item of the logs has a scored verdict"):
-        estimate.estimate(labels, verdicts, its, "claude", "judge.v1")
+        estimate.estimate(labels, verdicts, its, "claude", "judge.v1", adjudicated={}, overlap=1)
     # a sample with no labels yet
     sample = samples.draw([i.key for i in its], 20, 1)
-    e = estimate.estimate([], verdicts, its, "baseline", "baseline.v1", sample)
+    e = estimate.estimate([], verdicts, its, "baseline", "baseline.v1", sample, adjudicated={}, overlap=1)
     assert all(r.low is None for r in e.rate("citations").rows) and "no labels yet" in e.rate("citations").row("ppi").note
     # all labels one class: Wilson still honest, PPI++ claims nothing
     one = [label(i, "supported") for i in its[:50]]
-    ppi = estimate.estimate(one, verdicts, its, "baseline", "baseline.v1").rate("citations").row("ppi")
+    ppi = estimate.estimate(one, verdicts, its, "baseline", "baseline.v1", adjudicated={}, overlap=1).rate("citations").row("ppi")
     assert ppi.low is None and "all 50 labels are supported or partial" in ppi.note
     # a judge whose verdicts are constant
     flat = [verdict(i, "supported") for i in its]
-    ppi = estimate.estimate(labels, flat, its, "baseline", "baseline.v1").rate("citations").row("ppi")
+    ppi = estimate.estimate(labels, flat, its, "baseline", "baseline.v1", adjudicated={}, overlap=1).rate("citations").row("ppi")
     assert ppi.low is None and "same verdict" in ppi.note
     # N smaller than n
     y = np.array([0, 1, 0, 1.0])
@@ -390,7 +390,7 @@ def test_failing_answer_rate_from_whole_answers():
         members.setdefault(i.answer_id, []).append(i.key)
     sample = samples.draw(list(members), 60, 2, members=members)
     labels = [label(i, truth[i.key]) for i in its if i.key in sample]
-    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", sample)
+    e = estimate.estimate(labels, verdicts, its, "baseline", "baseline.v1", sample, adjudicated={}, overlap=1)
     ans = e.rate("answers")
     assert (ans.n, ans.N) == (60, 200)
     fails = [a for a in members if any(truth[k] == "not_supported" for k in members[a])]
@@ -470,10 +470,10 @@ def test_review_queue_works_through_a_sample_and_labels_record_it(tmp_path):
 def test_planner_makes_no_plan_from_labels_of_one_class():
     its, truth, verdicts, _ = world(6)
     one = [label(i, "supported") for i in its[:40]]
-    plan = estimate.estimate(one, verdicts, its, "baseline", "baseline.v1", target=0.05).rate("citations").plan
+    plan = estimate.estimate(one, verdicts, its, "baseline", "baseline.v1", target=0.05, adjudicated={}, overlap=1).rate("citations").plan
     assert plan.labels_total is None and plan.ppi_total is None and "one class" in plan.unplanned
     assert "label more of the sample before planning" in estimate_report.plan_lines(estimate.estimate(
-        one, verdicts, its, "baseline", "baseline.v1", target=0.05).rate("citations"))[0]
+        one, verdicts, its, "baseline", "baseline.v1", target=0.05, adjudicated={}, overlap=1).rate("citations"))[0]
 
 
 def test_sample_stratified_by_status_and_by_answer(tmp_path):

@@ -132,9 +132,9 @@ def test_human_label_is_single_or_majority_without_cant_tell_or_stale():
               label("w#s0#c0", "supported", "ann", "1"), label("w#s0#c0", "partial", "ann", "2"),  # ann changed her mind
               label("y#s0#c0", "cant_tell", "ann", "1"), label("z#s0#c0", "partial", "ann", "1", "old")]
     # x: two reviewers disagree and nobody adjudicated: no majority, left out (it used to be bob's, the latest)
-    assert calibration.human_labels(labels) == {"w#s0#c0": "partial", "z#s0#c0": "partial"}
-    assert calibration.human_labels(labels, {"z#s0#c0": "new"}) == {"w#s0#c0": "partial"}
-    assert calibration.human_labels(labels + [label("x#s0#c0", "not_supported", "cy", "3")]) == {
+    assert calibration.human_labels(labels, None, adjudicated={}, overlap=1) == {"w#s0#c0": "partial", "z#s0#c0": "partial"}
+    assert calibration.human_labels(labels, {"z#s0#c0": "new"}, adjudicated={}, overlap=1) == {"w#s0#c0": "partial"}
+    assert calibration.human_labels(labels + [label("x#s0#c0", "not_supported", "cy", "3")], None, adjudicated={}, overlap=1) == {
         "x#s0#c0": "not_supported", "w#s0#c0": "partial", "z#s0#c0": "partial"}  # two of three
 
 
@@ -145,7 +145,7 @@ def test_calibrate_joins_one_judge_and_counts_what_is_missing():
                 verdict_store.make("k2#s0#c0", "not_supported", "", "j", "v1", "h"), verdict_store.make("k3#s0#c0", "unscored", "x", "j", "v1", "h"),
                 verdict_store.make("k0#s0#c0", "not_supported", "", "other", "v1", "h"),
                 verdict_store.make("u1#s0#c0", "not_supported", "", "j", "v1", "h"), verdict_store.make("u2#s0#c0", "supported", "", "j", "v1", "h")]
-    report = calibration.calibrate(labels, verdicts, "j", "v1", draws=200)
+    report = calibration.calibrate(labels, verdicts, "j", "v1", draws=200, adjudicated={}, overlap=1)
     assert report.pairs.unscored == 1 and report.pairs.unjudged == 1 and len(report.pairs.keys) == 3
     assert report.matrix.tolist() == [[1, 0, 1], [0, 0, 0], [0, 0, 1]]
     assert report.raw_rate == 0.5 and report.corrected.n == 2

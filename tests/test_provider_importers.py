@@ -422,6 +422,6 @@ def test_the_judge_and_calibration_take_not_verifiable_items_like_any_other():
     assert len(verdicts) == len(items) and all(v.scored for v in verdicts)
     review_items = [i for i in data.items_by_answer[0] if i.citation is not None]
     labels = [label_store.make_label(i, "supported", "ana") for i in review_items]
-    report = calibration.calibrate(labels, verdicts, judge.name, judge.prompt.version,
+    report = calibration.calibrate(labels, verdicts, judge.name, judge.prompt.version, adjudicated={}, overlap=1,
                          fingerprints={i.key: i.fingerprint for i in data.all_items})
     assert len(report.pairs.keys) == len(review_items)

@@ -104,10 +104,10 @@ def test_stale_labels_and_fingerprints_behave_the_same(store, verdict_store, dat
     verdicts, _ = judge_verdicts.read(verdict_store)
     fingerprints = {i.key: i.fingerprint for i in items}
     # without the log, ben's partial and ana's not_supported disagree on cited[1]: no majority
-    assert human_labels(records) == {cited[0].key: "supported"}
+    assert human_labels(records, None, adjudicated={}, overlap=1) == {cited[0].key: "supported"}
     # with it, ana's is stale: ben's is the single current label
-    assert human_labels(records, fingerprints) == {cited[0].key: "supported", cited[1].key: "partial"}
-    report = calibrate(records, verdicts, judge.name, judge.prompt.version, "all", fingerprints)
+    assert human_labels(records, fingerprints, adjudicated={}, overlap=1) == {cited[0].key: "supported", cited[1].key: "partial"}
+    report = calibrate(records, verdicts, judge.name, judge.prompt.version, "all", fingerprints, adjudicated={}, overlap=1)
     assert report.to_dict()["items"] == 2 and report.to_dict()["human_label_rules"]["single"] == 2
     assert not_yet_judged(jitems, verdicts, judge) == []
     moved = [dataclasses.replace(j, fingerprint="sha256:" + "2" * 32) for j in jitems]  # re-judged once changed

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 
 import pytest
 from citecheck.cli.main import main
@@ -40,12 +41,13 @@ def idle(page) -> None:
     expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(1, timeout=20_000)
 
 
-def press(page, key: str) -> None:
+def press(page, key: str, anchor: str = "Focused item") -> None:
     """A key press on the page itself (not in a box or a script frame), once the app is idle and
     the page's last frame (the reconnect script) has run, as the review tests' open_review waits for."""
     idle(page)
-    page.wait_for_function("() => !!document.__ccRun", timeout=60_000)
-    page.get_by_text("Focused item", exact=False).first.click()
+    if anchor == "Focused item":
+        page.wait_for_function("() => !!document.__ccRun", timeout=60_000)
+    page.get_by_text(anchor, exact=False).first.click()
     page.keyboard.press(key)
 
 
@@ -90,8 +92,7 @@ def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, 
     expect(side).to_contain_text("ben")
     expect(side).to_contain_text("Not supported")
     expect(lead.get_by_text("Not adjudicated yet")).to_be_visible()
-    lead.get_by_role("radio", name="Partially supported").check(force=True)
-    lead.get_by_role("button", name="Record adjudicated label").click()
+    lead.get_by_role("button", name="Partially supported").click()
     expect(lead.get_by_text("Recorded \u201cPartially supported\u201d for a-002#s0#c0")).to_be_visible(timeout=20_000)
     adjudication = raw(app.labels)[-1]
     assert (adjudication["event"], adjudication["adjudicator"], adjudication["label"]) == (
@@ -127,37 +128,44 @@ def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, 
     assert report["confusion"][1][1] == 1  # partial / partial
 
 
-def test_each_adjudication_form_starts_empty_and_enter_never_decides(make_app, browser):  # noqa: F811
-    """Two adjudications in a row: the second item's form is empty (the first's label and note used
-    to carry over, one click from recording them on another item), and Enter in the note box
-    records nothing; each stored decision is the one chosen for its item."""
+def test_a_lead_adjudicates_three_disagreements_in_a_row_with_the_keyboard(make_app, browser):  # noqa: F811
+    """Three disagreements decided with keys 1-4 and J: the picker names each by answer, sentence
+    and first words; the page says how many remain; each item's note box starts empty (a note used
+    to carry over, one click from recording it on another item); Enter in the note box records
+    nothing; each stored decision is the one chosen for its item."""
     from citecheck.labelling.dataset import load
     from playwright.sync_api import expect
 
     app = make_app(LINES[:3], "--overlap", "2")
     data = load([app.log])
-    items = [i for i in data.all_items if i.citation is not None][:2]
-    for item in items:  # two reviewers disagree on each of two items
+    items = [i for i in data.all_items if i.citation is not None][:3]
+    for item in items:  # two reviewers disagree on each of three items
         labels.append(app.labels, labels.make_label(item, "supported", "ana"))
         labels.append(app.labels, labels.make_label(item, "not_supported", "ben"))
-    lead = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    lead = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     lead.goto(f"{app.url}/disagreements?reviewer=lee", timeout=60_000)
-    expect(lead.get_by_text("2 of 2 disagreement(s) await adjudication")).to_be_visible(timeout=60_000)
-    lead.get_by_role("radio", name="Not supported").check(force=True)
+    expect(lead.get_by_text("3 of 3 disagreement(s) remain to adjudicate.")).to_be_visible(timeout=60_000)
+    first = items[0]
+    sentence = data.get(first.answer_id).sentences[first.sentence].text.split()[0]
+    picker = lead.get_by_role("combobox", name="Disagreement")
+    expect(picker).to_have_value(re.compile(re.escape(
+        f"{first.answer_id} \u00b7 sentence {first.sentence + 1} \u00b7 \u201c{sentence}") + ".* \u2192 .*"))
     note = lead.get_by_placeholder("optional")
     note.fill("the passage says the opposite")
     note.press("Enter")
     idle(lead)
     assert [r for r in raw(app.labels) if r.get("event") == "adjudication"] == []  # Enter decided nothing
-    lead.get_by_role("button", name="Record adjudicated label").click()
-    expect(lead.get_by_text("1 of 2 disagreement(s) await adjudication")).to_be_visible(timeout=20_000)
+    press(lead, "3", "focused disagreement")  # Not supported, with the note
+    expect(lead.get_by_text("2 of 3 disagreement(s) remain to adjudicate.")).to_be_visible(timeout=20_000)
     idle(lead)
-    expect(lead.get_by_placeholder("optional")).to_have_value("")  # the next item's form is empty
-    checked = lead.locator('[data-testid="stForm"] input[type="radio"]:checked')
-    expect(checked).to_have_count(0)
-    lead.get_by_role("radio", name="Supported", exact=True).check(force=True)
-    lead.get_by_role("button", name="Record adjudicated label").click()
+    expect(lead.get_by_placeholder("optional")).to_have_value("")  # the next item's note box is empty
+    expect(lead.get_by_text("focused disagreement 1 of 2")).to_be_visible()
+    press(lead, "j", "focused disagreement")  # skip to the third
+    expect(lead.get_by_text("focused disagreement 2 of 2")).to_be_visible(timeout=20_000)
+    press(lead, "2", "focused disagreement")  # Partially supported
+    expect(lead.get_by_text("1 of 3 disagreement(s) remain to adjudicate.")).to_be_visible(timeout=20_000)
+    press(lead, "1", "focused disagreement")  # the one skipped: Supported
     expect(lead.get_by_text("Every disagreement is adjudicated")).to_be_visible(timeout=20_000)
     decided = {r["item"]: (r["label"], r.get("note", "")) for r in raw(app.labels) if r.get("event") == "adjudication"}
-    assert sorted(decided) == sorted(i.key for i in items)
-    assert sorted(decided.values()) == [("not_supported", "the passage says the opposite"), ("supported", "")]
+    assert decided == {items[0].key: ("not_supported", "the passage says the opposite"),
+                       items[1].key: ("supported", ""), items[2].key: ("partial", "")}

@@ -108,7 +108,7 @@ def test_an_adjudication_is_an_event_that_calibration_prefers(store, data):
     label_store.append(store, label_store.make_label(item, "supported", "ana", at=at(1)))
     label_store.append(store, label_store.make_label(item, "not_supported", "ben", at=at(2)))
     labels, _ = label_store.read(store)
-    assert calibration.human_labels(labels, overlap=2) == {}  # one each way: no majority
+    assert calibration.human_labels(labels, None, adjudicated={}, overlap=2) == {}  # one each way: no majority
     label_store.append_event(store, label_events.make_adjudication(item, "partial", "lead", labels, note="both half right",
                                               guidelines="sha256:abc", at=at(3)))
     record = raw(store)[-1]
@@ -120,9 +120,9 @@ def test_an_adjudication_is_an_event_that_calibration_prefers(store, data):
     assert errors == [] and adjudicated[item.key].label == "partial" and adjudicated[item.key].guidelines == "sha256:abc"
     labels = label_store.effective(events)
     assert len(labels) == 2  # the reviewers' labels stay, side by side with the adjudication
-    assert calibration.human_labels(labels, adjudicated=adjudicated, overlap=2) == {item.key: "partial"}
+    assert calibration.human_labels(labels, None, adjudicated=adjudicated, overlap=2) == {item.key: "partial"}
     fingerprints = {item.key: "sha256:changed"}  # an adjudication of an older version of the item is stale
-    assert calibration.human_labels(labels, fingerprints, adjudicated, overlap=2) == {}
+    assert calibration.human_labels(labels, fingerprints, adjudicated=adjudicated, overlap=2) == {}
 
     verdict_store.append(store if event_store.is_database(store) else store.with_name("v.jsonl"),
              [verdict_store.make(item.key, "partial", "", "j", "v1", "h", item.fingerprint)])
@@ -366,5 +366,92 @@ def test_estimate_says_why_a_disagreed_item_is_left_out(data):
     labels = [label_store.make_label(cited[0], "supported", "ana", at=at(1)), label_store.make_label(cited[0], "partial", "ben", at=at(2)),
               label_store.make_label(cited[1], "supported", "ana", at=at(3))]
     verdicts = [verdict_store.make(i.key, "supported", "", "j", "v1", "h", i.fingerprint) for i in cited]
-    result = estimate(labels, verdicts, data.all_items, "j", "v1")
+    result = estimate(labels, verdicts, data.all_items, "j", "v1", adjudicated={}, overlap=1)
     assert result.left_out == {"reviewers disagree and no label has a majority (adjudicate it)": 1}
+
+
+def test_every_surface_settles_labels_by_one_rule(tmp_path, data):
+    """Two reviewers on the sample (overlap 2), two disagreements adjudicated, one left open:
+    calibrate, estimate and labels export settle the same items the same
+    way and each says how many items every rule settled."""
+    labels_file, verdicts = tmp_path / "labels.jsonl", tmp_path / "v.jsonl"
+    cited = [i for a in data.results for i in items_of(a) if i.citation is not None]
+    agree, split = cited[:6], cited[6:9]
+    for n, item in enumerate(agree):
+        for who in ("ana", "ben"):
+            label_store.append(labels_file, label_store.make_label(item, "supported", who, at=at(n)))
+    for n, item in enumerate(split):
+        ana = label_store.make_label(item, "supported", "ana", at=at(20 + n))
+        ben = label_store.make_label(item, "not_supported", "ben", at=at(30 + n))
+        label_store.append(labels_file, ana)
+        label_store.append(labels_file, ben)
+        if n < 2:  # the third disagreement waits for its adjudication
+            label_store.append_event(labels_file, label_events.make_adjudication(item, "not_supported", "lead", [ana, ben],
+                                                                                 at=at(40 + n)))
+    log = str(DEFAULT_LOG)
+    code, _, err = run("judge", "--log", log, "--all-items", "--judge", "baseline", "--out", verdicts)
+    assert code == 0, err
+    want = {"adjudicated": 2, "majority": 6, "single": 0, "no_majority": 1, "incomplete": 0}
+    sentence = consensus.counts_text(want)
+
+    code, out, err = run("estimate", "--log", log, "--labels", labels_file, "--verdicts", verdicts, "--overlap", 2,
+                         "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["human_label_rules"] == want and doc["overlap"] == 2
+    assert "reviewers disagree and no label has a majority (adjudicate it)" in doc["left_out"]
+    assert doc["left_out"]["reviewers disagree and no label has a majority (adjudicate it)"] == 1  # one item (its two labels)
+    assert doc["rates"]["citations"]["n"] == 8  # 6 by majority + 2 adjudicated
+    code, out, _ = run("estimate", "--log", log, "--labels", labels_file, "--verdicts", verdicts, "--overlap", 2)
+    assert sentence in out
+
+    code, out, err = run("calibrate", "--log", log, "--labels", labels_file, "--verdicts", verdicts, "--overlap", 2,
+                         "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["human_label_rules"] == want
+    code, out, _ = run("calibrate", "--log", log, "--labels", labels_file, "--verdicts", verdicts, "--overlap", 2)
+    assert sentence in out
+
+    code, out, err = run("labels", "export", labels_file, "--log", log, "--overlap", 2)
+    assert code == 0 and sentence in err
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert sorted(r["human_label_rule"] for r in rows) == sorted(
+        ["adjudicated"] * 2 + ["majority"] * 6 + ["no_majority"])
+
+
+def test_the_adjudication_picker_names_answer_sentence_and_first_words(data):
+    from citecheck.labelling import adjudication
+
+    result = data.get("a-001")
+    item = [i for i in items_of(result) if i.citation is not None][0]
+    d = adjudication.Disagreement(item, (), None)
+    text = adjudication.picker_text(d, result)
+    chunk = result.answer.chunks[result.citations[item.citation].chunk_index]
+    assert text.startswith(f"a-001 \u00b7 sentence {item.sentence + 1} \u00b7 \u201c")
+    assert f"\u2192 {chunk.chunk_id}: \u201c{' '.join(chunk.text.split()[:8])}" in text
+    assert "#" not in text  # no raw item key
+    assert adjudication.remaining_text(2, 3) == "2 of 3 disagreement(s) remain to adjudicate."
+
+
+@given(st.text(max_size=400), st.integers(1, 12))
+def test_first_words_is_one_line_of_at_most_n_words(text, n):
+    from citecheck.labelling.adjudication import first_words
+
+    out = first_words(text, n)
+    assert out.isprintable() and "\n" not in out
+    assert len(out.rstrip("\u2026").split()) <= n
+    head = text[: n * 40]  # only the head is read: a huge sentence costs nothing
+    assert out.rstrip("\u2026").split() == "".join(c if c.isprintable() else " " for c in head).split()[:n]
+
+
+@given(st.lists(st.sampled_from("abcdefgh"), unique=True, max_size=8), st.integers(-3, 10), st.integers(-2, 2))
+def test_moving_through_disagreements_stays_in_the_list(keys, position, delta):
+    from citecheck.labelling.adjudication import focused, step
+
+    at = focused(keys, None, position)
+    assert (at is None) == (not keys)
+    if keys:
+        assert at == keys[min(max(position, 0), len(keys) - 1)]
+        moved = step(keys, at, delta)
+        assert moved == keys[min(max(keys.index(at) + delta, 0), len(keys) - 1)]
+        assert focused(keys, moved, 0) == moved

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import TextIO
 
-from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, load_checked
+from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, load_checked, overlap
 from citecheck.config import add_option
 from citecheck.errors import CitecheckError
 
@@ -53,24 +53,26 @@ def _read_verdicts(path: str, err: TextIO):
 
 
 def _read_labels(path: str, err: TextIO):
+    """The labels that count (retracted ones left out) and the adjudication per item."""
     from citecheck.labelling import labels
 
-    records, warnings = labels.read(path)
+    events, warnings = labels.read_events(path)
     for w in warnings:
         err.write(f"warning: {w}\n")
-    return records
+    return labels.effective(events), labels.adjudications(events)
 
 
 def cmd_estimate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citecheck.judging import estimate, estimate_report
     from citecheck.labelling import sample as samples
 
-    records = _read_labels(args.labels, err)
+    records, adjudicated = _read_labels(args.labels, err)
     verdicts = _read_verdicts(args.verdicts, err)
     judge, prompt = pick_run(verdicts, args.judge, args.prompt_version, args.verdicts)
     sample = samples.read(args.sample) if args.sample else None
     data = load_checked(args.log, args.corpus, err)
-    result = estimate.estimate(records, verdicts, data.all_items, judge, prompt, sample, args.confidence, args.target)
+    result = estimate.estimate(records, verdicts, data.all_items, judge, prompt, sample, args.confidence, args.target,
+                               adjudicated=adjudicated, overlap=args.overlap)
     if args.format == "json":
         out.write(json.dumps(estimate_report.to_dict(result), ensure_ascii=False, indent=2) + "\n")
     else:
@@ -92,9 +94,9 @@ def cmd_sample(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         verdicts = _read_verdicts(args.verdicts, err)
         judge, prompt = pick_run(verdicts, args.judge, args.prompt_version, args.verdicts)
         latest = {v.item: v for v in verdicts if v.run == (judge, prompt)}
-    records = _read_labels(args.labels, err) if args.labels else []
+    records, adjudicated = _read_labels(args.labels, err) if args.labels else ([], {})
     plan = sampling.population(data, args.unit, args.stratify, latest)
-    spread, said = sampling.neyman_spread(plan, records) if args.stratify != "none" else (None, "")
+    spread, said = sampling.neyman_spread(plan, records, adjudicated, args.overlap) if args.stratify != "none" else (None, "")
     drawn = samples.draw(plan.units, args.size, args.seed, plan.strata, spread, args.stratify, plan.members)
     samples.write(args.out, drawn)
     if said:
@@ -116,6 +118,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     est.add_argument("--sample", help="calibration sample file (citecheck sample): only its labels count")
     est.add_argument("--confidence", type=_confidence, default=0.95, help="confidence level of the intervals")
     est.add_argument("--target", type=_half_width, help="half-width wanted: how many more labels would reach it")
+    add_option(est, "overlap", type=overlap, fallback=1, purpose="the majority of at least K labels settles an item "
+                                                                    "(default 1)")
     est.add_argument("--format", choices=["text", "json"], default="text")
     est.set_defaults(func=cmd_estimate)
 
@@ -132,5 +136,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     smp.add_argument("--judge", help="judge name, with --verdicts")
     smp.add_argument("--prompt-version", help="judge prompt version, with --verdicts")
     add_option(smp, "labels", env=False, purpose="the labels so far: Neyman allocation from each stratum's spread")
+    add_option(smp, "overlap", type=overlap, fallback=1, purpose="the majority of at least K labels settles an item "
+                                                                    "(default 1)")
     smp.add_argument("--out", required=True, help="sample file to write (never overwritten)")
     smp.set_defaults(func=cmd_sample)

@@ -44,20 +44,22 @@ def split_of(item_key: str, dev_share: float = 0.5) -> str:
     return "dev" if h < dev_share else "test"
 
 
-def resolutions(labels: Iterable[Label], fingerprints: Mapping[str, str] | None = None,
-                adjudicated: Mapping[str, Adjudication] | None = None, overlap: int = 1) -> dict[str, Resolution]:
-    """How each citation item's human label is settled (``labelling.consensus.resolve``)."""
+def resolutions(labels: Iterable[Label], fingerprints: Mapping[str, str] | None, *,
+                adjudicated: Mapping[str, Adjudication], overlap: int) -> dict[str, Resolution]:
+    """How each citation item's human label is settled (``labelling.consensus.resolve``): the one
+    settle rule of calibrate, estimate, sample, export and every page.  ``adjudicated`` and
+    ``overlap`` have no default, so no surface can leave adjudications out by forgetting them."""
     cited = [lab for lab in labels if lab.citation is not None]
     adj = {k: a for k, a in (adjudicated or {}).items() if a.citation is not None}
     return resolve(cited, adj, overlap, fingerprints)
 
 
-def human_labels(labels: Iterable[Label], fingerprints: Mapping[str, str] | None = None,
-                 adjudicated: Mapping[str, Adjudication] | None = None, overlap: int = 1) -> dict[str, str]:
+def human_labels(labels: Iterable[Label], fingerprints: Mapping[str, str] | None, *,
+                 adjudicated: Mapping[str, Adjudication], overlap: int) -> dict[str, str]:
     """The human label of each citation item (adjudicated, else majority of at least ``overlap``,
     else single), without ``cant_tell``; with ``fingerprints``, labels of items that changed since
     are dropped."""
-    return {k: r.label for k, r in resolutions(labels, fingerprints, adjudicated, overlap).items()
+    return {k: r.label for k, r in resolutions(labels, fingerprints, adjudicated=adjudicated, overlap=overlap).items()
             if r.label in CLASSES}
 
 
@@ -351,12 +353,11 @@ class Calibration:
 
 def calibrate(labels: Sequence[Label], verdicts: Sequence[Verdict], judge: str, prompt_version: str,
               split: str = "all", fingerprints: Mapping[str, str] | None = None,
-              draws: int = BOOTSTRAP, adjudicated: Mapping[str, Adjudication] | None = None,
-              overlap: int = 1) -> Calibration:
+              draws: int = BOOTSTRAP, *, adjudicated: Mapping[str, Adjudication], overlap: int) -> Calibration:
     """Everything the calibration report shows, for one judge and prompt version.  ``labels``: the
     labels that count (retracted ones left out); ``adjudicated``: the adjudication per item."""
     latest = latest_by_item(v for v in verdicts if v.judge == judge and v.prompt_version == prompt_version)
-    settled = resolutions(labels, fingerprints, adjudicated, overlap)
+    settled = resolutions(labels, fingerprints, adjudicated=adjudicated, overlap=overlap)
     human = {k: r.label for k, r in settled.items() if r.label in CLASSES}
     pairs = join(human, latest, None if split == "all" else split)
     unlabelled = [v.verdict for key, v in latest.items() if key not in human and v.scored]

@@ -24,11 +24,12 @@ from citecheck.judging.calibration import (
     POSITIVE,
     Pairs,
     corrected_rate,
-    human_labels,
     latest_by_item,
     resolutions,
 )
 from citecheck.judging.verdicts import Verdict
+from citecheck.labelling.consensus import rule_counts
+from citecheck.labelling.events import Adjudication
 from citecheck.labelling.items import Item
 from citecheck.labelling.labels import Label
 from citecheck.labelling.sample import Sample
@@ -99,8 +100,10 @@ class Estimates:
     confidence: float
     sample_id: str | None
     rates: tuple[Rate, ...]
-    left_out: Mapping[str, int] = field(default_factory=dict)  # reason -> number of labels
+    left_out: Mapping[str, int] = field(default_factory=dict)  # reason -> number of labelled items
     notes: tuple[str, ...] = ()
+    rules: Mapping[str, int] = field(default_factory=dict)  # consensus.rule_counts of the citation items
+    overlap: int = 1
 
     def rate(self, unit: str) -> Rate | None:
         return next((r for r in self.rates if r.unit == unit), None)
@@ -183,12 +186,14 @@ def _rogan_gladen(keys: Sequence[str], human: Mapping[str, str], latest: Mapping
 
 def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequence[Item], judge: str,
              prompt_version: str, sample: Sample | None = None, confidence: float = 0.95,
-             target: float | None = None) -> Estimates:
+             target: float | None = None, *, adjudicated: Mapping[str, Adjudication], overlap: int) -> Estimates:
     """Every estimate ``citecheck estimate`` prints, for one judge and prompt version.
 
     ``items``: the citation items of the logs (the population is those with a scored, current
-    verdict).  With ``sample``, only labels of sampled items count, weighted by 1 / inclusion
-    probability; every label left out is counted under its reason."""
+    verdict).  An item's human label is settled as calibrate settles it (``calibration.resolutions``:
+    adjudicated, else a majority of at least ``overlap``, else a single label).  With ``sample``,
+    only labels of sampled items count, weighted by 1 / inclusion probability; every label left
+    out is counted under its reason."""
     ppi_stats.z_of(confidence)  # a bad confidence fails here, before any work
     citation_items = [(i.key, i) for i in items if i.citation is not None]
     fingerprints = {key: i.fingerprint for key, i in citation_items}
@@ -197,7 +202,8 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
     population = [k for k, fp in fingerprints.items()
                   if k in latest and latest[k].scored and latest[k].fingerprint in ("", fp)]
     in_population = set(population)
-    human = human_labels(labels, fingerprints)
+    settled = resolutions(labels, fingerprints, adjudicated=adjudicated, overlap=overlap)
+    human = {k: r.label for k, r in settled.items() if r.label in CLASSES}
     if not population:
         raise EstimateError(f"no item of the logs has a scored verdict from {judge} {prompt_version}: "
                             "run citecheck judge --all-items on these logs first")
@@ -207,7 +213,6 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
     left_out: dict[str, int] = {}
     notes: list[str] = []
     used: list[str] = []
-    settled = resolutions(labels, fingerprints)
     for key, label in _latest_citation_labels(labels).items():  # labels human_labels drops, and why
         if key in human:
             continue
@@ -251,7 +256,7 @@ def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequen
     rates = [_citation_rate(used, human, latest, population, sample, confidence, target)]
     rates.append(_answer_rate(used, human, latest, population, answer_of, sample, confidence, target))
     return Estimates(judge, prompt_version, confidence, None if sample is None else sample.sample_id,
-                     tuple(rates), left_out, tuple(notes))
+                     tuple(rates), left_out, tuple(notes), rule_counts(settled.values()), overlap)
 
 
 def _latest_citation_labels(labels: Sequence[Label]) -> dict[str, Label]:

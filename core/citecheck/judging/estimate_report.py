@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 
 from citecheck.judging.calibration import POSITIVE
+from citecheck.labelling.consensus import counts_text
 from citecheck.judging.estimate import ESTIMATE_VERSION, TITLES, UNITS, Estimates, Rate, Row
 
 
@@ -38,6 +39,11 @@ def plan_lines(rate: Rate) -> list[str]:
             "  " + say(p.ppi_total, "PPI++")]
 
 
+def settled_text(e: Estimates) -> str:
+    """How the citation items' human labels were settled: the sentence calibrate and export give."""
+    return f"human labels: {counts_text(e.rules)} (overlap {e.overlap})"
+
+
 def to_text(e: Estimates) -> str:
     conf = f"{e.confidence:.0%}"
     lines = [f"judge {e.judge}, prompt {e.prompt_version}; {conf} intervals"
@@ -53,9 +59,10 @@ def to_text(e: Estimates) -> str:
             note = r.note + ("" if r.effective_n is None else f"; worth {r.effective_n:.0f} labels alone")
             lines.append(f"  {TITLES[r.method]:<26}{_pct(r.value):>9}  {_interval(r):<17}{r.n:>6}{r.N:>7}  {note}")
         lines.extend("  " + s for s in plan_lines(rate))
+    lines.append("")
+    lines.append(settled_text(e))
     if e.left_out:
-        lines.append("")
-        lines.append(f"left out {sum(e.left_out.values())} label(s):")
+        lines.append(f"left out {sum(e.left_out.values())} labelled item(s):")
         lines.extend(f"  {k}: {v}" for k, v in sorted(e.left_out.items()))
     lines.extend(f"note: {s}" for s in e.notes)
     return "\n".join(lines) + "\n"
@@ -74,7 +81,8 @@ def to_dict(e: Estimates) -> dict:
             "positive_class": POSITIVE,
             "rates": {r.unit: {"n": r.n, "N": r.N, "problem": r.problem, "rows": [x.to_dict() for x in r.rows],
                                "plan": plan_dict(r)} for r in e.rates},
-            "left_out": dict(e.left_out), "notes": list(e.notes)}
+            "left_out": dict(e.left_out), "notes": list(e.notes), "overlap": e.overlap,
+            "human_label_rules": dict(e.rules)}
 
 
 def table_html(rate: Rate) -> str:
@@ -105,8 +113,9 @@ def report_html(e: Estimates) -> str:
         lines = plan_lines(rate)
         if lines:
             parts.append("<p>" + "<br>".join(esc(x.strip()) for x in lines) + "</p>")
+    parts.append(f"<p>{esc(settled_text(e))}</p>")
     if e.left_out:
-        parts.append(f"<p>Left out {sum(e.left_out.values())} label(s):</p><ul>"
+        parts.append(f"<p>Left out {sum(e.left_out.values())} labelled item(s):</p><ul>"
                      + "".join(f"<li>{esc(k)}: {v}</li>" for k, v in sorted(e.left_out.items())) + "</ul>")
     parts.extend(f'<p class="cc-note">{esc(n)}</p>' for n in e.notes)
     return "".join(parts)

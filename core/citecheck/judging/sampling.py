@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from citecheck.judging.calibration import POSITIVE, human_labels
 from citecheck.judging.verdicts import Verdict
+from citecheck.labelling.events import Adjudication
 from citecheck.labelling.dataset import Dataset
 from citecheck.labelling.labels import Label
 
@@ -61,13 +62,14 @@ def population(data: Dataset, unit: str = "item", stratify: str = "none",
     return Population(tuple(members), strata, {a: tuple(k) for a, k in members.items()})
 
 
-def neyman_spread(pop: Population, labels: Sequence[Label]) -> tuple[dict[str, float] | None, str]:
+def neyman_spread(pop: Population, labels: Sequence[Label], adjudicated: Mapping[str, Adjudication],
+                  overlap: int) -> tuple[dict[str, float] | None, str]:
     """sqrt(p(1 - p)) per stratum, p the share of not-supported labels there (shrunk towards a
     half: (k + 0.5) / (n + 1), so a stratum with no positive yet still gets some items), when every
     stratum has enough labels; else None and a sentence saying why allocation stays proportional."""
     if pop.strata is None:
         return None, ""
-    human = human_labels(labels)
+    human = human_labels(labels, None, adjudicated=adjudicated, overlap=overlap)
     counts: dict[str, list[int]] = {s: [0, 0] for s in set(pop.strata.values())}
     for unit, stratum in pop.strata.items():
         keys = pop.members[unit] if pop.members is not None else (unit,)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from citecheck.checking.checker import AnswerResult
 from citecheck.contract.item_keys import LABEL_TEXT
 from citecheck.labelling.agreement import TeamAgreement
 from citecheck.labelling.events import Adjudication
@@ -60,6 +61,53 @@ def disagreements(items: Iterable[Item], current: Mapping[tuple[str, str], Label
             adj = None
         out.append(Disagreement(item, tuple(sorted(labels, key=lambda lab: lab.reviewer)), adj))
     return out, held
+
+
+def first_words(text: str, words: int = 8) -> str:
+    """The first ``words`` words of ``text`` on one line, with an ellipsis when there are more
+    (control characters and line breaks become spaces: the result goes into a one-line picker)."""
+    parts = "".join(ch if ch.isprintable() else " " for ch in text[: words * 40]).split()
+    return " ".join(parts[:words]) + ("\u2026" if len(parts) > words or len(text) > words * 40 else "")
+
+
+def picker_text(d: Disagreement, result: AnswerResult) -> str:
+    """One line naming a disagreement for a lead: the answer, the sentence number and the first
+    words of the sentence and of the cited chunk (plain text: a selectbox option)."""
+    item = d.item
+    sentence = first_words(result.sentences[item.sentence].text)
+    head = f"{item.answer_id} \u00b7 sentence {item.sentence + 1} \u00b7 \u201c{sentence}\u201d"
+    if item.citation is None:
+        return head + " (uncited)"
+    c = result.citations[item.citation]
+    chunk = result.answer.chunks[c.chunk_index] if c.chunk_index is not None else None
+    if chunk is None:
+        return head
+    return head + f" \u2192 {first_words(chunk.chunk_id, 1)}: \u201c{first_words(chunk.text)}\u201d"
+
+
+def focused(keys: list[str], at: str | None, position: int = 0) -> str | None:
+    """The disagreement to show: ``at`` while it is listed, else the one now at ``position`` (the
+    item after one just decided, which has left the "awaiting" list), else the last."""
+    if not keys:
+        return None
+    if at in keys:
+        return at
+    return keys[min(max(position, 0), len(keys) - 1)]
+
+
+def step(keys: list[str], at: str | None, delta: int) -> str | None:
+    """The disagreement ``delta`` places from ``at`` (J: +1, K: -1), staying at either end."""
+    if not keys:
+        return None
+    here = keys.index(at) if at in keys else 0
+    return keys[min(max(here + delta, 0), len(keys) - 1)]
+
+
+def remaining_text(waiting: int, found: int) -> str:
+    """How many disagreements remain, the words the page and its tests share."""
+    if not found:
+        return "No disagreements."
+    return f"{waiting:,} of {found:,} disagreement(s) remain to adjudicate."
 
 
 def side_by_side_html(d: Disagreement) -> str:

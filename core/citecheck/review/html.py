@@ -324,6 +324,13 @@ def focus_token(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
+def disagreement_focus_html(key: str, position: int, total: int, moves: int) -> str:
+    """The focus mark of the disagreement the Disagreements page shows: the key listener
+    (:mod:`.keypresses`) sends keys only to a page that shows one, and scrolls it into view."""
+    return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}">\u25b6 focused '
+            f"disagreement {position:,} of {total:,} \u00b7 keys 1-4 decide it, J next, K previous</div>")
+
+
 def focus_marker_html(key: str, position: int, total: int, moves: int = 0) -> str:
     """The mark on the focused item's box.  The key listener (:mod:`.keypresses`) scrolls it into view
     when its token or its move count (``moves``: the session's count of focus moves) is new."""
