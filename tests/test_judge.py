@@ -14,6 +14,8 @@ import httpx2 as httpx
 import krippendorff
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from citecheck.checking.checker import check_answer
 from citecheck.cli.main import main
 from citecheck.contract.log import read_log
@@ -484,3 +486,55 @@ def test_judge_command_with_claude_through_a_mock_and_resume(tmp_path, monkeypat
     assert f"{len(verdicts)} already judged" in err and len(calls) > before  # only new items are paid for
     keys = [v.item for v in verdict_store.read(out)[0]]
     assert len(keys) == len(set(keys))
+
+
+# --- intervals never claim more than the data hold (#31) -------------------------------------------
+
+
+def _pairs_from(table: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    cells = [(a, b) for a in range(3) for b in range(3)]
+    h = np.array([a for (a, _), k in zip(cells, table) for _ in range(k)], dtype=int)
+    j = np.array([b for (_, b), k in zip(cells, table) for _ in range(k)], dtype=int)
+    return h, j
+
+
+def test_two_labels_give_no_zero_width_interval():
+    """The issue's case: TPR "0.00 to 0.00, n = 2" and kappa [0.00, 0.00] at n = 2."""
+    h = np.array([2, 0]); j = np.array([0, 0])  # the judge misses the one not-supported item
+    figures = calibration.bootstrap(h, j, draws=300)
+    tpr, kappa, tnr = figures["tpr"], figures["kappa"], figures["tnr"]
+    assert tpr.value == 0.0 and tpr.low == 0.0 and tpr.high > 0.5  # Wilson at n = 1: wide, not [0, 0]
+    assert tnr.value == 1.0 and tnr.low < 0.5 and tnr.high == 1.0
+    assert kappa.low is None and kappa.why == "too few items for an interval (under 10)"
+    assert kappa.interval_text() == "(no interval: too few items for an interval (under 10))"
+    from citecheck.judging.captions import estimate_caption
+
+    assert estimate_caption(kappa).startswith("no interval: too few items for an interval (under 10); n = 2")
+    assert estimate_caption(tpr).startswith("95% CI 0.00 to 0.")
+
+
+@given(hs.lists(hs.integers(0, 10), min_size=9, max_size=9).filter(lambda t: 1 <= sum(t) <= 30))
+@settings(max_examples=150, deadline=None)
+def test_no_reported_interval_has_zero_width_and_each_holds_its_estimate(table):
+    h, j = _pairs_from(table)
+    for name, est in calibration.bootstrap(h, j, draws=200).items():
+        if est.low is None:
+            assert est.high is None and (est.value is None or est.why or name in calibration.PROPORTIONS)
+            continue
+        assert est.high > est.low, (name, est)
+        assert est.low <= est.value <= est.high, (name, est)
+        assert (est.why == "") and est.interval_text().startswith("[")
+
+
+@pytest.mark.parametrize("n", range(1, 31))
+def test_every_n_from_1_to_30_gives_proportions_a_proper_interval(n):
+    rng = np.random.default_rng(n)
+    for _ in range(20):
+        h, j = rng.integers(0, 3, n), rng.integers(0, 3, n)
+        figures = calibration.bootstrap(h, j, draws=100)
+        for name in calibration.PROPORTIONS:
+            est = figures[name]
+            if est.value is None:  # no item of the class: the share is undefined, and so is its interval
+                assert est.low is None
+                continue
+            assert est.low < est.high and est.low <= est.value <= est.high

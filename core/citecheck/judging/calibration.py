@@ -36,6 +36,8 @@ CLASSES = VERDICTS  # supported, partial, not_supported: in this order
 POSITIVE = "not_supported"
 BOOTSTRAP = 2000
 SEED = 20261202
+PROPORTIONS = ("accuracy", "tpr", "tnr", "precision", "recall")  # Wilson score intervals: valid at 0 and 1
+MIN_BOOTSTRAP_N = 10  # below this many items kappa and F1 get no interval: a bootstrap of a handful says nothing
 
 
 def split_of(item_key: str, dev_share: float = 0.5) -> str:
@@ -166,11 +168,57 @@ class Estimate:
     low: float | None
     high: float | None
     n: int  # items behind the figure
+    why: str = ""  # with a value but no interval: why none is claimed
 
     def to_dict(self) -> dict:
         def r(x):
             return json_rate(x)
-        return {"value": r(self.value), "ci95": [r(self.low), r(self.high)], "n": self.n}
+        out = {"value": r(self.value), "ci95": [r(self.low), r(self.high)], "n": self.n}
+        if self.why:
+            out["no_interval"] = self.why
+        return out
+
+    def interval_text(self) -> str:
+        """``[0.61, 0.83]``, or why there is no interval (the words every surface uses)."""
+        if self.low is None or self.high is None:
+            return f"(no interval: {self.why})" if self.why else ""
+        return f"[{self.low:.2f}, {self.high:.2f}]"
+
+
+def _counts(h: np.ndarray, j: np.ndarray) -> dict[str, tuple[int, int]]:
+    """(successes, items) behind each share in PROPORTIONS."""
+    b = binary(h, j)
+    tp, fn, fp, tn = b["tp"], b["fn"], b["fp"], b["tn"]
+    return {"accuracy": (int((h == j).sum()), len(h)), "tpr": (tp, tp + fn), "recall": (tp, tp + fn),
+            "tnr": (tn, tn + fp), "precision": (tp, tp + fp)}
+
+
+def _wilson(successes: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval; it never has zero width and always holds successes / n."""
+    from citecheck.judging.ppi import wilson
+
+    share = successes / n
+    low, high = wilson(share, n, 0.95)
+    return min(low, share), max(high, share)
+
+
+def bootstrap_interval(point: float | None, values: Sequence[float], n: int) -> tuple[float | None, float | None, str]:
+    """A percentile bootstrap interval (2.5th and 97.5th), or (None, None, why) when it would
+    claim more than the data hold: fewer than MIN_BOOTSTRAP_N items, fewer than 20 usable
+    resamples, every resample the same value (a zero-width interval), or an interval that misses
+    the estimate itself."""
+    if point is None:
+        return None, None, ""
+    if n < MIN_BOOTSTRAP_N:
+        return None, None, f"too few items for an interval (under {MIN_BOOTSTRAP_N})"
+    if len(values) < 20:
+        return None, None, "too few resamples where the figure is defined"
+    low, high = float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))
+    if not high > low:
+        return None, None, "every resample gives the same value: too little variation for an interval"
+    if not low <= point <= high:
+        return None, None, "the resamples do not cover the estimate: too few items for an interval"
+    return low, high, ""
 
 
 def _denominators(h: np.ndarray, j: np.ndarray) -> dict[str, int]:
@@ -192,11 +240,16 @@ def bootstrap(h: np.ndarray, j: np.ndarray, draws: int = BOOTSTRAP, seed: int = 
                 if value is not None and not math.isnan(value):
                     samples[name].append(value)
     dens = _denominators(h, j)
+    counts = _counts(h, j)
     out = {}
     for name, value in point.items():
-        s = samples[name]
-        low, high = (float(np.percentile(s, 2.5)), float(np.percentile(s, 97.5))) if len(s) >= 20 else (None, None)
-        out[name] = Estimate(value, low, high, dens[name])
+        if name in PROPORTIONS:  # a share: the Wilson interval, valid at 0 and 1 (a bootstrap collapses there)
+            k, n = counts[name]
+            low, high = _wilson(k, n) if n else (None, None)
+            out[name] = Estimate(value, low, high, dens[name])
+            continue
+        low, high, why = bootstrap_interval(value, samples[name], dens[name])
+        out[name] = Estimate(value, low, high, dens[name], why)
     return out
 
 
@@ -230,8 +283,8 @@ def corrected_rate(pairs: Pairs, unlabelled: Sequence[str], draws: int = BOOTSTR
             est = rogan_gladen(raw, bb["tpr"], bb["tnr"])
             if est is not None:
                 values.append(est)
-    low, high = (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))) if len(values) >= 20 else (None, None)
-    return Estimate(point, low, high, len(u))
+    low, high, why = bootstrap_interval(point, values, min(len(u), len(pairs.human)))
+    return Estimate(point, low, high, len(u), why)
 
 
 # --- agreement between reviewers ---------------------------------------------------------------
@@ -311,8 +364,8 @@ class Calibration:
         def fmt(e: Estimate) -> str:
             if e.value is None:
                 return f"n/a (n={e.n})"
-            ci = f" [{e.low:.2f}, {e.high:.2f}]" if e.low is not None else ""
-            return f"{e.value:.2f}{ci} (n={e.n})"
+            ci = e.interval_text()
+            return f"{e.value:.2f}{' ' + ci if ci else ''} (n={e.n})"
 
         p = self.pairs
         lines = [f"judge {self.judge}, prompt {self.prompt_version}, split {self.split}: {len(p.keys)} items "

@@ -58,7 +58,7 @@ def corrected_texts(report: Calibration) -> tuple[str, str] | None:
     if ce is None or ce.value is None:
         return None
     interval = (f"95% CI {percent(ce.low)} to {percent(ce.high)}" if ce.low is not None
-                else "(too few items for an interval)")
+                else f"(no interval: {ce.why or 'too few items'})")
     return percent(ce.value), (f"raw judge rate {percent(report.raw_rate)} over {ce.n} unlabelled item(s); "
                                f"Rogan-Gladen correction {interval}")
 

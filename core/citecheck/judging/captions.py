@@ -18,7 +18,8 @@ CLASS_NAMES = {"supported": "supported", "partial": "partial", "not_supported": 
 
 def estimate_caption(est: Estimate) -> str:
     """``"95% CI 0.61 to 0.83, n = 120"``; with a warning when n is below SMALL_N."""
-    ci = "" if est.low is None else f"95% CI {est.low:.2f} to {est.high:.2f}, "
+    ci = (f"95% CI {est.low:.2f} to {est.high:.2f}, " if est.low is not None and est.high is not None
+          else f"no interval: {est.why}; " if est.why else "")
     text = f"{ci}n = {est.n}"
     if est.n < SMALL_N:
         text += f" \u2014 too few items (under {SMALL_N}) to say anything: label and judge more"

@@ -181,7 +181,8 @@ def _rogan_gladen(keys: Sequence[str], human: Mapping[str, str], latest: Mapping
         return Row("rogan_gladen", None, None, None, n, len(population), "TPR or TNR cannot be measured (labels of "
                    "one class), or the judge is no better than chance (TPR + TNR <= 1)")
     return Row("rogan_gladen", est.value, est.low, est.high, n, len(population),
-               "bootstrap interval; assumes the labelled items are a simple random sample")
+               "bootstrap interval; assumes the labelled items are a simple random sample" if est.low is not None
+               else f"no interval: {est.why}")
 
 
 def estimate(labels: Sequence[Label], verdicts: Sequence[Verdict], items: Sequence[Item], judge: str,
