@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 from citecheck.errors import StoreError
+from citecheck.judging.calibration import resolutions
 from citecheck.labelling import adjudication, agreement, labels
 from citecheck.labelling import events as label_events
+from citecheck.labelling.consensus import counts_text, rule_counts
 from citecheck.labelling.items import LABEL_TEXT
 from citecheck.review import identity as reviewer_identity
-from citecheck.judging.calibration import resolutions
-from citecheck.labelling.consensus import counts_text, rule_counts
 from citecheck.review import keypresses, review_view
 from citecheck.review.html import (
     citation_html,
@@ -22,11 +22,11 @@ from citecheck.review.html import (
 
 from pages._common import (
     current_dataset,
-    script_frame,
     enter,
     guidelines,
     identity,
     read_label_events,
+    script_frame,
     settings,
     show_notice,
     style,

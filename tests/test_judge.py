@@ -14,8 +14,6 @@ import httpx2 as httpx
 import krippendorff
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as hs
 from citecheck.checking.checker import check_answer
 from citecheck.cli.main import main
 from citecheck.contract.log import read_log
@@ -35,6 +33,8 @@ from citecheck.labelling import labels as label_store
 from citecheck.labelling.items import Item, items_of
 from citecheck.llm import client as llm_client
 from citecheck.llm import fake_api
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from sklearn.metrics import cohen_kappa_score, confusion_matrix, f1_score, precision_score, recall_score
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -500,7 +500,7 @@ def _pairs_from(table: list[int]) -> tuple[np.ndarray, np.ndarray]:
 
 def test_two_labels_give_no_zero_width_interval():
     """The issue's case: TPR "0.00 to 0.00, n = 2" and kappa [0.00, 0.00] at n = 2."""
-    h = np.array([2, 0]); j = np.array([0, 0])  # the judge misses the one not-supported item
+    h, j = np.array([2, 0]), np.array([0, 0])  # the judge misses the one not-supported item
     figures = calibration.bootstrap(h, j, draws=300)
     tpr, kappa, tnr = figures["tpr"], figures["kappa"], figures["tnr"]
     assert tpr.value == 0.0 and tpr.low == 0.0 and tpr.high > 0.5  # Wilson at n = 1: wide, not [0, 0]

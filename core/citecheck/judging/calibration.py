@@ -187,8 +187,10 @@ class Estimate:
 
 def _counts(h: np.ndarray, j: np.ndarray) -> dict[str, tuple[int, int]]:
     """(successes, items) behind each share in PROPORTIONS."""
-    b = binary(h, j)
-    tp, fn, fp, tn = b["tp"], b["fn"], b["fp"], b["tn"]
+    pos = CLASSES.index(POSITIVE)
+    hp, jp = h == pos, j == pos
+    tp, fn = int((hp & jp).sum()), int((hp & ~jp).sum())
+    fp, tn = int((~hp & jp).sum()), int((~hp & ~jp).sum())
     return {"accuracy": (int((h == j).sum()), len(h)), "tpr": (tp, tp + fn), "recall": (tp, tp + fn),
             "tnr": (tn, tn + fp), "precision": (tp, tp + fp)}
 

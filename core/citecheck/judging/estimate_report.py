@@ -6,8 +6,8 @@ from __future__ import annotations
 import html
 
 from citecheck.judging.calibration import POSITIVE
-from citecheck.labelling.consensus import counts_text
 from citecheck.judging.estimate import ESTIMATE_VERSION, TITLES, UNITS, Estimates, Rate, Row
+from citecheck.labelling.consensus import counts_text
 
 
 def _pct(x: float | None) -> str:

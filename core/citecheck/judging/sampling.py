@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from citecheck.judging.calibration import POSITIVE, human_labels
 from citecheck.judging.verdicts import Verdict
-from citecheck.labelling.events import Adjudication
 from citecheck.labelling.dataset import Dataset
+from citecheck.labelling.events import Adjudication
 from citecheck.labelling.labels import Label
 
 MIN_LABELS_PER_STRATUM = 5  # fewer, and a stratum's spread is a guess: allocation stays proportional

@@ -82,7 +82,7 @@ def picker_text(d: Disagreement, result: AnswerResult) -> str:
     chunk = result.answer.chunks[c.chunk_index] if c.chunk_index is not None else None
     if chunk is None:
         return head
-    return head + f" \u2192 {first_words(chunk.chunk_id, 1)}: \u201c{first_words(chunk.text)}\u201d"
+    return head + f" \u2192 {first_words(chunk.chunk_id or '', 1)}: \u201c{first_words(chunk.text)}\u201d"
 
 
 def focused(keys: list[str], at: str | None, position: int = 0) -> str | None:
