@@ -45,6 +45,11 @@ def using_upload() -> bool:
     return st.session_state.get("uploaded") is not None and bool(st.session_state.get("use_upload"))
 
 
+def uploaded_name() -> str | None:
+    """The name of the uploaded log in use, or None when the configured logs are."""
+    return st.session_state.get("uploaded_name", "uploaded log") if using_upload() else None
+
+
 def show_notice(data: dataset.Dataset, data_page: str | None = "./data") -> None:
     """Say, above the page, which logs could not be opened, how many lines could not be read, and
     whether an uploaded log is in use (built in citecheck.web.notices)."""
@@ -86,6 +91,28 @@ def review_dataset():
     except StoreError as exc:
         st.html(notice_html("error", str(exc)))
         st.stop()
+
+
+def labelled_dataset(records) -> dataset.Dataset:
+    """The answers the Calibration and Disagreements pages work on: the loaded logs, or with a
+    checked store, the store's answers that have a label or an adjudication (``records``)."""
+    if settings().store is None:
+        return current_dataset()
+    return dataset.of_answers(review_dataset(), sorted({r.answer_id for r in records if getattr(r, "answer_id", None)}))
+
+
+def say_inputs(data, **more) -> None:
+    """The line above a page's figures: what they come from (``reports.inputs``: the logs or the
+    store, the corpus, and ``more``: labels, verdicts, golden set)."""
+    cfg = settings()
+    if cfg.store is not None:
+        source = review_dataset()
+        store_logs = getattr(source, "store", None)
+        inputs = notices.page_inputs(cfg, len(source), len(source.errors),
+                                     store_logs=store_logs.logs if store_logs is not None else [], **more)
+    else:
+        inputs = notices.page_inputs(cfg, len(data), len(data.errors), uploaded_name(), **more)
+    st.html(inputs.html())
 
 
 def _or_stop(read, target):

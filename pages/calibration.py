@@ -12,10 +12,11 @@ from citecheck.text.markup import md_literal
 from pages import _calibration_disagreements as calibration_disagreements
 from pages import _judge_run as judge_run
 from pages._common import (
-    current_dataset,
     enter,
+    labelled_dataset,
     read_label_events,
     read_verdicts,
+    say_inputs,
     settings,
     show_notice,
     style,
@@ -48,10 +49,12 @@ if which == "expertqa":
     adjudicated = {}
     verdicts_path = cfg.expertqa_verdicts
 else:
-    data = current_dataset()
-    show_notice(data)
     events, label_warnings = read_label_events()
     records, adjudicated = labels.effective(events), labels.adjudications(events)  # retracted labels never count
+    data = labelled_dataset(events)  # the logs; with a checked store, its labelled answers
+    if cfg.store is None:
+        show_notice(data)
+    say_inputs(data, labels=cfg.labels, verdicts=cfg.verdicts)
     verdicts_path = cfg.verdicts
 for w in label_warnings:
     st.html(notice_html("warning", f"labels file: skipped {w}"))
@@ -109,7 +112,12 @@ with right:
     else:
         st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
 
-show_estimates(records, adjudicated, cfg.overlap, verdict_records, data.all_items, run, cfg.folders)
+if which == "configured" and cfg.store is not None:  # the population of an estimate is every judged item
+    st.subheader("Estimated rates")
+    st.info("Estimated rates need every judged answer, not only the labelled ones this page reads from the "
+            "checked store: run `citecheck estimate --log LOG... --labels ... --verdicts ...` on the logs.")
+else:
+    show_estimates(records, adjudicated, cfg.overlap, verdict_records, data.all_items, run, cfg.folders)
 
 st.subheader("Disagreements")
 calibration_disagreements.show(report, data, which)

@@ -1,39 +1,70 @@
-"""Data: what is loaded, what could not be read, and uploading a log to review."""
+"""Data: what the app is serving (every setting), the figures' inputs and headline, what could not
+be read, and uploading a log to review."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
+from citecheck.reports import failures_view
 from citecheck.review.html import notice_html
+from citecheck.web import failures_source, serving
 
-from pages._common import current_dataset, enter, read_labels, settings, show_notice
+from pages._common import current_dataset, enter, identity, read_labels, settings, show_notice, uploaded_name
 
 enter("data")
 
 cfg = settings()
 st.header("Data")
-st.markdown("Configured with `streamlit run app.py -- --log LOG --corpus DIR --labels FILE` or the "
-            "`CITECHECK_LOGS`, `CITECHECK_CORPUS`, `CITECHECK_LABELS` environment variables.")
-st.table({"setting": ["logs", "corpus", "labels file"],
-          "value": [", ".join(str(p) for p in cfg.logs), str(cfg.corpus or "(none: source_changed not checked)"),
-                    cfg.shown(cfg.labels)]})
-
-upload = st.file_uploader("Review an uploaded log instead (JSON lines, format version 1)", type=["jsonl", "json"])
-if upload is not None:
-    st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue(), settings().check_options())
-    st.session_state.uploaded_name = upload.name
-    st.session_state.use_upload = True
-if st.session_state.get("uploaded") is not None:
-    st.session_state.use_upload = st.toggle("Use the uploaded log", value=st.session_state.get("use_upload", True))
-
-data = current_dataset()
-show_notice(data, data_page=None)
 records, warnings = read_labels()
-st.metric("Answers loaded", len(data))
-st.metric("Label records", len(records))
-if data.errors:
-    st.subheader(f"{len(data.errors)} unreadable line(s)")
-    st.dataframe([e.to_dict() for e in data.errors], hide_index=True)
+labels = label_store.latest(records) if records else {}
+golden, golden_warning = failures_view.golden_set(cfg.golden)
+if cfg.store is not None:  # the store is what every page serves: its figures, its logs, its unreadable lines
+    opened = failures_source.open_store(cfg, golden, labels, st.session_state.setdefault("_failures_store", failures_source.Slot()), failures_view.K)
+    store_logs = opened.source.query.store.logs if opened.source is not None else []
+    errors = list(opened.source.query.unreadable()) if opened.source is not None else []
+else:
+    data = current_dataset()
+    show_notice(data, data_page=None)
+    opened = failures_source.open_log(data, golden, labels, cfg, uploaded_name(), failures_view.K)
+    store_logs, errors = None, list(data.errors)
+for notice in opened.notices:
+    st.html(notice_html(*notice))
+st.html(notice_html("info", serving.answers_come_from(cfg, store_logs, uploaded_name() if cfg.store is None else None)))
+if opened.inputs is not None:
+    st.html(opened.inputs.html())
+if opened.source is not None and opened.source.answers:
+    headline = {f.key: f for f in opened.source.report.headline}
+    tiles = failures_view.tiles([headline[k] for k in ("failing_answers", "citation_failure_rate") if k in headline])
+    cols = st.columns(4)
+    cols[0].metric("Answers", f"{opened.source.answers:,}", border=True)
+    cols[1].metric("Unreadable lines", f"{len(errors):,}", border=True)
+    for col, t in zip(cols[2:], tiles):
+        col.metric(t.title, t.value, border=True)
+        col.caption(t.caption)
+st.metric("Label records", f"{len(records):,}")
+
+st.subheader("Settings")
+st.caption("Set with `python3 dev.py run -- --log LOG --corpus DIR ...` (or `streamlit run app.py -- ...`) or the "
+           "`CITECHECK_*` environment variables (docs/app.md).")
+st.dataframe(pd.DataFrame(serving.setting_rows(cfg, store_logs, identity().source in ("login", "signed-out"))),
+             hide_index=True, width="stretch")
+
+if cfg.store is None:
+    upload = st.file_uploader("Review an uploaded log instead (JSON lines, format version 1)", type=["jsonl", "json"])
+    if upload is not None:
+        st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue(), settings().check_options())
+        st.session_state.uploaded_name = upload.name
+        st.session_state.use_upload = True
+    if st.session_state.get("uploaded") is not None:
+        st.session_state.use_upload = st.toggle("Use the uploaded log", value=st.session_state.get("use_upload", True))
+else:
+    st.caption("Uploading a log is for a server that reads logs: this one serves a checked store.")
+
+if errors:
+    st.subheader(f"{len(errors):,} unreadable line(s)")
+    st.dataframe([e.to_dict() for e in errors[:10_000]], hide_index=True)
 else:
     st.success("Every line of the loaded logs was readable.")
 for w in warnings:

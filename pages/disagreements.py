@@ -21,11 +21,12 @@ from citecheck.review.html import (
 )
 
 from pages._common import (
-    current_dataset,
     enter,
     guidelines,
     identity,
+    labelled_dataset,
     read_label_events,
+    say_inputs,
     script_frame,
     settings,
     show_notice,
@@ -41,9 +42,11 @@ state = st.session_state
 st.header("Disagreements")
 st.caption("Items whose reviewers gave different labels: every label and note side by side, and an adjudicated "
            "label recorded as a new event in the labels store (nothing is overwritten).")
-data = current_dataset()
-show_notice(data)
 events, warnings = read_label_events()
+data = labelled_dataset(events)  # the logs; with a checked store, its labelled answers
+if settings().store is None:
+    show_notice(data)
+say_inputs(data, labels=cfg.labels)
 for w in warnings:
     st.html(notice_html("warning", f"labels file: skipped {w}"))
 effective = labels.effective(events)

@@ -9,7 +9,7 @@ from citecheck.reports import failures_view, figures, readable, views
 from citecheck.review.html import notice_html
 from citecheck.web import failures_source
 
-from pages._common import current_dataset, enter, read_labels, settings, show_notice, using_upload
+from pages._common import current_dataset, enter, read_labels, settings, show_notice, uploaded_name
 
 enter("failures")
 
@@ -21,14 +21,14 @@ golden, golden_warning = failures_view.golden_set(cfg.golden)
 if golden_warning:
     st.html(notice_html("warning", golden_warning))
 if cfg.store is not None:  # a checked store: every figure is SQL over its Parquet (no answer in memory)
-    opened = failures_source.open_store(cfg.store, golden, labels, st.session_state.setdefault("_failures_store", failures_source.Slot()), failures_view.K)
+    opened = failures_source.open_store(cfg, golden, labels, st.session_state.setdefault("_failures_store", failures_source.Slot()), failures_view.K)
 else:
     data = current_dataset()
     show_notice(data)
     if not len(data):
         st.info(failures_view.NO_ANSWERS + " " + failures_view.SEE_DATA_PAGE)
         st.stop()
-    opened = failures_source.open_log(data, golden, labels, len(cfg.logs), using_upload(), failures_view.K)
+    opened = failures_source.open_log(data, golden, labels, cfg, uploaded_name(), failures_view.K)
 for notice in opened.notices:
     st.html(notice_html(*notice))
 if opened.source is None:
@@ -47,7 +47,8 @@ def show_tiles(tiles: list[failures_view.Tile], per_row: int = 4) -> None:
             col.caption(t.caption)
 
 
-st.caption(opened.loaded)
+if opened.inputs is not None:
+    st.html(opened.inputs.html())
 show_tiles(failures_view.tiles(report.headline))
 if clear := failures_view.all_clear(src.any_failing(), opened.unreadable):
     (st.warning if clear[0] == "warning" else st.success)(clear[1])

@@ -94,6 +94,7 @@ view = review_items.View(current, reviewer, rules, choices.blind, handled, save,
 if items:
     review_items.focused(items, session, data, events, view)
 review_items.sentences(result, items, session, judged, view)
+common.say_inputs(data, labels=common.settings().labels, verdicts=common.settings().verdicts)
 
 # held keys across a server restart (core/citecheck/review/reconnect.py): a frame drawn once per session
 if session.session_token is None:

@@ -10,6 +10,7 @@ import pytest
 import streamlit as st
 from citecheck.cli.main import main
 from citecheck.errors import RecordError
+from citecheck.reports.rates import percent
 from citecheck.web import notices
 from citecheck.web.settings import DEFAULT_LOG
 from streamlit.testing.v1 import AppTest
@@ -188,7 +189,8 @@ def test_labels_made_on_an_uploaded_log_go_to_the_labels_file_the_data_page_name
 
     use_log(monkeypatch, DEFAULT_LOG)
     at = page("pages/data.py")
-    shown = dict(zip(at.table[0].value["setting"], at.table[0].value["value"]))
+    table = next(d.value for d in at.dataframe if "setting" in d.value.columns)
+    shown = dict(zip(table["setting"], table["value"]))
     mine = json.loads(LINES[0])
     mine["answer_id"] = "uploaded-1"
     at.session_state["uploaded"] = dataset.load_bytes("mine.jsonl", (json.dumps(mine) + "\n").encode())
@@ -199,5 +201,42 @@ def test_labels_made_on_an_uploaded_log_go_to_the_labels_file_the_data_page_name
     at.sidebar.text_input[0].input("ana").run()
     at.button(key="key-supported").click().run()
     assert not at.exception
-    records, _ = labels.read(shown["labels file"])
+    records, _ = labels.read(shown["labels"])
     assert [(r.answer_id, r.reviewer) for r in records] == [("uploaded-1", "ana")]
+
+
+def _readme_command(word: str) -> list[str]:
+    """The README's example of ``citecheck <word> sample_data/...``, as its arguments."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith(f"citecheck {word} sample_data/"))
+    return line.split("#")[0].split()[1:]
+
+
+def test_the_sample_headline_is_the_same_from_check_report_failures_and_data(monkeypatch):
+    """The README's commands and the app's defaults read the same inputs (the corpus included),
+    so the failing-answer and failed-citation shares agree everywhere (#31: 25.0% / 11.9% from
+    the command against 27.1% / 15.3% in the app)."""
+    monkeypatch.chdir(ROOT)
+    for name in ("CITECHECK_CORPUS", "CITECHECK_GOLDEN", "CITECHECK_LOGS", "CITECHECK_STORE"):
+        monkeypatch.delenv(name, raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(_readme_command("check") + ["--format", "json"], out, err) == 0, err.getvalue()
+    summary = json.loads(out.getvalue().splitlines()[-1])
+    from_check = {"failing_answers": (summary["answers_failing"], summary["answers"]),
+                  "citation_failure_rate": (summary["citations_failed"], summary["citations"])}
+    out = io.StringIO()
+    assert main(_readme_command("report") + ["--format", "json"], out, err) == 0, err.getvalue()
+    report = json.loads(out.getvalue())
+    from_report = {f["key"]: (f["count"], f["total"]) for f in report["headline"] if f["key"] in from_check}
+    assert from_report == from_check
+    assert report["inputs"]["corpus"] == summary["inputs"]["corpus"] == "sample_data/corpus"
+    shown = {key: percent(count, total) for key, (count, total) in from_check.items()}
+    assert shown == {"failing_answers": "27.1%", "citation_failure_rate": "15.3%"}  # the sample's, with its corpus
+
+    titles = {"failing_answers": "Failing answers", "citation_failure_rate": "Failed citations"}
+    for name in ("pages/failures.py", "pages/data.py"):
+        at = page(name)
+        metrics = {m.label: m.value for m in at.metric}
+        assert {key: metrics[titles[key]] for key in shown} == shown, name
+        said = "\n".join(str(h.proto.body) for h in at.get("html") if "cc-inputs" in str(h.proto.body))
+        assert "<b>corpus</b> sample_data/corpus" in said and "48 answer(s)" in said, name

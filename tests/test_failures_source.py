@@ -19,6 +19,7 @@ from citecheck.labelling import labels as label_store
 from citecheck.reports.golden import read_golden
 from citecheck.storage.checked.folder import META
 from citecheck.web import failures_source
+from citecheck.web.settings import load_settings
 from citecheck.web.stamps import stamp, stamps
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,20 +142,24 @@ def test_a_stores_figures_are_kept_until_its_manifest_changes(tmp_path):
 def test_opening_a_source_gives_its_caption_and_notices_or_the_error(tmp_path):
     log = write_log(tmp_path / "answers.jsonl", LINES[:10] + ["{not json\n"])
     data = dataset.load([log], check_options(CORPUS))
-    opened = failures_source.open_log(data, None, {}, 1, uploaded=True)
+    cfg = load_settings(["--log", str(log), "--corpus", str(CORPUS), "--store", str(tmp_path / "store")], {})
+    opened = failures_source.open_log(data, None, {}, cfg, uploaded="mine.jsonl")
     assert opened.source.answers == 10 and opened.notices == [] and opened.unreadable  # the bad line
-    assert opened.loaded == "10 answers from 1 log(s) (uploaded log)"
+    assert opened.inputs.text().startswith("from 10 answer(s), 1 unreadable line(s) left out; logs: uploaded: mine.jsonl")
 
     check_into(write_log(tmp_path / "clean.jsonl", LINES[:10]), tmp_path / "store")
-    opened = failures_source.open_store(tmp_path / "store", None, {}, failures_source.Slot())
-    assert opened.loaded == "10 answers from the checked store store" and opened.notices == []
+    opened = failures_source.open_store(cfg, None, {}, failures_source.Slot())
+    said = opened.inputs.to_dict()
+    assert said["answers"] == 10 and said["store"].endswith("store") and said["logs"].endswith("clean.jsonl")
+    assert said["golden"] is None and opened.notices == []
     assert not opened.unreadable
 
     (tmp_path / "clean.jsonl").write_text("".join(LINES[10:20]), encoding="utf-8")  # changed since checked
-    changed = failures_source.open_store(tmp_path / "store", None, not_supported(data), failures_source.Slot())
+    changed = failures_source.open_store(cfg, None, not_supported(data), failures_source.Slot())
     assert changed.notices and all(kind == "warning" and "changed since it was checked" in text
                                    for kind, text in changed.notices)
 
-    missing = failures_source.open_store(tmp_path / "nowhere", None, {}, failures_source.Slot())
+    nowhere = load_settings(["--store", str(tmp_path / "nowhere")], {})
+    missing = failures_source.open_store(nowhere, None, {}, failures_source.Slot())
     assert missing.source is None and [kind for kind, _ in missing.notices] == ["error"]
     assert "is not a checked store" in missing.notices[0][1]

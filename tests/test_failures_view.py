@@ -112,8 +112,6 @@ def test_captions_and_notices():
     assert "(the worst" not in failures_view.table_caption(9_999, 10_000)
     assert failures_view.all_clear(True, True) is None
     assert failures_view.all_clear(False, True)[0] == "warning" and failures_view.all_clear(False, False)[0] == "success"
-    assert failures_view.loaded_from_logs(1234, 2, True) == "1,234 answers from 2 log(s) (uploaded log)"
-    assert failures_view.loaded_from_store(5, "big") == "5 answers from the checked store big"
     assert failures_view.undated_text(0) is None and failures_view.undated_text(3).startswith("3 answer(s) without")
     assert failures_view.no_group_text("prompt_version", "prompt version").endswith("Log `prompt_version` on every answer "
                                                                          "to see this.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import TextIO
 
 from citecheck.checking.checker import DEFAULT_REFUSAL, CheckOptions
@@ -22,6 +23,7 @@ from citecheck.config import add_option, add_positional
 from citecheck.contract.log import EMPTY_LOG, log_problem
 from citecheck.errors import RecordError
 from citecheck.reports.check_report import Summary, answer_record, answer_text, error_record
+from citecheck.reports.inputs import Inputs
 
 
 def _check_options(args: argparse.Namespace, err: TextIO) -> CheckOptions | None:
@@ -94,7 +96,10 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             yield file, line, item
 
     table = figures.answer_table(checked(), current)
-    write_overview(overview.build(table, golden, runs, args.k, unreadable), args.format, out)
+    report = overview.build(table, golden, runs, args.k, unreadable)
+    inputs = Inputs.of(len(table), unreadable, logs=list(args.logs), corpus=args.corpus or None,
+                       golden=args.golden or None, labels=args.labels or None)
+    write_overview(dataclasses.replace(report, inputs=inputs), args.format, out)
     return EXIT_UNREADABLE if unreadable else 0
 
 

@@ -151,14 +151,25 @@ def write_overview(report, output_format: str, out: TextIO) -> None:
         out.write(report.to_text())
 
 
+def check_inputs(summary, args: argparse.Namespace):
+    """What ``check`` read: the logs (or, with --store, the store too) and the corpus."""
+    from citecheck.reports.inputs import Inputs
+
+    given = {"logs": list(args.logs)}
+    if getattr(args, "store", None):
+        given["store"] = args.store
+    return Inputs.of(summary.answers, summary.unreadable_lines, **given, corpus=args.corpus or None)
+
+
 def finish_check(summary, args: argparse.Namespace, as_json: bool, out: TextIO, err: TextIO) -> int:
     """The summary, the ``--max-failure-rate`` gate and the exit code: the same with or without a store."""
     from citecheck.reports.check_report import summary_record, summary_text
 
+    inputs = check_inputs(summary, args)
     if as_json:
-        json_line(summary_record(summary), out)
+        json_line(summary_record(summary, inputs), out)
     else:
-        out.write("\n".join(summary_text(summary)) + "\n")
+        out.write("\n".join(summary_text(summary, inputs)) + "\n")
     code = 0
     failure_rate = summary.failure_rate
     if args.max_failure_rate is not None and not summary.answers:  # a gate must not pass when logging broke

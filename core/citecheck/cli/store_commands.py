@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import TextIO
 
 from citecheck.cli.common import (
@@ -19,6 +20,7 @@ from citecheck.cli.common import (
 from citecheck.config import add_option, given
 from citecheck.errors import StoreError
 from citecheck.reports.check_report import error_record
+from citecheck.reports.inputs import Inputs, store_corpus
 
 
 def add_check_options(check: argparse.ArgumentParser) -> None:
@@ -93,7 +95,11 @@ def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"warning: {w}\n")
     report = query.overview(golden, args.k)
     query.close()
-    write_overview(report, args.format, out)
+    logs = [entry for entry in store.logs if sources is None or entry["source"] in sources]
+    inputs = Inputs.of(len(report.table), len(unreadable), store=args.store,
+                       logs=[store.log_file(entry["source"]) for entry in logs], corpus=store_corpus(logs),
+                       golden=args.golden or None, labels=args.labels or None)
+    write_overview(dataclasses.replace(report, inputs=inputs), args.format, out)
     return EXIT_UNREADABLE if unreadable else 0
 
 

@@ -76,6 +76,7 @@ class Dataset:
     errors: tuple[RecordError, ...] = ()
     index: dict[str, int] = field(default_factory=dict)
     options: CheckOptions = CheckOptions()
+    origins: tuple[tuple[str, int], ...] = ()  # (file, line) of each answer, when read from files
     _checked: dict[int, AnswerResult] = field(default_factory=dict, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
@@ -133,18 +134,27 @@ class Dataset:
 
 
 def build(answers: Iterable[Answer | AnswerResult], errors: Iterable[RecordError] = (),
-          options: CheckOptions = CheckOptions()) -> Dataset:
-    """A dataset of answers (or of results already checked, which are kept as they are)."""
+          options: CheckOptions = CheckOptions(), origins: Iterable[tuple[str, int]] = ()) -> Dataset:
+    """A dataset of answers (or of results already checked, which are kept as they are), with the
+    (file, line) each was read from when known."""
     items = tuple(answers)
     plain = tuple(a.answer if isinstance(a, AnswerResult) else a for a in items)
     index: dict[str, int] = {}
     for i, answer in enumerate(plain):
         index.setdefault(answer.answer_id, i)
-    data = Dataset(plain, tuple(errors), index, options)
+    data = Dataset(plain, tuple(errors), index, options, tuple(origins))
     for i, a in enumerate(items):
         if isinstance(a, AnswerResult):
             data._checked[i] = a
     return data
+
+
+def of_answers(source: AnswerSource, answer_ids: Iterable[str]) -> Dataset:
+    """The answers ``answer_ids`` of ``source`` (a log in memory or a checked store) as a small
+    dataset, in the order given, skipping ids the source does not hold: what the Calibration and
+    Disagreements pages need of a store (the labelled answers), without the million others."""
+    results = [r for a in dict.fromkeys(answer_ids) if (r := source.get(a)) is not None]
+    return build(results, source.errors)
 
 
 def load(paths: Iterable[Path], options: CheckOptions = CheckOptions()) -> Dataset:
@@ -152,18 +162,21 @@ def load(paths: Iterable[Path], options: CheckOptions = CheckOptions()) -> Datas
     :func:`citecheck.checking.files.check_options`); unreadable lines are kept as errors."""
     answers: list[Answer] = []
     errors: list[RecordError] = []
+    origins: list[tuple[str, int]] = []
     with _long_lived():
         for path in paths:
             problem = log_problem(path)
             if problem is not None:  # (line 0, field "(file)": the whole file, not one of its lines)
                 errors.append(RecordError(str(path), 0, "(file)", problem))
                 continue
-            for _, item in read_log(path):
+            name = str(path)
+            for line, item in read_log(path):
                 if isinstance(item, RecordError):
                     errors.append(item)
                 else:
                     answers.append(item)
-        return build(answers, errors, options)
+                    origins.append((name, line))
+        return build(answers, errors, options, origins)
 
 
 def load_bytes(name: str, data: bytes, options: CheckOptions = CheckOptions()) -> Dataset:
@@ -179,12 +192,14 @@ def load_bytes(name: str, data: bytes, options: CheckOptions = CheckOptions()) -
             else:
                 answers.append(item)
         return build(answers, errors, options)
-    for _, item in parse_lines(name, physical_lines(io.BytesIO(data))):  # (the one line source's rules)
+    origins: list[tuple[str, int]] = []
+    for line, item in parse_lines(name, physical_lines(io.BytesIO(data))):  # (the one line source's rules)
         if isinstance(item, RecordError):
             errors.append(item)
         else:
             answers.append(item)
-    return build(answers, errors, options)
+            origins.append((name, line))
+    return build(answers, errors, options, origins)
 
 
 def _whole_document(name: str, data: bytes) -> list[Answer | RecordError] | None:

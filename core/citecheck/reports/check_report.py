@@ -13,6 +13,7 @@ import orjson
 from citecheck.checking.checker import AnswerResult, CitationResult, SentenceResult
 from citecheck.contract import reasons as reason_codes
 from citecheck.errors import RecordError
+from citecheck.reports.inputs import Inputs
 from citecheck.reports.rates import json_rate, percent, share
 
 REPORT_VERSION = 1
@@ -80,6 +81,8 @@ class Summary:
             "answers": self.answers,
             "unreadable_lines": self.unreadable_lines,
             "answers_ok": self.answers_ok,
+            "answers_failing": self.answers - self.answers_ok,
+            "failing_answer_rate": _rate(self.answers - self.answers_ok, self.answers),
             "refused": self.refused,
             "refusal_rate": _rate(self.refused, self.answers),
             "citations": self.citations,
@@ -191,8 +194,11 @@ def error_record(error: RecordError) -> dict:
     return {"record": "error", "report_version": REPORT_VERSION, **error.to_dict()}
 
 
-def summary_record(summary: Summary) -> dict:
-    return {"record": "summary", "report_version": REPORT_VERSION, **summary.to_dict()}
+def summary_record(summary: Summary, inputs: Inputs | None = None) -> dict:
+    record = {"record": "summary", "report_version": REPORT_VERSION, **summary.to_dict()}
+    if inputs is not None:
+        record["inputs"] = inputs.to_dict()
+    return record
 
 
 # --- text for people -------------------------------------------------------------------------
@@ -244,12 +250,14 @@ def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
     return lines
 
 
-def summary_text(summary: Summary) -> list[str]:
+def summary_text(summary: Summary, inputs: Inputs | None = None) -> list[str]:
     d = summary.to_dict()
     unretrieved = d["citation_to_unretrieved"]
     lines = [
         "",
-        f"answers: {d['answers']} ({d['answers_ok']} clean, {d['refused']} refused = {percent(d['refused'], d['answers'])})"
+        *([inputs.text()] if inputs is not None else []),
+        f"answers: {d['answers']} ({d['answers_failing']} failing = {percent(d['answers_failing'], d['answers'])}, "
+        f"{d['answers_ok']} clean, {d['refused']} refused = {percent(d['refused'], d['answers'])})"
         + (f", {d['unreadable_lines']} unreadable line(s)" if d["unreadable_lines"] else ""),
         f"citations: {d['citations']}, failed {d['citations_failed']} = {percent(d['citations_failed'], d['citations'])}"
         + (f", not verifiable {d['citations_not_verifiable']}" if d["citations_not_verifiable"] else ""),

@@ -12,6 +12,7 @@ import pandas as pd
 
 from citecheck.reports import figures
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval
+from citecheck.reports.inputs import Inputs
 from citecheck.reports.rates import json_rate, percent
 
 OVERVIEW_VERSION = 1
@@ -29,6 +30,7 @@ class Overview:
     retrieval: RetrievalEval | None
     unreadable: int = 0
     faithfulness: pd.DataFrame | None = None  # score distribution, when any answer was scored
+    inputs: Inputs | None = None  # what the figures come from (said first by every format)
 
     @property
     def has_models(self) -> bool:
@@ -47,6 +49,7 @@ class Overview:
             "report_version": OVERVIEW_VERSION,
             "answers": len(self.table),
             "unreadable_lines": self.unreadable,
+            "inputs": None if self.inputs is None else self.inputs.to_dict(),
             "headline": [f.to_dict() for f in self.headline],
             "reasons": records(self.reasons),
             "by_model": records(self.by_model),
@@ -63,7 +66,8 @@ class Overview:
         }
 
     def to_text(self) -> str:
-        lines = [f"{len(self.table)} answers" + (f", {self.unreadable} unreadable line(s)" if self.unreadable else "")]
+        lines = [f"{len(self.table)} answers" + (f", {self.unreadable} unreadable line(s)" if self.unreadable else "")
+                 if self.inputs is None else self.inputs.text()]
         if not len(self.table):
             lines.append("no answers to report on")
             return "\n".join(lines) + "\n"

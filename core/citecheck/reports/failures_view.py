@@ -82,14 +82,6 @@ def golden_set(path: Path | None) -> tuple[list[GoldenQuestion] | None, str | No
                     if errors else None)
 
 
-def loaded_from_store(answers: int, store_name: str) -> str:
-    return f"{answers:,} answers from the checked store {store_name}"
-
-
-def loaded_from_logs(answers: int, logs: int, uploaded: bool) -> str:
-    return f"{answers:,} answers from {logs} log(s)" + (" (uploaded log)" if uploaded else "")
-
-
 def all_clear(any_failing: bool, unreadable: bool) -> tuple[str, str] | None:
     """The notice (kind, text) under the headline when no answer fails a check, else None;
     ``unreadable`` when part of the logs could not be read (the answers there are not counted)."""

@@ -45,7 +45,7 @@ def answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]
     counts last, zero here).  The checked store writes the same row (storage.checked.batch)."""
     a = result.answer
     t = result.tally
-    problems = t.failed + t.uncited + t.sentence_problems
+    problems = t.problems  # (check's "clean" is the same test: one definition of a failing answer)
     withheld, score = _faithfulness(a.extra)
     return (file, line, a.answer_id, a.question, a.model or NONE, a.prompt_version or NONE, a.timestamp), [
         result.refused, problems == 0, problems > 0, t.citations, t.failed, t.with_quote, t.quote_in_source,
@@ -98,6 +98,10 @@ def answer_table(
 
 def dataset_table(data) -> pd.DataFrame:
     """``answer_table`` of a loaded dataset, without labels, computed once and kept with it."""
+    origins = getattr(data, "origins", ())
+    if len(origins) == len(data):  # the file and line of each answer: the CSV export names them
+        return data.memo("figures.answer_table",
+                         lambda: answer_table([(f, n, r) for (f, n), r in zip(origins, data.results)]))
     return data.memo("figures.answer_table", lambda: answer_table(data.results))
 
 def _frame(texts: list[tuple], counts: list[list]) -> pd.DataFrame:

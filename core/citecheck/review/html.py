@@ -19,6 +19,7 @@ mark.cc-quote{background:#fde68a;padding:0 1px}
 mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
 .cc-chunk{border-left:3px solid #d0d7de;padding:4px 10px;white-space:pre-wrap;font-size:.92rem}
 .cc-meta{color:#57606a;font-size:.8rem}
+.cc-inputs{color:#57606a;font-size:.8rem;margin:-.25rem 0 .25rem 0;overflow-wrap:anywhere}
 .cc-fail{color:#b42318;font-weight:600}
 .cc-judge{background:#f2f4f7;border-left:3px solid #475467;padding:4px 8px;margin:4px 0;font-size:0.9em}
 .cc-ok{color:#067647;font-weight:600}

@@ -17,11 +17,13 @@ from pathlib import Path
 
 from citecheck.errors import StoreError
 from citecheck.labelling.labels import Label
-from citecheck.reports import failures_view, figures
+from citecheck.reports import figures
 from citecheck.reports.failures import build
 from citecheck.reports.golden import GoldenQuestion
+from citecheck.reports.inputs import Inputs
 from citecheck.storage.checked.folder import META
 from citecheck.storage.checked.sources import StoreSource, TableSource
+from citecheck.web.notices import page_inputs
 from citecheck.web.stamps import stamp
 
 _NOTHING = object()
@@ -64,26 +66,32 @@ class Opened:
 
     source: TableSource | StoreSource | None
     notices: list[tuple[str, str]]
-    loaded: str = ""
+    inputs: Inputs | None = None  # what the figures come from: said above them
     unreadable: bool = False
 
 
-def open_log(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label], logs: int,
-             uploaded: bool, k: int = 5) -> Opened:
-    """The figures of a log in memory (``logs`` configured; ``uploaded`` when the reviewer's upload is in use)."""
+def open_log(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label], settings,
+             uploaded: str | None, k: int = 5) -> Opened:
+    """The figures of a log in memory (the configured logs, or ``uploaded``: the name of the
+    reviewer's upload in use)."""
     src = table_source(data, golden, labels, k)
-    return Opened(src, [], failures_view.loaded_from_logs(src.answers, logs, uploaded), bool(data.errors))
+    inputs = page_inputs(settings, src.answers, len(data.errors), uploaded, golden=settings.golden,
+                         labels=settings.labels)
+    return Opened(src, [], inputs, bool(data.errors))
 
 
-def open_store(folder: Path, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
+def open_store(settings, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
                slot: Slot, k: int = 5) -> Opened:
-    """The figures of a checked store, with a warning per labelled answer whose line changed in its
-    log; the store's error (it never shows a password) when the folder is not one."""
+    """The figures of the checked store ``settings.store``, with a warning per labelled answer
+    whose line changed in its log; the store's error (it never shows a password) when the folder
+    is not one."""
     try:
-        src, warnings = store_source(folder, golden, labels, slot, k)
+        src, warnings = store_source(settings.store, golden, labels, slot, k)
     except StoreError as exc:
         return Opened(None, [("error", str(exc))])
-    return Opened(src, [("warning", w) for w in warnings], failures_view.loaded_from_store(src.answers, Path(folder).name))
+    inputs = page_inputs(settings, src.answers, src.report.unreadable, store_logs=src.query.store.logs,
+                         golden=settings.golden, labels=settings.labels)
+    return Opened(src, [("warning", w) for w in warnings], inputs, bool(src.report.unreadable))
 
 
 def store_source(folder: str | Path, golden: Sequence[GoldenQuestion] | None,

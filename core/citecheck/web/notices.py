@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from html import escape
 
 from citecheck.errors import RecordError
+from citecheck.reports.inputs import Inputs, Shown, store_corpus
 
 _STYLE = ("margin:0 0 .5rem 0;padding:.5rem .75rem;border-radius:.4rem;border-left:.3rem solid {edge};"
           "background:{back};overflow-wrap:anywhere")
@@ -68,3 +69,16 @@ def notice_html(facts: LoadFacts, uploaded: str | None = None, data_page: str | 
         parts.append(f'<div class="cc-notice" style="{_WARN}">{facts.unreadable_lines:,} of {total:,} '
                      f"line(s) could not be read and are left out of every figure.{where}</div>")
     return "".join(parts)
+
+
+def page_inputs(settings, answers: int, unreadable: int, uploaded: str | None = None,
+                store_logs: list[dict] | None = None, **more) -> Inputs:
+    """What a page's figures come from (``reports.inputs``): the checked store and its logs when
+    the page reads the store (``store_logs``: its ``store.json`` entries), else the uploaded log or
+    the configured logs with the configured corpus; then ``more`` (golden, labels, verdicts)."""
+    if store_logs is not None:
+        return Inputs.of(answers, unreadable, logs=[entry.get("file", "?") for entry in store_logs],
+                         store=settings.store, corpus=store_corpus(store_logs), **more)
+    if uploaded is not None:
+        return Inputs.of(answers, unreadable, logs=Shown(f"uploaded: {uploaded}"), corpus=settings.corpus, **more)
+    return Inputs.of(answers, unreadable, logs=list(settings.logs), corpus=settings.corpus, **more)
