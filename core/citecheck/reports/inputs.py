@@ -73,7 +73,7 @@ class Inputs:
             elif isinstance(value, Shown):
                 values.append((kind, str(value)))
             elif kind == "logs" and not isinstance(value, (str, Path)):
-                paths = [shown_path(p) for p in value]  # type: ignore[union-attr]
+                paths = [shown_path(p) for p in value]
                 values.append((kind, ", ".join(paths) if paths else None))
             else:
                 values.append((kind, shown_path(value)))  # type: ignore[arg-type]
