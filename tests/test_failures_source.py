@@ -163,3 +163,31 @@ def test_opening_a_source_gives_its_caption_and_notices_or_the_error(tmp_path):
     missing = failures_source.open_store(nowhere, None, {}, failures_source.Slot())
     assert missing.source is None and [kind for kind, _ in missing.notices] == ["error"]
     assert "is not a checked store" in missing.notices[0][1]
+
+
+def test_the_failing_csv_names_each_answers_file_and_line_on_every_path(tmp_path):
+    """The Failures page's download (a log in memory, a checked store) and ``report --format
+    failing-csv`` give the same rows, each with the file and line it was read from (#31: the
+    page's CSV had an empty file and line 0 on every row)."""
+    import csv
+
+    from citecheck.reports import figures
+
+    log = write_log(tmp_path / "answers.jsonl", LINES)
+    data = dataset.load([log], check_options(CORPUS))
+    page = list(csv.DictReader(io.StringIO(figures.to_csv(failures_source.table_source(data, None, {}).failing(
+        figures.Filters())))))
+    assert page and all(r["file"] == str(log) and int(r["line"]) >= 1 for r in page)
+    assert [(r["answer_id"], int(r["line"])) for r in page] == [
+        (r["answer_id"], LINES.index(next(x for x in LINES if f'"{r["answer_id"]}"' in x)) + 1) for r in page]
+    check_into(log, tmp_path / "store")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["report", "--store", str(tmp_path / "store"), "--format", "failing-csv"], out, err) == 0, err.getvalue()
+    from_store = list(csv.DictReader(io.StringIO(out.getvalue())))
+    out = io.StringIO()
+    assert main(["report", str(log), "--corpus", str(CORPUS), "--format", "failing-csv"], out, err) == 0
+    from_log = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert from_log == page
+    assert [{k: v for k, v in r.items() if k != "file"} for r in from_store] == [
+        {k: v for k, v in r.items() if k != "file"} for r in page]
+    assert all(Path(r["file"]).name == "answers.jsonl" for r in from_store)

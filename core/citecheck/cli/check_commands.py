@@ -99,7 +99,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report = overview.build(table, golden, runs, args.k, unreadable)
     inputs = Inputs.of(len(table), unreadable, logs=list(args.logs), corpus=args.corpus or None,
                        golden=args.golden or None, labels=args.labels or None)
-    write_overview(dataclasses.replace(report, inputs=inputs), args.format, out)
+    write_overview(dataclasses.replace(report, inputs=inputs), args.format, out, lambda: figures.failing(table))
     return EXIT_UNREADABLE if unreadable else 0
 
 
@@ -122,7 +122,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_option(rep, "labels", purpose="the share of citations reviewers judged not supported")
     add_option(rep, "corpus")
     rep.add_argument("--k", type=int, default=5, help="k for hit rate at k (default 5)")
-    rep.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    rep.add_argument("--format", choices=["text", "json", "csv", "failing-csv"], default="text",
+                     help="csv: every figure as one long table (section,group,figure,count,total,rate); "
+                          "failing-csv: the failing answers, worst first, as the Failures page downloads them")
     add_option(rep, "casefold", fallback=False)
     add_option(rep, "refusal", purpose=f"default {DEFAULT_REFUSAL!r}")
     store_cli.add_report_options(rep)

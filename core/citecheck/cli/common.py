@@ -140,10 +140,15 @@ def read_current_labels(target: str | None, err: TextIO):
     return labels.latest(records)
 
 
-def write_overview(report, output_format: str, out: TextIO) -> None:
+def write_overview(report, output_format: str, out: TextIO, failing=None) -> None:
     """The failure report (``reports.failures.Overview``) as ``report --format`` asks: the same
-    from a log in memory and from a checked store."""
-    if output_format == "json":
+    from a log in memory and from a checked store.  ``failing``: the failing answers, worst first
+    (``--format failing-csv``, the table the Failures page downloads)."""
+    if output_format == "failing-csv":
+        from citecheck.reports.figures import to_csv
+
+        out.write(to_csv(failing()))
+    elif output_format == "json":
         out.write(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) + "\n")
     elif output_format == "csv":
         out.write(report.to_csv())

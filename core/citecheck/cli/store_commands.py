@@ -94,12 +94,13 @@ def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for w in query.use_labels(current):
             err.write(f"warning: {w}\n")
     report = query.overview(golden, args.k)
+    failing = query.failing() if args.format == "failing-csv" else None
     query.close()
     logs = [entry for entry in store.logs if sources is None or entry["source"] in sources]
     inputs = Inputs.of(len(report.table), len(unreadable), store=args.store,
                        logs=[store.log_file(entry["source"]) for entry in logs], corpus=store_corpus(logs),
                        golden=args.golden or None, labels=args.labels or None)
-    write_overview(dataclasses.replace(report, inputs=inputs), args.format, out)
+    write_overview(dataclasses.replace(report, inputs=inputs), args.format, out, lambda: failing)
     return EXIT_UNREADABLE if unreadable else 0
 
 
