@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(BIN / "citecheck"), "check", str(log), "--corpus", str(corpus), *rest],
                                cwd=ROOT, env=env)
     args = [str(PY), "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-            "--browser.gatherUsageStats", "false", *rest]
+            "--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer", *rest]
     if os.name == "posix":
         # Become the server (same process id), so that a kill of ``python3 dev.py run`` stops it
         # and frees its port, instead of leaving an orphaned server behind.

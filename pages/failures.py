@@ -4,12 +4,22 @@ and which answers to look at first.  Figures: web.failures_source; texts and cha
 from __future__ import annotations
 
 import streamlit as st
+from citecheck.checking import answer_problems
 from citecheck.labelling import labels as label_store
 from citecheck.reports import failures_view, figures, readable, views
+from citecheck.review import navigation
 from citecheck.review.html import notice_html
 from citecheck.web import failures_source
 
-from pages._common import current_dataset, enter, read_labels, settings, show_notice, uploaded_name
+from pages._common import (
+    current_dataset,
+    enter,
+    read_labels,
+    review_dataset,
+    settings,
+    show_notice,
+    uploaded_name,
+)
 
 enter("failures")
 
@@ -85,21 +95,26 @@ with time_tab:
         st.caption(undated)
 
 with table_tab:
+    # two rows of filters; the date range gets two columns' width, so its end date is never clipped
+    columns = st.columns(4) + st.columns([2, 1, 1, 1])
     chosen = {c.name: col.date_input(c.label, value=c.dates or (), key=c.key) if c.is_dates
               else col.selectbox(c.label, list(c.options), key=c.key)
-              for col, c in zip(st.columns(4) + st.columns(4), failures_view.choices(src.values, src.date_range()))}
+              for col, c in zip(columns, failures_view.choices(src.values, src.date_range()))}
     shown = src.failing(views.filters(**chosen))
     st.caption(failures_view.table_caption(len(shown), src.limit))
     view = views.failing_view(shown)
     picked = st.dataframe(view, hide_index=True, key="failing_table", on_select="rerun", selection_mode="single-row",
-                          column_config={"open": st.column_config.LinkColumn("open", display_text="review \u2192")})
+                          column_config={c: st.column_config.Column(h, width=failures_view.WIDTHS.get(c))
+                                         for c, h in views.FAILING_HEADERS.items()})
     st.download_button("Download this table as CSV", figures.to_csv(shown), file_name="failing-answers.csv",
                        mime="text/csv", key="csv")
     answer_id = failures_view.selected_answer(view, picked.selection.rows if picked is not None else [])
-    if answer_id is not None and st.button("Open the selected answer on the review page", key="open_selected",
-                                           type="primary"):
-        st.session_state.answer_id, st.session_state.focus = answer_id, 0
-        st.switch_page("pages/review.py", query_params={"answer": answer_id})
+    if answer_id is not None:  # one tick opens the answer, in this tab, at its first failing item
+        result = review_dataset().get(answer_id)
+        items = review_dataset().items(answer_id)
+        focus = (answer_problems.first_failing_item(result, items) if result is not None else None) or 0
+        navigation.open_at(st.session_state, answer_id, focus)
+        st.switch_page("pages/review.py", query_params={"answer": answer_id, "item": str(focus + 1)})
 
 with golden_tab:
     if golden is None:

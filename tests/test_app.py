@@ -169,7 +169,7 @@ def failures(**env) -> AppTest:
 
 
 def failing_table(at):
-    return next(d for d in at.dataframe if "open" in d.value.columns).value
+    return next(d for d in at.dataframe if "reasons" in d.value.columns).value
 
 
 def test_failures_page_filters_change_the_table():
@@ -182,7 +182,6 @@ def test_failures_page_filters_change_the_table():
     worst = figures.failing(table)
     assert list(every["answer_id"]) == list(worst["answer_id"]) and len(every) < len(table)
     assert worst.iloc[0]["problems"] >= worst.iloc[-1]["problems"] > 0  # worst first
-    assert (every["open"] == "./?answer=" + every["answer_id"]).all()
     at.selectbox(key="f_model").select("claude-haiku-4-5").run()
     haiku = failing_table(at)
     assert 0 < len(haiku) < len(every) and set(haiku["model"]) == {"claude-haiku-4-5"}
@@ -199,11 +198,21 @@ def test_a_failing_row_opens_on_the_review_page():
     at = failures()
     first = failing_table(at).iloc[0]["answer_id"]
     at.session_state["failing_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
-    at.run()
-    at.button(key="open_selected").click().run()
+    at.run()  # one tick: the review page, in this session (this tab)
     assert not at.exception
     assert at.query_params["answer"] == first
     assert heading(at).startswith(f"Answer {first}")
+    from citecheck.checking import answer_problems
+    from citecheck.labelling.items import items_of
+
+    result = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)).get(first)
+    focus = answer_problems.first_failing_item(result, items_of(result))
+    assert focus is not None and at.query_params["item"] == str(focus + 1)
+    assert at.session_state["focus"] == focus and at.session_state["moves"] >= 1  # focused, and scrolled to
+    from html import escape
+
+    why = answer_problems.why_text(result)
+    assert why.startswith("Fails: sentence ") and escape(why) in html(at)
 
 
 def _log_of(tmp_path, monkeypatch, lines) -> None:

@@ -41,15 +41,15 @@ def seen(at) -> dict:
     assert not at.exception, [e.value for e in at.exception]
     out = {"metrics": [(m.label, m.value) for m in at.metric],
            "tables": [d.value.reset_index(drop=True).to_dict("records") for d in at.dataframe
-                      if "open" not in d.value.columns]}
-    table = next(d for d in at.dataframe if "open" in d.value.columns).value
+                      if "reasons" not in d.value.columns]}
+    table = next(d for d in at.dataframe if "reasons" in d.value.columns).value
     out["failing"] = table.to_dict("records")
     at.selectbox(key="f_model").select("claude-haiku-4-5").run()
-    out["haiku"] = next(d for d in at.dataframe if "open" in d.value.columns).value.to_dict("records")
+    out["haiku"] = next(d for d in at.dataframe if "reasons" in d.value.columns).value.to_dict("records")
     at.selectbox(key="f_model").select("any").run()
     at.selectbox(key="f_reason").select("source_changed").run()
     at.selectbox(key="f_scope").select("all").run()
-    out["changed"] = next(d for d in at.dataframe if "open" in d.value.columns).value.to_dict("records")
+    out["changed"] = next(d for d in at.dataframe if "reasons" in d.value.columns).value.to_dict("records")
     out["captions"] = [c.value for c in at.caption if "answers from" not in c.value]
     return out
 

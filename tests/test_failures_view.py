@@ -107,7 +107,8 @@ def test_the_table_choices_are_the_arguments_of_views_filters(sample):
 
 
 def test_captions_and_notices():
-    assert failures_view.table_caption(12, None) == "12 answer(s), worst first. Select a row to open it on the review page."
+    assert failures_view.table_caption(12, None) == ("12 answer(s), worst first. Tick a row's box to open that answer on "
+                                                     "the review page at its first failing item.")
     assert failures_view.table_caption(10_000, 10_000).startswith("10,000 answer(s) (the worst 10,000), worst first")
     assert "(the worst" not in failures_view.table_caption(9_999, 10_000)
     assert failures_view.all_clear(True, True) is None

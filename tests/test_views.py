@@ -56,12 +56,14 @@ def test_filters_from_the_page_choices():
     assert views.filters(dates=(date(2026, 11, 1),)).start is None  # a half-picked range is no range
 
 
-def test_failing_view_links_every_answer_with_its_id_quoted(table):
+def test_failing_view_puts_what_is_wrong_and_the_question_beside_the_answer(table):
     odd = table.copy()
     odd.loc[odd.index[0], "answer_id"] = "conv-12#turn 3&x=/y"
     view = views.failing_view(figures.failing(odd, figures.Filters(failing_only=False)))
-    assert "file" not in view.columns and list(view.columns[:2]) == ["answer_id", "open"]
-    assert view.set_index("answer_id").loc["conv-12#turn 3&x=/y", "open"] == "./?answer=conv-12%23turn%203%26x%3D%2Fy"
+    assert "file" not in view.columns and list(view.columns[:3]) == ["answer_id", "reasons", "question"]
+    assert list(view.columns) == [c for c in views.FAILING_HEADERS if c in view.columns]
+    assert "conv-12#turn 3&x=/y" in set(view["answer_id"])  # kept as it is: the page passes it as a query value
+    assert all(h[0].isupper() and "_" not in h for h in views.FAILING_HEADERS.values())
 
 
 def test_compare_table_shows_counts_and_points(table):

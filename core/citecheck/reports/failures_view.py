@@ -146,10 +146,16 @@ def choices(values: Callable[[str], list[str]], dates: tuple[date, date] | None)
             Choice("labelled", "Labelled", "f_labelled", ("any", "labelled", "unlabelled"))]
 
 
+# Column widths of the failing-answers table at 1280 px: the reasons and the question get the room.
+WIDTHS = {"answer_id": "small", "reasons": "medium", "question": "large", "model": "small",
+          "prompt_version": "small", "timestamp": "small"}
+
+
 def table_caption(rows: int, limit: int | None) -> str:
     """How many answers the failing-answers table holds (and when a store's table is cut)."""
     limited = f" (the worst {limit:,})" if limit is not None and rows >= limit else ""
-    return f"{rows:,} answer(s){limited}, worst first. Select a row to open it on the review page."
+    return (f"{rows:,} answer(s){limited}, worst first. Tick a row's box to open that answer on the review page "
+            "at its first failing item.")
 
 
 def selected_answer(view: pd.DataFrame, rows: Sequence[int]) -> str | None:

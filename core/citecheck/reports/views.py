@@ -11,7 +11,6 @@ import pandas as pd
 from citecheck.reports import figures
 from citecheck.reports.golden import RetrievalEval
 from citecheck.reports.rates import percent
-from citecheck.text.markup import review_link
 
 ANY = "any"
 
@@ -53,11 +52,21 @@ def filters(reason: str = ANY, model: str = ANY, prompt_version: str = ANY, date
     )
 
 
+# The failing-answers table as the page shows it: the columns a product owner reads first (what is
+# wrong, and the question) next to the answer, then the rest; each under a header in words.
+FAILING_HEADERS = {
+    "answer_id": "Answer", "reasons": "Reasons", "question": "Question", "model": "Model",
+    "prompt_version": "Prompt version", "timestamp": "When", "problems": "Problems", "failed": "Failed citations",
+    "citations": "Citations", "uncited": "Uncited sentences", "sentences": "Sentences",
+    "invalid_markers": "Invalid markers", "refused": "Refused", "labelled": "Labelled citations",
+    "not_supported": "Judged not supported by a reviewer",
+}
+
+
 def failing_view(shown: pd.DataFrame) -> pd.DataFrame:
-    """The failing-answers table as shown: no file/line, and an ``open`` link to the review page."""
-    view = shown[[c for c in figures.TABLE_COLUMNS if c not in ("file", "line")]].copy()
-    view.insert(1, "open", view["answer_id"].map(review_link))
-    return view
+    """The failing-answers table as shown (``FAILING_HEADERS`` order; no file or line: the CSV
+    download has them).  Selecting a row opens the answer on the review page, in the same tab."""
+    return shown[[c for c in FAILING_HEADERS if c in shown.columns]].copy()
 
 
 def misses_table(r: RetrievalEval) -> pd.DataFrame:

@@ -23,7 +23,8 @@ window (in the app's realm, so it outlives every helper frame) that
 
 The same listener keeps the focused item in view: whenever the page shows a focus marker
 (``.cc-focus``) with a token or move count it has not scrolled to yet, it scrolls that item's box
-to the middle of the window.  The move count (``data-move``) changes on every move, so a move onto
+to the middle of the window; but not before the first move of the session (move count 0), so a
+page opened from a link or the menu shows its top: the answer id, the question and the notices.  The move count (``data-move``) changes on every move, so a move onto
 the item already focused scrolls again.  This used to be a frame whose content changed on every
 run; a frame reloaded on every key press cost each one a document load (10-30 ms in Chromium).
 It also keeps a whole chunk the reviewer unfolded (``details.cc-whole``, named by ``data-fold``)
@@ -62,6 +63,7 @@ function follow() {  // the newest focus marker into view, once per move (data-m
   const at = el.dataset.focus + ":" + el.dataset.move;
   if (at === shown) return;
   shown = at;
+  if (el.dataset.move === "0") return;  // no move yet: the page stays at its top (answer id, question, notices)
   (el.closest('[data-testid="stVerticalBlockBorderWrapper"]') || el).scrollIntoView({block: "center"});
 }
 function watch() {  // the script state, as the app draws it; inflight ends once its run has been and gone

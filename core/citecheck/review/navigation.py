@@ -135,6 +135,15 @@ def moved(state: State) -> None:
     session.moves = session.moves + 1
 
 
+def open_at(state: State, answer_id: str, focus: int) -> None:
+    """Open ``answer_id`` with its item ``focus`` focused and scrolled into view (the Failures page
+    sends a product owner to an answer's first failing item)."""
+    session = ReviewState(state)
+    session.answer_id = session.linked = answer_id
+    session.focus = max(focus, 0)
+    moved(state)
+
+
 def go(state: State, answer_id: str) -> None:
     session = ReviewState(state)
     session.answer_id = answer_id

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from citecheck.checking import answer_problems
 from citecheck.checking.checker import AnswerResult
 from citecheck.labelling import history
 from citecheck.labelling.items import LABEL_TEXT, Item
@@ -119,8 +120,13 @@ def answer_parts(result: AnswerResult) -> tuple[list[str], list[str]]:
     """The answer as the reader sees it, as HTML: its fields, question and text; then what the
     pipeline recorded beside it (withheld sentences, the search agent's trace), when it did."""
     a = result.answer
-    head = [fields_html([a.model, a.prompt_version, a.timestamp]), labelled_html([("Question", a.question)]),
-            reader_html(result, paging.MAX_ANSWER_CHARS)]
+    why = answer_problems.why_text(result)
+    head = [fields_html([a.model, a.prompt_version, a.timestamp])]
+    if why:  # why the answer fails, in one line: each problem with its sentence and marker
+        head.append(f'<div class="cc-fail cc-why">{escape(why)}</div>')
+    if a.question.strip():  # (an answer logged without its question shows no bare "Question:")
+        head.append(labelled_html([("Question", a.question)]))
+    head.append(reader_html(result, paging.MAX_ANSWER_CHARS))
     return head, [h for h in (withheld_html(a.extra), agent_trace_html(a.extra)) if h]
 
 
