@@ -147,8 +147,10 @@ def choices(values: Callable[[str], list[str]], dates: tuple[date, date] | None)
 
 
 # Column widths of the failing-answers table at 1280 px: the reasons and the question get the room.
-WIDTHS = {"answer_id": "small", "reasons": "medium", "question": "large", "model": "small",
-          "prompt_version": "small", "timestamp": "small"}
+# (pixels: the answer, its reasons and its question fill the 820 px a 1280 px window leaves beside the
+# sidebar; the other columns follow on the right)
+WIDTHS = {"answer_id": 80, "reasons": 380, "question": 320, "model": "small", "prompt_version": "small",
+          "timestamp": "small"}
 
 
 def table_caption(rows: int, limit: int | None) -> str:
