@@ -27,3 +27,27 @@ def marker(n: int, quote: str | None = None, qs: int | None = None, qe: int | No
 def span(start: int, end: int, chunk_id: str | None, quote: str | None = None, qs=None, qe=None, document_id=None):
     return Citation("span", answer_start=start, answer_end=end, chunk_id=chunk_id, document_id=document_id,
                     quote=quote, quote_start=qs, quote_end=qe)
+
+
+def figures_only(output: str) -> str:
+    """A check or report output without the statement of its inputs (``reports.inputs``): the
+    figures, which the plain and the store paths must give alike, while the inputs rightly differ
+    (the store path names the store).  Text: the line that begins "from N answer(s)"; JSON: the
+    ``inputs`` field of the report or of the check's summary record."""
+    import json
+
+    text = output.lstrip()
+    if text.startswith("{") and "\n" in text.strip() and text.strip().endswith("}") and '"record": "overview"' in text:
+        doc = json.loads(text)
+        doc.pop("inputs", None)
+        return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    out = []
+    for line in output.splitlines(keepends=True):
+        if line.startswith("from ") and " answer(s)" in line.split(";")[0]:
+            continue
+        if line.startswith('{"record":"summary"') or line.startswith('{"record": "summary"'):
+            record = json.loads(line)
+            record.pop("inputs", None)
+            line = json.dumps(record, separators=(",", ":")) + "\n"
+        out.append(line)
+    return "".join(out)

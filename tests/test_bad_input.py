@@ -181,7 +181,7 @@ def test_abbreviations_are_found_at_the_end_of_a_long_unbroken_text():
 
 
 def _label_record(**change) -> dict:
-    record = {"labels_version": 1, "item": "a-001#s0#c1", "answer_id": "a-001", "sentence": 0, "citation": 1,
+    record = {"labels_version": 1, "item": "a-001#s1#c1", "answer_id": "a-001", "sentence": 1, "citation": 1,
               "chunk_id": "c", "fingerprint": "f", "label": "supported", "note": "", "reviewer": "ana",
               "at": "2026-12-02T13:45:10.123Z", "citecheck": "0.1.0"}
     record.update(change)

@@ -58,6 +58,7 @@ def test_main_says_a_domain_error_in_one_place(tmp_path):
     """No verdicts to estimate from: the command raises, main says it as every error, exit 2."""
     verdicts = tmp_path / "v.jsonl"
     verdicts.write_text("")
+    (tmp_path / "l.jsonl").write_text("")
     out, err = io.StringIO(), io.StringIO()
     code = main(["estimate", "--log", "sample_data/answers.jsonl", "--labels", str(tmp_path / "l.jsonl"),
                  "--verdicts", str(verdicts)], out, err)

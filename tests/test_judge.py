@@ -456,6 +456,7 @@ def test_expertqa_end_to_end_with_the_baseline(tmp_path):
 
 
 def test_calibrate_without_verdicts_says_what_to_do(tmp_path):
+    (tmp_path / "l.jsonl").write_text("")
     code, _, err = run("calibrate", "--labels", tmp_path / "l.jsonl", "--verdicts", tmp_path / "none.jsonl")
     assert code == 2 and "run citecheck judge first" in err
 

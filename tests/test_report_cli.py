@@ -23,7 +23,8 @@ def run(*argv):
 def test_report_text_on_the_sample():
     code, out, err = run("report", LOG, "--corpus", CORPUS, "--golden", GOLDEN)
     assert code == 0, err
-    assert out.startswith("48 answers\n")
+    assert out.startswith("from 48 answer(s), no unreadable line; logs: ")
+    assert "; corpus: " in out.splitlines()[0] and "sample_data/golden.jsonl" in out.splitlines()[0]
     assert "answers refused: 3 of 48 answers = 6.3%" in out  # 6.25 rounds half up
     assert "citations whose source document has changed: 3 of" in out
     for section in ("failure reasons", "by model", "by prompt version", "by week",
@@ -65,7 +66,8 @@ def test_report_goes_on_past_bad_lines(tmp_path):
     log.write_text("\n".join([good[0], "{not json", good[1], '{"log_version": 1}', good[2]]) + "\n", encoding="utf-8")
     code, out, err = run("report", log)
     assert code == 4
-    assert out.startswith("3 answers, 2 unreadable line(s)")
+    assert out.startswith("from 3 answer(s), 2 unreadable line(s) left out")
+    assert "corpus: none: changed sources are not checked" in out.splitlines()[0]
     assert f"{log}:2" in err and f"{log}:4" in err
 
 

@@ -23,6 +23,7 @@ from citecheck.reports import figures
 from citecheck.storage.checked import schema
 from citecheck.storage.checked.folder import Store, source_id
 from citecheck.storage.checked.query import StoreQuery
+from helpers import figures_only
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,9 +36,11 @@ MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5", None, "claude-opus-4-1")
 
 
 def run(*argv):
+    """The command's exit code, its output's figures (its inputs statement left out: the store path
+    rightly names the store) and its standard error."""
     out, err = io.StringIO(), io.StringIO()
     code = main([str(a) for a in argv], out, err)
-    return code, out.getvalue(), err.getvalue()
+    return code, figures_only(out.getvalue()), err.getvalue()
 
 
 def generated_log(path: Path, n: int = 400, seed: int = 7) -> Path:

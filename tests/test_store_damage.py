@@ -15,6 +15,7 @@ import pytest
 import streamlit as st
 from citecheck.cli.main import main
 from citecheck.storage.checked.folder import Store
+from helpers import figures_only
 from streamlit.testing.v1 import AppTest
 from test_store import generated_log
 
@@ -25,7 +26,7 @@ def run(argv) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err):
         code = main([str(a) for a in argv], out, err)
-    return code, out.getvalue(), err.getvalue()
+    return code, figures_only(out.getvalue()), err.getvalue()  # (the inputs statement differs by path)
 
 
 def _cut(path: Path) -> None:

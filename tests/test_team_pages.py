@@ -104,9 +104,9 @@ def test_the_disagreements_page_shows_labels_side_by_side_and_records_an_adjudic
     page = html(at)
     assert "&lt;b&gt;clear&lt;/b&gt;" in page and "invented" in page and "Not adjudicated yet" in page
     assert "n = 2 items with two or more labels" in page and "<mark" in page  # the chunk, its quote highlighted
-    assert at.selectbox(key="dis_item").options == [items[0].key]
-    at.radio[1].set_value("partial")
-    at.button[0].click().run()
+    (only,) = at.selectbox(key="dis_pick").options  # the answer, sentence and first words, not the raw key
+    assert only.startswith("a-001 \u00b7 sentence 1 \u00b7 \u201c") and "#" not in only
+    next(b for b in at.button if b.label == "Partially supported").click().run()
     assert not at.exception
     adj = label_store.adjudications(label_store.read_events(labels)[0])[items[0].key]
     assert (adj.label, adj.adjudicator, [r.reviewer for r in adj.resolves]) == ("partial", "lead", ["ana", "ben"])
@@ -127,6 +127,5 @@ def test_under_a_login_the_adjudicator_is_the_signed_in_user(labels):
     at.run()
     at.switch_page("pages/disagreements.py").run()
     assert not at.exception and [t.label for t in at.sidebar.text_input] == []
-    at.radio[1].set_value("supported")
-    at.button[0].click().run()
+    next(b for b in at.button if b.label == "Supported").click().run()
     assert label_store.adjudications(label_store.read_events(labels)[0])[items[0].key].adjudicator == "lead@example.org"

@@ -28,6 +28,9 @@ def check_options(corpus: str | Path | None = None, casefold: bool = False,
     """
     folder = None
     if corpus is not None and str(corpus) != "":
+        if Path(corpus).is_file():
+            raise CitecheckError(f"--corpus {corpus} is a file, not a folder: give the folder of the current source "
+                                 "documents (for example sample_data/corpus)")
         if not Path(corpus).is_dir():
             raise CitecheckError(f"corpus folder {corpus} does not exist; pass --corpus (or CITECHECK_CORPUS) "
                                  "with the folder of the current source documents")

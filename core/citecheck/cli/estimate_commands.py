@@ -55,7 +55,9 @@ def _read_verdicts(path: str, err: TextIO):
 def _read_labels(path: str, err: TextIO):
     """The labels that count (retracted ones left out) and the adjudication per item."""
     from citecheck.labelling import labels
+    from citecheck.storage.streams import require
 
+    require(path, labels.STREAM)
     events, warnings = labels.read_events(path)
     for w in warnings:
         err.write(f"warning: {w}\n")

@@ -21,7 +21,7 @@ from citecheck.cli.common import (
 )
 from citecheck.config import add_option
 from citecheck.storage.durable import WriteFailed
-from citecheck.storage.streams import describe
+from citecheck.storage.streams import describe, require
 
 
 @contextlib.contextmanager
@@ -129,6 +129,7 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citecheck.judging.calibration import calibrate
     from citecheck.labelling import labels
 
+    require(args.labels, labels.STREAM)
     events, warnings = labels.read_events(args.labels)
     records, adjudicated = labels.effective(events), labels.adjudications(events)
     verdicts, more = verdict_store.read(args.verdicts)
@@ -145,9 +146,13 @@ def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                   + ", ".join(f"{j} {p}" for j, p in runs) + "\n")
         return EXIT_USAGE
     fingerprints = None
-    if args.log:
+    if args.log:  # only the labels of these logs' items count; a labels file of other logs is an error
         data = load_checked(args.log, args.corpus, err)
         fingerprints = {i.key: i.fingerprint for i in data.all_items}
+        mine = labels.matching(records, adjudicated, fingerprints.keys(), describe(args.labels), args.log)
+        if note := mine.note(len(records)):
+            err.write(f"note: {note}\n")
+        records, adjudicated = mine.labels, mine.adjudicated
     reports = [calibrate(records, verdicts, j, p, args.split, fingerprints, adjudicated=adjudicated,
                          overlap=args.overlap) for j, p in wanted]
     if args.format == "json":

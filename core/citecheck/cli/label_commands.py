@@ -11,11 +11,13 @@ from citecheck.checking.files import check_options
 from citecheck.cli.common import EXIT_UNREADABLE, EXIT_USAGE, overlap
 from citecheck.config import add_option, add_positional
 from citecheck.storage.durable import replace_file
+from citecheck.storage.streams import describe, require
 
 
 def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citecheck.labelling import consensus, dataset, export, labels
 
+    require(args.labels, labels.STREAM)
     events, warnings = labels.read_events(args.labels)
     records, adjudicated = labels.effective(events), labels.adjudications(events)
     for w in warnings:
@@ -23,7 +25,10 @@ def cmd_labels_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     data = dataset.load([Path(p) for p in args.log], check_options(args.corpus))
     for e in data.errors:
         err.write(f"unreadable: {e}\n")
-    exported = list(export.rows(data, records, adjudicated, args.overlap))
+    mine = labels.matching(records, adjudicated, {i.key for i in data.all_items}, describe(args.labels), args.log)
+    if note := mine.note(len(records)):
+        err.write(f"note: {note}\n")
+    exported = list(export.rows(data, mine.labels, mine.adjudicated, args.overlap))
     counts = dict.fromkeys(consensus.RULES + consensus.LEFT_OUT + ("stale",), 0)
     for row in exported:
         counts[row["human_label_rule"]] += 1

@@ -55,6 +55,13 @@ def _subparser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> arg
     return parser
 
 
+def _command_name(args: argparse.Namespace) -> str:
+    """``labels export``, ``store verify``, ``check``: the command as typed, for its messages."""
+    sub = next((getattr(args, d) for d in ("labels_command", "verdicts_command", "store_command")
+                if getattr(args, d, None)), None)
+    return f"{args.command} {sub}" if sub else str(args.command)
+
+
 # The exit status of a process ended by SIGPIPE, as ``head`` leaves other Unix tools.
 EXIT_CLOSED_PIPE = 128 + 13
 
@@ -78,7 +85,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     out = cast(TextIO, VisibleWriter(stdout))
     err = cast(TextIO, VisibleWriter(err or sys.stderr))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # a mistyped option: the usage of the command it was given to, not the top level's
+        _subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     missing = fill_from_environment(args, os.environ)  # a setting not given: its CITECHECK_* variable
     if missing is not None:
         _subparser(parser, args).error(missing)
@@ -89,13 +98,13 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     except BrokenPipeError:
         return _closed_pipe(stdout)
     except WriteFailed as exc:  # the disk filled...: what was not saved is said, nothing half-written
-        err.write(f"citecheck {args.command}: {exc}\n")
+        err.write(f"citecheck {_command_name(args)}: {exc}\n")
         return EXIT_FAILED
     except DamagedStoreError as exc:  # its own code: the store needs repairing, not the command line
-        err.write(f"citecheck {args.command}: {exc}\n")
+        err.write(f"citecheck {_command_name(args)}: {exc}\n")
         return EXIT_DAMAGED
     except (CitecheckError, OSError) as exc:
-        err.write(f"citecheck {args.command}: {exc}\n")
+        err.write(f"citecheck {_command_name(args)}: {exc}\n")
         return EXIT_USAGE
 
 

@@ -15,7 +15,7 @@ see ``storage.postgres``); everything built on ``append`` and ``read`` is the sa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -247,3 +247,36 @@ def progress(items: list[Item], current: dict[tuple[str, str], Label], reviewer:
 def is_done(item: Item, current: dict[tuple[str, str], Label], reviewer: str) -> bool:
     label = current.get((item.key, reviewer))
     return label is not None and label.fingerprint == item.fingerprint
+
+
+class OtherLogsError(CitecheckError):
+    """No label of a labels file is for an item of the logs given (it was made on other answers)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Matched:
+    """The labels (and adjudications) of the items of the logs given, and how many are for other items."""
+
+    labels: list[Label]
+    adjudicated: dict[str, Adjudication]
+    other: int  # label records for items the logs do not hold
+
+    def note(self, total: int) -> str:
+        """The line a command prints when some labels are for other items ("" when none are)."""
+        if not self.other:
+            return ""
+        return (f"{self.other:,} of {total:,} label(s) are for items not in the logs given and are left out "
+                "(made on other answers, or on lines since removed)")
+
+
+def matching(records: Sequence[Label], adjudicated: Mapping[str, Adjudication], keys: Collection[str],
+             where: str, logs: Sequence[str | Path]) -> Matched:
+    """The labels of items in ``keys`` (the items of ``logs``); raises :class:`OtherLogsError`
+    when there are labels but none is for these logs: the labels file is from another log.
+    ``where``: the labels store as the message names it."""
+    kept = [r for r in records if r.item in keys]
+    if records and not kept:
+        names = ", ".join(str(p) for p in logs)
+        raise OtherLogsError(f"none of the {len(records):,} label(s) in {where} is for an item of {names}: the labels "
+                             "were made on other answers. Give the logs they were made on with --log")
+    return Matched(kept, {k: a for k, a in adjudicated.items() if k in keys}, len(records) - len(kept))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from citecheck.errors import FieldError, RecordError
+from citecheck.errors import FieldError, RecordError, StoreError
 from citecheck.storage import lines, postgres
 
 Target = str | Path
@@ -52,13 +52,25 @@ def _parsed(name: str, seq: int, value: Any, parse: Callable[[Any], Any]) -> Any
 
 
 def scan(target: Target, stream: str, parse: Callable[[Any], Any] = lines.expect_object) -> list[tuple[int, Any]]:
-    """``(line or seq, parse(record) or RecordError)`` for every stored record, in the order written."""
+    """``(line or seq, parse(record) or RecordError)`` for every stored record, in the order written
+    (none for a file not written yet; a folder is refused with a sentence saying what to give)."""
     if not is_database(target):
+        if Path(target).is_dir():
+            raise StoreError(f"the {stream} file {target} is a folder: give the {stream} file itself "
+                             f"(JSON lines), for example {Path(target) / (stream + '.jsonl')}")
         if not Path(target).exists():
             return []
         return list(lines.read_jsonl(target, parse))
     name = _where(target, stream)
     return [(seq, _parsed(name, seq, value, parse)) for seq, value in postgres.read(str(target), stream)]
+
+
+def require(target: Target, stream: str) -> None:
+    """Refuse a ``stream`` file that does not exist, for the commands that read one as their main
+    input (``labels export``, ``calibrate``, ``estimate``): a mistyped path would read as no records."""
+    if not is_database(target) and not Path(target).exists():
+        raise StoreError(f"the {stream} file {target} does not exist: give the {stream} file (JSON lines) the review "
+                         f"page or citecheck wrote, or a postgresql:// URL")
 
 
 def read_all(target: Target, stream: str, parse: Callable[[Any], Any]) -> tuple[list, list[RecordError]]:
