@@ -40,7 +40,9 @@ def _check_process(log: Path, store: Path) -> subprocess.Popen:
 def _report(store: Path) -> dict:
     code, out, err = run(["report", "--store", store, "--format", "json"])
     assert code in (0, 4), err
-    return json.loads(out)
+    report = json.loads(out)
+    assert report.pop("inputs")["store"] == str(store)  # (the one field that names the store)
+    return report
 
 
 def test_a_check_killed_at_any_moment_is_finished_by_the_next(tmp_path):
