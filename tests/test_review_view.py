@@ -226,3 +226,25 @@ def test_counts_on_the_review_page_use_the_figures_format():
     assert "1,234 of 800,000 items overall" in text and "5,678 of 800,000 items done" in text
     assert "(12,345 of 800,000)" in answer_heading_html("a", 12345, 800000)
     assert "3,000 of 12,000 sampled items" in review_view.sample_text("s", 3000, 12000)
+
+
+def test_the_answer_head_says_why_it_fails_and_never_shows_a_bare_question():
+    import json
+
+    from citecheck.checking import answer_problems
+    from citecheck.checking.files import check_options
+    from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
+
+    lines = DEFAULT_LOG.read_text(encoding="utf-8").splitlines()
+    failing = next(x for x in lines if '"a-035"' in x)
+    clean = json.loads(lines[0])
+    clean["question"] = ""
+    data = dataset.load_bytes("x.jsonl", (failing + "\n" + json.dumps(clean) + "\n").encode(),
+                              check_options(DEFAULT_CORPUS))
+    head, _ = review_view.answer_parts(data.get("a-035"))
+    why = answer_problems.why_text(data.get("a-035"))
+    assert why and any("cc-why" in h and "Fails: sentence" in h for h in head)
+    assert any("<b>Question</b>" in h or "Question" in h for h in head)
+    head, _ = review_view.answer_parts(data.get("a-001"))
+    assert not any("Question" in h for h in head)  # no question logged: no bare "Question:"
+    assert not any("cc-why" in h for h in head)  # and it does not fail
