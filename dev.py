@@ -58,8 +58,10 @@ def main(argv: list[str]) -> int:
         corpus = ROOT / "sample_data" / "corpus"
         return subprocess.call([str(BIN / "citecheck"), "check", str(log), "--corpus", str(corpus), *rest],
                                cwd=ROOT, env=env)
-    args = [str(PY), "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-            "--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer", *rest]
+    # the same code as an installed ``citecheck app`` (core/citecheck/web/serve.py): Streamlit's own
+    # options (--server.port 8600) before a "--", the app's settings (--log, --corpus ...) after it
+    cut = rest.index("--") if "--" in rest else len(rest)
+    args = [str(PY), "-m", "citecheck", "app", *rest[:cut], *rest[cut + 1:]]
     if os.name == "posix":
         # Become the server (same process id), so that a kill of ``python3 dev.py run`` stops it
         # and frees its port, instead of leaving an orphaned server behind.

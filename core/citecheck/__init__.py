@@ -3,7 +3,7 @@
 Everything here is importable without Streamlit; the UI lives in ``app.py`` and ``pages/``.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the one version: pyproject.toml reads it; every record citecheck writes carries it
 
 from citecheck.text import compiled as _compiled
 

@@ -14,6 +14,7 @@ from typing import TextIO, cast
 
 from citecheck import __version__
 from citecheck.cli import (
+    app_commands,
     check_commands,
     estimate_commands,
     import_commands,
@@ -31,13 +32,20 @@ from citecheck.text.terminal import VisibleWriter
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
 # The order of the groups is the order of the commands in ``citecheck --help``.
-GROUPS = (check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands, label_commands,
+GROUPS = (app_commands, check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands, label_commands,
           store_commands)
+
+
+def version_text() -> str:
+    """``citecheck 0.2.0 (compiled)``: the version, and whether the checker runs compiled (mypyc) or as Python."""
+    from citecheck.text.compiled import build_kind
+
+    return f"citecheck {__version__} ({build_kind()})"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="citecheck", description="Check RAG answers against their sources.")
-    parser.add_argument("--version", action="version", version=f"citecheck {__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True)
     for group in GROUPS:
         group.register(sub)
@@ -86,6 +94,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     err = cast(TextIO, VisibleWriter(err or sys.stderr))
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "accepts_streamlit", False):  # citecheck app --server.baseUrlPath x: Streamlit's
+        from citecheck.web.serve import split_streamlit
+
+        args.streamlit, extra = split_streamlit(extra)
     if extra:  # a mistyped option: the usage of the command it was given to, not the top level's
         _subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     missing = fill_from_environment(args, os.environ)  # a setting not given: its CITECHECK_* variable

@@ -44,7 +44,12 @@ def shown_path(target: Path | str) -> str:
         relative = os.path.relpath(path.resolve(), Path.cwd())
     except ValueError:  # another drive
         return str(path)
-    return str(path) if relative.startswith("..") else relative
+    if not relative.startswith(".."):
+        return relative
+    bundled = Path(__file__).resolve().parents[1] / "ui"  # an installed wheel's sample data (web/serve.py)
+    if path.resolve().is_relative_to(bundled):
+        return "citecheck's bundled " + path.resolve().relative_to(bundled).as_posix()
+    return str(path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,6 +71,16 @@ def install() -> bool:
     return True
 
 
+def build_kind() -> str:
+    """``compiled`` when the hot modules run as mypyc extensions (from a wheel that carries them,
+    or a checkout's current build), else ``pure Python``."""
+    import importlib
+
+    module = importlib.import_module("citecheck.text.normalise")
+    suffix = Path(getattr(module, "__file__", "") or "").name
+    return "compiled" if any(suffix.endswith(s) for s in importlib.machinery.EXTENSION_SUFFIXES) else "pure Python"
+
+
 # --- building (``python -m citecheck.text.compiled``, run by dev.py) ---------------------------
 
 _SETUP = """

@@ -26,7 +26,9 @@ from citecheck.storage import streams
 # The checkout's root.  For an editable install (the README's commands) this file is under
 # core/citecheck/web/; the app passes its own folder (``load_settings(root=...)``), which is right for a
 # non-editable install too, where this file lives in site-packages.
-ROOT = Path(__file__).resolve().parents[3]  # core/citecheck/web/settings.py -> the checkout
+_CHECKOUT = Path(__file__).resolve().parents[3]  # core/citecheck/web/settings.py -> the checkout
+# Where sample_data/ is: the checkout's, or the copy an installed wheel carries (citecheck/ui/: web/serve.py)
+ROOT = _CHECKOUT if (_CHECKOUT / "sample_data").is_dir() else Path(__file__).resolve().parents[1] / "ui"
 DEFAULT_LOG = ROOT / "sample_data" / "answers.jsonl"
 DEFAULT_CORPUS = ROOT / "sample_data" / "corpus"
 DEFAULT_LABELS = ROOT / "local_data" / "labels.jsonl"
