@@ -4,4 +4,5 @@ import sys
 
 from citecheck.cli.main import main
 
-sys.exit(main())
+if __name__ == "__main__":  # (importing this module, as a walk of the package does, runs nothing)
+    sys.exit(main())
