@@ -108,10 +108,10 @@ def say_inputs(data, **more) -> None:
     if cfg.store is not None:
         source = review_dataset()
         store_logs = getattr(source, "store", None)
-        inputs = notices.page_inputs(cfg, len(source), len(source.errors),
+        inputs = notices.page_inputs(cfg, len(source), notices.unreadable_lines(source.errors),
                                      store_logs=store_logs.logs if store_logs is not None else [], **more)
     else:
-        inputs = notices.page_inputs(cfg, len(data), len(data.errors), uploaded_name(), **more)
+        inputs = notices.page_inputs(cfg, len(data), notices.unreadable_lines(data.errors), uploaded_name(), **more)
     st.html(inputs.html())
 
 

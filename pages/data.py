@@ -43,11 +43,10 @@ if opened.source is not None and opened.source.answers:
     for col, t in zip(cols[2:], tiles):
         col.metric(t.title, t.value, border=True)
         col.caption(t.caption)
-st.metric("Label records", f"{len(records):,}")
+st.metric("Labels in effect (undone ones left out)", f"{len(records):,}")
 
 st.subheader("Settings")
-st.caption("Set with `python3 dev.py run -- --log LOG --corpus DIR ...` (or `streamlit run app.py -- ...`) or the "
-           "`CITECHECK_*` environment variables (docs/app.md).")
+st.caption(serving.how_to_set())
 st.dataframe(pd.DataFrame(serving.setting_rows(cfg, store_logs, identity().source in ("login", "signed-out"))),
              hide_index=True, width="stretch")
 

@@ -63,7 +63,7 @@ def test_every_page_says_how_many_lines_it_could_not_read(tmp_path, monkeypatch,
 
 
 @pytest.mark.parametrize("name", PAGES)
-@pytest.mark.parametrize("kind, words", [("dir", "is a folder"), ("missing", "no such file"), ("empty", "is empty"),
+@pytest.mark.parametrize("kind, words", [("dir", "is a folder"), ("missing", "does not exist"), ("empty", "is empty"),
                                          ("blank", "is empty")])
 def test_a_folder_a_missing_and_an_empty_log_each_get_their_own_message(tmp_path, monkeypatch, name, kind, words):
     log = tmp_path / "log.jsonl"
@@ -79,7 +79,7 @@ def test_a_folder_a_missing_and_an_empty_log_each_get_their_own_message(tmp_path
     assert "line(s) could not be read" not in text
 
 
-@pytest.mark.parametrize("kind, words, code", [("dir", "is a folder", 2), ("missing", "no such file", 2),
+@pytest.mark.parametrize("kind, words, code", [("dir", "is a folder", 2), ("missing", "does not exist", 2),
                                                ("empty", "is empty", 0)])
 def test_the_commands_say_the_same(tmp_path, kind, words, code):
     log = tmp_path / "log.jsonl"

@@ -38,6 +38,13 @@ MISTAKES = [
      ["usage: citecheck labels export", "citecheck labels export: error: unrecognized arguments: --lgo"]),
     (["check", "--bogus", LOG], 2, ["usage: citecheck check", "citecheck check: error: unrecognized arguments: --bogus"]),
     (["store", "verify", "x", "--deep"], 2, ["usage: citecheck store verify", "unrecognized arguments: --deep"]),
+    (["report", LOG, "--labels", "no-such-labels.jsonl"], 2,
+     ["citecheck report: the labels file no-such-labels.jsonl does not exist"]),
+    (["report", LOG, "--golden", "sample_data/"], 2, ["citecheck report: the golden set sample_data/ is a folder"]),
+    (["report", LOG, "--golden", "no-such-golden.jsonl"], 2, ["the golden set no-such-golden.jsonl does not exist"]),
+    (["app", "--corpus", "no-such-folder", "--port", "1"], 2, ["citecheck app: corpus folder ", "no-such-folder does not exist"]),
+    (["app", "--log", "no-such.jsonl", "--port", "1"], 2, ["citecheck app: --log ", "no-such.jsonl: does not exist"]),
+    (["app", "--store", "sample_data", "--port", "1"], 2, ["citecheck app: --store ", "sample_data is not a checked store"]),
     (["check", "sample_data/"], 2, ["citecheck check: sample_data/: is a folder, not a log file: give the .jsonl log file"]),
 ]
 

@@ -72,8 +72,8 @@ def venv(tmp_path_factory) -> Path:
     return bin_dir
 
 
-def run(bin_dir: Path, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("CITECHECK_")}
+def run(bin_dir: Path, *argv: str, cwd: Path, **more: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("CITECHECK_")} | more
     return subprocess.run([str(bin_dir / "citecheck"), *argv], capture_output=True, cwd=cwd, env=env, timeout=300)
 
 
@@ -96,6 +96,8 @@ def test_version_names_the_build_it_runs(venv, tmp_path):
     done = run(venv, "--version", cwd=tmp_path)
     expected = "compiled" if shutil.which("cc") or shutil.which("gcc") else "pure Python"
     assert done.stdout.decode().strip() == f"citecheck {__version__} ({expected})"
+    pure = run(venv, "--version", cwd=tmp_path, CITECHECK_PURE_PYTHON="1")  # the .py modules, even beside their build
+    assert pure.stdout.decode().strip() == f"citecheck {__version__} (pure Python)"
 
 
 def test_check_writes_the_same_bytes_as_the_checkout(venv, tmp_path):
@@ -111,6 +113,9 @@ def test_check_writes_the_same_bytes_as_the_checkout(venv, tmp_path):
     finally:
         os.chdir(here)
     assert installed.stdout.decode() == out.getvalue()
+    pure = run(venv, "check", str(SAMPLE), "--corpus", str(CORPUS), "--format", "json", cwd=tmp_path,
+               CITECHECK_PURE_PYTHON="1")
+    assert pure.stdout == installed.stdout  # the compiled and the Python modules, byte for byte
     assert json.loads(out.getvalue().splitlines()[-1])["answers"] == 48
 
 

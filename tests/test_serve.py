@@ -34,3 +34,9 @@ def test_the_command_serves_the_checkouts_app_with_every_servers_options():
     assert command.url == "http://127.0.0.1:8700" and command.notes == []  # a checkout keeps its local_data/
     assert serve.launch([], streamlit_options=["--server.port", "8777"], environ={}).url == "http://localhost:8777"
     assert not serve.installed()
+
+
+def test_the_printed_address_has_the_base_path_the_proxy_serves():
+    command = serve.launch([], port=8700, streamlit_options=["--server.baseUrlPath", "/citecheck/"], environ={})
+    assert command.url == "http://localhost:8700/citecheck"
+    assert serve.launch([], streamlit_options=["--server.baseUrlPath=team"], environ={}).url == "http://localhost:8501/team"

@@ -26,10 +26,46 @@ def settings_argv(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def cmd_app(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citecheck.web import serve
+def problems(settings) -> list[str]:
+    """What would make the server start healthy but serve nothing (a mistyped path): said before it
+    starts, so a service manager sees the failure, not a reviewer opening a page."""
+    from citecheck.contract.log import log_problem
+    from citecheck.errors import CitecheckError
 
-    command = serve.launch(settings_argv(args), args.port, args.address, getattr(args, "streamlit", []))
+    found = []
+    try:
+        settings.check_options()  # a corpus folder that is not there
+    except CitecheckError as exc:
+        found.append(str(exc))
+    if settings.store is None:
+        found += [f"--log {path}: {why}" for path in settings.logs if (why := log_problem(path))]
+    elif not (settings.store / "store.json").is_file():
+        found.append(f"--store {settings.store} is not a checked store (no store.json): write one with "
+                     "citecheck check LOG... --store DIR")
+    for name in ("golden", "guidelines"):
+        value = getattr(settings, name)
+        if value is not None and not value.is_file():
+            found.append(f"--{name} {value}: no such file")
+    return found
+
+
+def cmd_app(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import os
+
+    from citecheck.cli.common import EXIT_USAGE
+    from citecheck.web import serve
+    from citecheck.web.settings import load_settings
+
+    given = settings_argv(args)
+    try:
+        found = problems(load_settings(given, os.environ, root=serve.app_root()))
+    except SystemExit as exc:  # a bad count in a variable: the sentence saying why
+        found = [str(exc)]
+    if found:
+        for problem in found:
+            err.write(f"citecheck app: {problem}\n")
+        return EXIT_USAGE
+    command = serve.launch(given, args.port, args.address, getattr(args, "streamlit", []))
     where = "installed package" if serve.installed() else "checkout"
     out.write(f"citecheck review app ({where}): {command.url}\n")
     for note in command.notes:

@@ -19,7 +19,7 @@ from citecheck.cli.common import (
     read_golden_set,
     write_overview,
 )
-from citecheck.config import add_option, add_positional
+from citecheck.config import add_option, add_positional, given
 from citecheck.contract.log import EMPTY_LOG, log_problem
 from citecheck.errors import RecordError
 from citecheck.reports.check_report import Summary, answer_record, answer_text, error_record
@@ -80,7 +80,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if options is None:
         return EXIT_USAGE
     golden = read_golden_set(args.golden, err)
-    current = read_current_labels(args.labels, err)
+    current = read_current_labels(args.labels, err, given(args, "labels"))
     unreadable = 0
     runs: list[tuple[str, str, list[str]]] = []
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from citecheck.contract.log import dumps
+from citecheck.errors import CitecheckError
 from citecheck.reports.check_report import report_bytes, report_line
 from citecheck.storage.lines import append_lines
 
@@ -121,19 +122,28 @@ def read_golden_set(path: str | None, err: TextIO):
 
     if not path:
         return None
+    if Path(path).is_dir() or not Path(path).exists():
+        what = "is a folder" if Path(path).is_dir() else "does not exist"
+        raise CitecheckError(f"the golden set {path} {what}: give the golden set file (JSON lines, "
+                             "docs/golden-format.md), for example sample_data/golden.jsonl")
     golden, errors = read_golden(path)
     for e in errors:
         err.write(f"golden set: skipped {e}\n")
     return golden
 
 
-def read_current_labels(target: str | None, err: TextIO):
+def read_current_labels(target: str | None, err: TextIO, typed: bool = True):
     """The labels that count (latest per reviewer and item) of ``--labels``, None without it; each
-    skipped record said on ``err`` as a warning."""
+    skipped record said on ``err`` as a warning.  A labels file typed on the command line
+    (``typed``) must exist; one from ``CITECHECK_LABELS`` (set for the app, which writes it on the
+    first label) may not exist yet and then means no labels."""
     from citecheck.labelling import labels
+    from citecheck.storage.streams import require
 
     if not target:
         return None
+    if typed:
+        require(target, labels.STREAM)  # a mistyped path must not read as "no labels yet"
     records, warnings = labels.read(target)
     for w in warnings:
         err.write(f"warning: {w}\n")

@@ -89,7 +89,7 @@ def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     unreadable = query.unreadable()
     for e in unreadable:
         err.write(f"unreadable: {e}\n")
-    current = read_current_labels(args.labels, err)
+    current = read_current_labels(args.labels, err, given(args, "labels"))
     if current is not None:
         for w in query.use_labels(current):
             err.write(f"warning: {w}\n")

@@ -462,7 +462,7 @@ def log_problem(path: str | Path) -> str | None:
     if path.is_dir():
         return "is a folder, not a log file: give the .jsonl log file inside it"
     if not path.exists():
-        return "no such file (no such log file; check --log or CITECHECK_LOGS, or the command's LOG argument)"
+        return "does not exist (no such file): check --log or CITECHECK_LOGS, or the command's LOG argument"
     try:
         with open(path, "rb") as handle:
             head = handle.read(1 << 16)

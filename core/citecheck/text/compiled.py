@@ -59,10 +59,26 @@ class _Finder:
         return None
 
 
+class _PureFinder:
+    """Serves :data:`MODULES` from their ``.py`` files, for ``CITECHECK_PURE_PYTHON=1`` in an
+    installed wheel that carries their compiled build (an extension module is otherwise preferred)."""
+
+    def find_spec(self, name, path=None, target=None):
+        for module in MODULES:
+            if name == "citecheck." + module.removesuffix(".py").replace("/", "."):
+                return importlib.util.spec_from_file_location(name, PACKAGE / module)
+        return None
+
+
 def install() -> bool:
     """Use the compiled modules if they are built and current; True when they are used.
-    (Only a checkout has a build: an installed citecheck has no ``build/`` beside its package.)"""
-    if os.environ.get(PURE_ENV, "") not in ("", "0") or not (BUILD / STAMP).is_file():
+    (Only a checkout has a build: an installed citecheck has no ``build/`` beside its package.)
+    With ``CITECHECK_PURE_PYTHON=1`` the ``.py`` modules run, in a checkout or an installed wheel."""
+    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+        if not any(isinstance(f, _PureFinder) for f in sys.meta_path):
+            sys.meta_path.insert(0, _PureFinder())
+        return False
+    if not (BUILD / STAMP).is_file():
         return False
     if not _usable(BUILD):
         return False

@@ -23,7 +23,7 @@ from citecheck.reports.golden import GoldenQuestion
 from citecheck.reports.inputs import Inputs
 from citecheck.storage.checked.folder import META
 from citecheck.storage.checked.sources import StoreSource, TableSource
-from citecheck.web.notices import page_inputs
+from citecheck.web.notices import page_inputs, unreadable_lines
 from citecheck.web.stamps import stamp
 
 _NOTHING = object()
@@ -75,7 +75,7 @@ def open_log(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tupl
     """The figures of a log in memory (the configured logs, or ``uploaded``: the name of the
     reviewer's upload in use)."""
     src = table_source(data, golden, labels, k)
-    inputs = page_inputs(settings, src.answers, len(data.errors), uploaded, golden=settings.golden,
+    inputs = page_inputs(settings, src.answers, unreadable_lines(data.errors), uploaded, golden=settings.golden,
                          labels=settings.labels)
     return Opened(src, [], inputs, bool(data.errors))
 

@@ -41,6 +41,11 @@ def load_facts(answers: int, errors: Iterable[RecordError]) -> LoadFacts:
     return LoadFacts(tuple(files), lines, answers)
 
 
+def unreadable_lines(errors: Iterable[RecordError]) -> int:
+    """The lines that could not be read (a log that could not be opened at all is not a line)."""
+    return load_facts(0, errors).unreadable_lines
+
+
 def plain_lines(facts: LoadFacts) -> list[str]:
     """The facts as lines for the terminal (empty when every configured log was read in full)."""
     out = [f"citecheck: log {path} {why}" for path, why in facts.files]

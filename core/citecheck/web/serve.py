@@ -81,8 +81,9 @@ def launch(settings: Sequence[str], port: int | None = None, address: str | None
     shown_port = port if port is not None else int(given.get("--server.port", 8501))
     address = address if address is not None else given.get("--server.address")
     host = address if address not in (None, "0.0.0.0", "::", "") else "localhost"
+    base = given.get("--server.baseUrlPath", "").strip("/")
     argv = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), *options, "--", *settings]
-    return Launch(argv, f"http://{host}:{shown_port}", notes)
+    return Launch(argv, f"http://{host}:{shown_port}" + (f"/{base}" if base else ""), notes)
 
 
 def _values(options: Sequence[str]) -> dict[str, str]:

@@ -58,3 +58,13 @@ def setting_rows(settings, store_logs: list[dict] | None, signed_in: bool) -> li
          else "not configured: reviewers give their name", "who a label is recorded under"),
     ]
     return [{"setting": s, "value": v, "what it does": w} for s, v, w in rows]
+
+
+def how_to_set() -> str:
+    """How this server's settings are changed, in the words of how it was installed (Markdown)."""
+    from citecheck.web.serve import installed
+
+    start = ("`citecheck app --log LOG --corpus DIR ...`" if installed()
+             else "`python3 dev.py run -- --log LOG --corpus DIR ...` (or `citecheck app --log LOG ...`)")
+    return (f"Set when the server starts: {start}, or the `CITECHECK_*` environment variables "
+            "(docs/app.md, Settings).")
