@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_check import generate  # noqa: E402
 
-SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CHANGELOG.md", "app.py", "pages", "sample_data",
+SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CHANGELOG.md", "LICENSE", "app.py", "pages", "sample_data",
           "core")
 
 

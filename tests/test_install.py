@@ -21,7 +21,7 @@ def installed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("install")
     src = tmp / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md", "setup.py", "MANIFEST.in", "CHANGELOG.md", "app.py"):
+    for name in ("pyproject.toml", "README.md", "setup.py", "MANIFEST.in", "CHANGELOG.md", "LICENSE", "app.py"):
         shutil.copy(ROOT / name, src / name)
     for name in ("core", "pages", "sample_data"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.egg-info"))

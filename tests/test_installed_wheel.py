@@ -30,7 +30,7 @@ from appserver import free_port, healthy
 from test_browser import CHROMIUM
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CHANGELOG.md", "app.py", "pages", "sample_data",
+SOURCE = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CHANGELOG.md", "LICENSE", "app.py", "pages", "sample_data",
           "core")
 SAMPLE = ROOT / "sample_data" / "answers.jsonl"
 CORPUS = ROOT / "sample_data" / "corpus"
