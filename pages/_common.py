@@ -105,14 +105,8 @@ def say_inputs(data, **more) -> None:
     """The line above a page's figures: what they come from (``reports.inputs``: the logs or the
     store, the corpus, and ``more``: labels, verdicts, golden set)."""
     cfg = settings()
-    if cfg.store is not None:
-        source = review_dataset()
-        store_logs = getattr(source, "store", None)
-        inputs = notices.page_inputs(cfg, len(source), notices.unreadable_lines(source.errors),
-                                     store_logs=store_logs.logs if store_logs is not None else [], **more)
-    else:
-        inputs = notices.page_inputs(cfg, len(data), notices.unreadable_lines(data.errors), uploaded_name(), **more)
-    st.html(inputs.html())
+    source = review_dataset() if cfg.store is not None else data
+    st.html(notices.served_inputs(cfg, source, uploaded_name(), **more).html())
 
 
 def _or_stop(read, target):

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import streamlit as st
-from citecheck.errors import StoreError
-from citecheck.judging.calibration import resolutions
+from citecheck.judging import calibration
 from citecheck.labelling import adjudication, agreement, labels
-from citecheck.labelling import events as label_events
-from citecheck.labelling.consensus import counts_text, rule_counts
-from citecheck.labelling.items import LABEL_TEXT
 from citecheck.review import identity as reviewer_identity
 from citecheck.review import keypresses, review_view
 from citecheck.review.html import (
@@ -66,9 +62,7 @@ with st.sidebar:
             st.query_params["reviewer"] = name
 
 fingerprints = {i.key: i.fingerprint for i in data.all_items}
-settled_text = ("Human labels of cited items (as Calibration and `citecheck calibrate` settle them): "
-                + counts_text(rule_counts(resolutions(effective, fingerprints, adjudicated=adjudicated,
-                                                      overlap=cfg.overlap).values())) + f" (overlap {cfg.overlap}).")
+settled_text = calibration.settled_text(effective, fingerprints, adjudicated, cfg.overlap)
 st.subheader("Agreement between reviewers")
 st.html(adjudication.agreement_html(agreement.team_agreement(agreement.table(current.values(), fingerprints))))
 
@@ -112,21 +106,11 @@ def _step(delta: int) -> None:
 def _decide(label: str) -> None:
     """Record the lead's label for the disagreement shown (a button or its key 1-4), then show the next."""
     rules, _ = guidelines()
-    note = state.get(f"adj-note-{item.key}", "") or ""
-    try:
-        labels.append_event(cfg.labels, label_events.make_adjudication(item, label, name, list(d.labels), note,
-                                                                        rules.version if rules else ""))
-    except label_events.EventError as exc:
-        state.adjudication_flash = ("error", f"Not recorded: {exc}.")
-        return
-    except (OSError, StoreError) as exc:
-        state.adjudication_flash = ("error", f"Not recorded: could not write the labels store ({exc}).")
-        return
-    state.adjudication_flash = ("success", f"Recorded \u201c{LABEL_TEXT[label]}\u201d for {item.key}, "
-                                           f"resolving {len(d.labels)} label(s).")
-    state.dis_at = keys[position + 1] if position + 1 < len(keys) else None  # the next, or the one left nearest
-    state.dis_pos = position
-    state.dis_moves = state.get("dis_moves", 0) + 1
+    state.adjudication_flash = adjudication.decide(cfg.labels, d, label, name, state.get(f"adj-note-{item.key}", "") or "",
+                                                   rules.version if rules else "")
+    if state.adjudication_flash[0] == "success":
+        state.dis_at, state.dis_pos = adjudication.after_decision(keys, position), position
+        state.dis_moves = state.get("dis_moves", 0) + 1
 
 
 st.selectbox("Disagreement", keys, key="dis_pick", format_func=by_key.get, on_change=_pick)

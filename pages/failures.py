@@ -4,7 +4,6 @@ and which answers to look at first.  Figures: web.failures_source; texts and cha
 from __future__ import annotations
 
 import streamlit as st
-from citecheck.checking import answer_problems
 from citecheck.labelling import labels as label_store
 from citecheck.reports import failures_view, figures, readable, views
 from citecheck.review import navigation
@@ -110,10 +109,7 @@ with table_tab:
                        mime="text/csv", key="csv")
     answer_id = failures_view.selected_answer(view, picked.selection.rows if picked is not None else [])
     if answer_id is not None:  # one tick opens the answer, in this tab, at its first failing item
-        result = review_dataset().get(answer_id)
-        items = review_dataset().items(answer_id)
-        focus = (answer_problems.first_failing_item(result, items) if result is not None else None) or 0
-        navigation.open_at(st.session_state, answer_id, focus)
+        focus = navigation.open_failing(st.session_state, review_dataset(), answer_id)
         st.switch_page("pages/review.py", query_params={"answer": answer_id, "item": str(focus + 1)})
 
 with golden_tab:

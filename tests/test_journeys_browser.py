@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
+import test_review_browser
 from appserver import running_app
 from citecheck.checking import answer_problems
 from citecheck.checking.files import check_options
@@ -30,6 +31,8 @@ from citecheck.storage import streams
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from test_browser import CHROMIUM
 
+browser = test_review_browser.browser  # the review tests' fixture: one headless Chromium per test
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
@@ -38,17 +41,6 @@ pytestmark = [
 ROOT = Path(__file__).resolve().parent.parent
 EQA_LOG = ROOT / "sample_data" / "expertqa" / "answers.jsonl"
 EQA_LABELS = ROOT / "sample_data" / "expertqa" / "labels.jsonl"
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-    from test_browser import launch
-
-    with sync_playwright() as pw:
-        b = launch(pw)
-        yield b
-        b.close()
 
 
 def new_page(browser):

@@ -455,3 +455,21 @@ def test_moving_through_disagreements_stays_in_the_list(keys, position, delta):
         moved = step(keys, at, delta)
         assert moved == keys[min(max(keys.index(at) + delta, 0), len(keys) - 1)]
         assert focused(keys, moved, 0) == moved
+
+
+def test_a_decision_is_recorded_or_says_why_not(tmp_path, data):
+    from citecheck.labelling import adjudication
+
+    item = next(i for i in data.all_items if i.citation is not None)
+    ana = label_store.make_label(item, "supported", "ana", at=at(1))
+    ben = label_store.make_label(item, "not_supported", "ben", at=at(2))
+    d = adjudication.Disagreement(item, (ana, ben), None)
+    target = tmp_path / "labels.jsonl"
+    assert adjudication.decide(target, d, "partial", "", "", "") == (
+        "error", "Not recorded: a name is required before adjudicating: enter yours in the sidebar.")
+    assert not target.exists()
+    kind, text = adjudication.decide(target, d, "partial", "lee", "half right", "sha256:g")
+    assert kind == "success" and text == f"Recorded \u201cPartially supported\u201d for {item.key}, resolving 2 label(s)."
+    (adj,) = label_store.adjudications(label_store.read_events(target)[0]).values()
+    assert (adj.label, adj.adjudicator, adj.note, adj.guidelines) == ("partial", "lee", "half right", "sha256:g")
+    assert adjudication.after_decision(["a", "b", "c"], 1) == "c" and adjudication.after_decision(["a", "b"], 1) is None

@@ -65,6 +65,14 @@ def human_labels(labels: Iterable[Label], fingerprints: Mapping[str, str] | None
             if r.label in CLASSES}
 
 
+def settled_text(labels: Iterable[Label], fingerprints: Mapping[str, str] | None,
+                 adjudicated: Mapping[str, Adjudication], overlap: int) -> str:
+    """How the cited items' human labels are settled, in the sentence every surface gives."""
+    counts = rule_counts(resolutions(labels, fingerprints, adjudicated=adjudicated, overlap=overlap).values())
+    return (f"Human labels of cited items (as Calibration and `citecheck calibrate` settle them): "
+            f"{counts_text(counts)} (overlap {overlap}).")
+
+
 def guidelines_versions(settled: Mapping[str, Resolution], used: Iterable[str]) -> dict[str, int]:
     """How many of the labels behind the ``used`` items were made under each guidelines version
     ("unknown": labels written before labels recorded it)."""

@@ -103,6 +103,28 @@ def step(keys: list[str], at: str | None, delta: int) -> str | None:
     return keys[min(max(here + delta, 0), len(keys) - 1)]
 
 
+def decide(target, d: Disagreement, label: str, adjudicator: str, note: str, guidelines: str) -> tuple[str, str]:
+    """Append the lead's adjudication of ``d`` to the labels store ``target``; returns the notice
+    (kind, text) saying what was recorded, or why nothing was."""
+    from citecheck.errors import StoreError
+    from citecheck.labelling import events, labels
+
+    try:
+        labels.append_event(target, events.make_adjudication(d.item, label, adjudicator, list(d.labels), note,
+                                                             guidelines))
+    except events.EventError as exc:
+        return "error", f"Not recorded: {exc}."
+    except (OSError, StoreError) as exc:
+        return "error", f"Not recorded: could not write the labels store ({exc})."
+    return "success", f"Recorded \u201c{LABEL_TEXT[label]}\u201d for {d.item.key}, resolving {len(d.labels)} label(s)."
+
+
+def after_decision(keys: list[str], position: int) -> str | None:
+    """The disagreement to show once the one at ``position`` is decided: the next one, else (at the
+    end) the one ``focused`` finds nearest to that position."""
+    return keys[position + 1] if position + 1 < len(keys) else None
+
+
 def remaining_text(waiting: int, found: int) -> str:
     """How many disagreements remain, the words the page and its tests share."""
     if not found:

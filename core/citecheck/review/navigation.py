@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from citecheck.checking import answer_problems
 from citecheck.checking.checker import AnswerResult
 from citecheck.labelling import labels
 from citecheck.labelling.dataset import AnswerSource
@@ -133,6 +134,15 @@ def moved(state: State) -> None:
     """Count focus moves, so the keyboard script runs again (and scrolls) even onto the same item."""
     session = ReviewState(state)
     session.moves = session.moves + 1
+
+
+def open_failing(state: State, data: AnswerSource, answer_id: str) -> int:
+    """Open ``answer_id`` at the item that shows its first problem (``checking.answer_problems``;
+    its first item when none does); returns that item's position."""
+    result = data.get(answer_id)
+    focus = (answer_problems.first_failing_item(result, data.items(answer_id)) if result is not None else None) or 0
+    open_at(state, answer_id, focus)
+    return focus
 
 
 def open_at(state: State, answer_id: str, focus: int) -> None:

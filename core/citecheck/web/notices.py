@@ -87,3 +87,13 @@ def page_inputs(settings, answers: int, unreadable: int, uploaded: str | None = 
     if uploaded is not None:
         return Inputs.of(answers, unreadable, logs=Shown(f"uploaded: {uploaded}"), corpus=settings.corpus, **more)
     return Inputs.of(answers, unreadable, logs=list(settings.logs), corpus=settings.corpus, **more)
+
+
+def served_inputs(settings, source, uploaded: str | None = None, **more) -> Inputs:
+    """:func:`page_inputs` of the answers a page serves: ``source`` is the checked store's answers
+    (``storage.checked.answers.StoreAnswers``, which knows its store) or the logs in memory."""
+    store = getattr(source, "store", None) if settings.store is not None else None
+    unreadable = unreadable_lines(source.errors)
+    if store is not None:
+        return page_inputs(settings, len(source), unreadable, store_logs=store.logs, **more)
+    return page_inputs(settings, len(source), unreadable, uploaded, **more)
