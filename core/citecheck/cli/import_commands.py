@@ -38,6 +38,8 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         replaced.abort()
         err.write(f"nothing imported: {args.out} left as it was\n")
     err.write(f"imported {written} answer(s)" + (f", skipped {errors} malformed record(s)" if errors else "") + "\n")
+    for line in getattr(args, "summary", list)():  # (trace importers: what they found and did)
+        err.write(f"  {line}\n")
     return EXIT_UNREADABLE if errors else 0
 
 

@@ -116,11 +116,11 @@ def add_records_parser(sub: argparse._SubParsersAction, common: argparse.Argumen
 
 
 def add_import_parsers(sub: argparse._SubParsersAction) -> None:
-    from citecheck.importers import anthropic, claims, cohere, expertqa, gemini, markers, openai
+    from citecheck.importers import anthropic, claims, cohere, expertqa, gemini, markers, openai, otel
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--out", help="write the log here instead of standard output")
-    for module in (anthropic, openai, gemini, cohere, claims, markers, expertqa):
+    for module in (anthropic, openai, gemini, cohere, claims, markers, expertqa, otel):
         module.add_parser(sub, common)
 
 

@@ -1,0 +1,346 @@
+"""Trace spans, read from OTLP JSON into one neutral type every trace importer shares.
+
+An OTLP JSON file holds ``ExportTraceServiceRequest`` objects (one per line, a JSON list of them,
+or one object), as the OpenTelemetry file exporters and the collector's file exporter write them:
+``resourceSpans[].scopeSpans[].spans[]`` (``instrumentationLibrarySpans`` in older files, and the
+snake_case names of a protobuf dump are read too).  What varies between writers is read every way
+it is written:
+
+- ids in hex (the OTLP JSON rule) or base64 (the protobuf JSON mapping);
+- ``kind`` as a number or an enum name (``SPAN_KIND_SERVER``);
+- times as a string or a number of nanoseconds;
+- attribute values in every ``AnyValue`` form (``stringValue``, ``intValue`` as a string or a
+  number, ``doubleValue``, ``boolValue``, ``bytesValue``, ``arrayValue``, ``kvlistValue``).
+
+Attributes stay as written (dotted keys, flattened or nested); :func:`attribute_tree` turns them
+into one nested tree, so ``retrieval.documents.0.document.id`` and a nested
+``retrieval.documents`` list are read by the same code.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from citecheck.errors import FieldError, RecordError
+from citecheck.storage.lines import decode
+
+# OpenTelemetry's span kinds, by number (the protobuf enum) and by name.
+SPAN_KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One span of a trace, whatever wrote it (OTLP, Langfuse, Phoenix, LangSmith).
+
+    Ids are lowercase hex when they came as OTLP ids, else as written.  ``kind`` is the
+    OpenInference span kind (``LLM``, ``RETRIEVER``, ``CHAIN``, ``TOOL``, ``AGENT``...) when the
+    span says it or the GenAI operation implies it, else ``""``.  Times are Unix nanoseconds
+    (``end`` is None for a span that has not ended).  ``attributes`` maps dotted keys to values.
+    ``where`` names the file and record the span came from, for messages."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    kind: str
+    start: int
+    end: int | None
+    attributes: Mapping[str, Any]
+    where: str = ""
+    resource: Mapping[str, Any] = field(default_factory=dict)
+    status_error: str | None = None  # the status message (or "error") of a span that failed
+
+
+# --- ids, kinds, times -----------------------------------------------------------------------
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def decode_id(value: Any, size: int, where: str) -> str:
+    """An OTLP id (``size`` bytes) as lowercase hex, from hex or base64; ``""`` for an empty one."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise FieldError(where, f"expected an id string (hex or base64), got {type(value).__name__}")
+    if len(value) == 2 * size and _HEX.issuperset(value):
+        return value.lower()
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if ("-" in value or "_" in value)
+                               else None, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != size:
+        raise FieldError(where, f"expected {size} bytes as {2 * size} hex digits or base64, got {value[:60]!r}")
+    return raw.hex()
+
+
+def span_kind(value: Any) -> str:
+    """OpenTelemetry's span kind as its name (``SERVER``), from a number or an enum string."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(SPAN_KINDS):
+        return SPAN_KINDS[value]
+    if isinstance(value, str):
+        name = value.upper().removeprefix("SPAN_KIND_")
+        return name if name in SPAN_KINDS else "UNSPECIFIED"
+    return "UNSPECIFIED"
+
+
+def nanos(value: Any, where: str) -> int | None:
+    """A ``*UnixNano`` time (a string or a number); None when it is absent or zero."""
+    if value is None or value == "" or value == 0 or value == "0":
+        return None
+    if isinstance(value, bool):
+        raise FieldError(where, "expected nanoseconds since 1970, got a boolean")
+    try:
+        out = int(value)
+    except (TypeError, ValueError):
+        raise FieldError(where, f"expected nanoseconds since 1970, got {str(value)[:40]!r}") from None
+    if out < 0 or out.bit_length() > 64:
+        raise FieldError(where, f"expected nanoseconds since 1970 (a 64-bit count), got {str(value)[:40]!r}")
+    return out
+
+
+# --- attribute values --------------------------------------------------------------------------
+
+def _key(obj: dict, camel: str, snake: str) -> Any:
+    value = obj.get(camel)
+    return obj.get(snake) if value is None else value
+
+
+def any_value(value: Any, where: str, depth: int = 0) -> Any:
+    """The Python value of an OTLP ``AnyValue`` (kvlist as a dict, array as a list)."""
+    if depth > 32:
+        raise FieldError(where, "attribute values nested more than 32 levels deep")
+    if not isinstance(value, dict):
+        return value  # (a writer that put the plain value)
+    if "stringValue" in value or "string_value" in value:
+        return _key(value, "stringValue", "string_value")
+    if "boolValue" in value or "bool_value" in value:
+        return bool(_key(value, "boolValue", "bool_value"))
+    if "intValue" in value or "int_value" in value:
+        raw = _key(value, "intValue", "int_value")
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise FieldError(where, f"intValue {str(raw)[:40]!r} is not an integer") from None
+    if "doubleValue" in value or "double_value" in value:
+        raw = _key(value, "doubleValue", "double_value")
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise FieldError(where, f"doubleValue {str(raw)[:40]!r} is not a number") from None
+    if "bytesValue" in value or "bytes_value" in value:
+        raw = _key(value, "bytesValue", "bytes_value")
+        return raw if isinstance(raw, str) else ""  # (kept as its base64 text)
+    if "arrayValue" in value or "array_value" in value:
+        items = _key(value, "arrayValue", "array_value") or {}
+        values = items.get("values") if isinstance(items, dict) else None
+        return [any_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(values or [])]
+    if "kvlistValue" in value or "kvlist_value" in value:
+        items = _key(value, "kvlistValue", "kvlist_value") or {}
+        return key_values(items.get("values") if isinstance(items, dict) else None, where, depth + 1)
+    return None  # an empty AnyValue
+
+
+def key_values(items: Any, where: str, depth: int = 0) -> dict[str, Any]:
+    """A list of OTLP ``KeyValue`` objects as a dict (later keys win, as in OTel)."""
+    out: dict[str, Any] = {}
+    if items is None:
+        return out
+    if not isinstance(items, list):
+        raise FieldError(where, "expected a list of {key, value} objects")
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+            raise FieldError(f"{where}[{i}].key", "is required (a string)")
+        out[item["key"]] = any_value(item.get("value"), f"{where}[{i}].value", depth)
+    return out
+
+
+def maybe_json(value: Any) -> Any:
+    """A JSON-string attribute parsed (OpenInference writes metadata, tool outputs and
+    ``input.value`` as JSON text); any other value, or text that is not JSON, as it is."""
+    if isinstance(value, str):
+        head = value.lstrip()[:1]
+        if head in ("{", "["):
+            try:
+                return decode(value)
+            except FieldError:
+                return value
+    return value
+
+
+def attribute_tree(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """Dotted keys as one nested tree: ``{"a.b.0.c": 1}`` and ``{"a": {"b": [{"c": 1}]}}`` both read
+    ``tree["a"]["b"]`` as a node whose items (:func:`items`) hold ``{"c": 1}``.  A key that is both
+    a value and a prefix (``input`` and ``input.value``) keeps the value under ``""``."""
+    tree: dict[str, Any] = {}
+    for key, value in attributes.items():
+        node = tree
+        parts = key.split(".")
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = {} if child is None else {"": child}
+                node[part] = child
+            node = child
+        last = parts[-1]
+        if isinstance(node.get(last), dict) and not isinstance(value, dict):
+            node[last][""] = value
+        elif isinstance(node.get(last), dict) and isinstance(value, dict):
+            node[last].update(value)
+        else:
+            node[last] = value
+    return tree
+
+
+def node(tree: Any, path: str) -> Any:
+    """The value at a dotted path of an :func:`attribute_tree` (None when it is not there)."""
+    for part in path.split("."):
+        if not isinstance(tree, dict):
+            return None
+        tree = tree.get(part)
+    if isinstance(tree, dict) and set(tree) == {""}:
+        return tree[""]
+    return tree
+
+
+def leaf(tree: Any, path: str) -> Any:
+    """The plain value at a path: a node that is also a prefix gives its ``""`` value."""
+    value = node(tree, path)
+    return value.get("") if isinstance(value, dict) and "" in value else value
+
+
+def items(value: Any) -> list:
+    """The items of a list node: a list (nested), or a dict keyed by indices (flattened), in
+    index order; a JSON string holding a list is parsed."""
+    value = maybe_json(value)
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        numbered = [(int(k), v) for k, v in value.items() if k.isdigit()]
+        return [v for _, v in sorted(numbered)]
+    return []
+
+
+# --- OTLP JSON files ---------------------------------------------------------------------------
+
+def _list(obj: dict, camel: str, snake: str, where: str, *, old: str | None = None) -> list:
+    value = _key(obj, camel, snake)
+    if value is None and old:
+        value = obj.get(old)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise FieldError(f"{where}.{camel}", "expected a list")
+    return value
+
+
+# OpenInference says a span's kind in this attribute; the GenAI conventions say it by operation.
+_GENAI_KINDS = {"chat": "LLM", "text_completion": "LLM", "generate_content": "LLM", "execute_tool": "TOOL",
+                "invoke_agent": "AGENT", "create_agent": "AGENT", "embeddings": "EMBEDDING",
+                "retrieval": "RETRIEVER", "retrieve": "RETRIEVER"}
+
+
+def semantic_kind(attributes: Mapping[str, Any]) -> str:
+    """The OpenInference span kind, from ``openinference.span.kind`` or ``gen_ai.operation.name``."""
+    kind = attributes.get("openinference.span.kind")
+    if isinstance(kind, str) and kind:
+        return kind.upper()
+    operation = attributes.get("gen_ai.operation.name")
+    if isinstance(operation, str):
+        return _GENAI_KINDS.get(operation.lower(), "")
+    return ""
+
+
+def _status_error(status: Any) -> str | None:
+    if not isinstance(status, dict):
+        return None
+    code = status.get("code")
+    if code in (2, "2", "STATUS_CODE_ERROR", "ERROR"):
+        message = status.get("message")
+        return message if isinstance(message, str) and message else "error"
+    return None
+
+
+def span_from_otlp(obj: Any, where: str, resource: Mapping[str, Any]) -> Span:
+    """One OTLP JSON span; :class:`FieldError` (its field named under ``where``) when it cannot be read."""
+    if not isinstance(obj, dict):
+        raise FieldError(where, "expected a span object")
+    trace_id = decode_id(_key(obj, "traceId", "trace_id"), 16, f"{where}.traceId")
+    span_id = decode_id(_key(obj, "spanId", "span_id"), 8, f"{where}.spanId")
+    if not trace_id:
+        raise FieldError(f"{where}.traceId", "is required (the span's trace)")
+    if not span_id:
+        raise FieldError(f"{where}.spanId", "is required (the span's id)")
+    parent = decode_id(_key(obj, "parentSpanId", "parent_span_id"), 8, f"{where}.parentSpanId") or None
+    attributes = key_values(obj.get("attributes"), f"{where}.attributes")
+    start = nanos(_key(obj, "startTimeUnixNano", "start_time_unix_nano"), f"{where}.startTimeUnixNano") or 0
+    end = nanos(_key(obj, "endTimeUnixNano", "end_time_unix_nano"), f"{where}.endTimeUnixNano")
+    name = obj.get("name")
+    return Span(trace_id, span_id, parent, name if isinstance(name, str) else "", semantic_kind(attributes),
+                start, end, attributes, where, resource, _status_error(obj.get("status")))
+
+
+def spans_from_request(request: Any, where: str) -> Iterator[Span | FieldError]:
+    """Every span of one ``ExportTraceServiceRequest`` (a dict); a span that cannot be read comes
+    as a :class:`FieldError` naming its field, and the others still come."""
+    if not isinstance(request, dict):
+        yield FieldError(where or "(record)", "expected an ExportTraceServiceRequest object (resourceSpans)")
+        return
+    try:
+        resource_spans = _list(request, "resourceSpans", "resource_spans", where or "(record)")
+    except FieldError as exc:
+        yield exc
+        return
+    if not resource_spans and "resourceSpans" not in request and "resource_spans" not in request:
+        yield FieldError("resourceSpans", "is required (an OTLP ExportTraceServiceRequest: "
+                                          "{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [...]}]}]})")
+        return
+    for r, rs in enumerate(resource_spans):
+        here = f"resourceSpans[{r}]"
+        if not isinstance(rs, dict):
+            yield FieldError(here, "expected an object")
+            continue
+        try:
+            resource_obj = rs.get("resource")
+            resource = key_values(resource_obj.get("attributes") if isinstance(resource_obj, dict) else None,
+                                  f"{here}.resource.attributes")
+            scopes = _list(rs, "scopeSpans", "scope_spans", here, old="instrumentationLibrarySpans")
+        except FieldError as exc:
+            yield exc
+            continue
+        for s, scope in enumerate(scopes):
+            there = f"{here}.scopeSpans[{s}]"
+            if not isinstance(scope, dict):
+                yield FieldError(there, "expected an object")
+                continue
+            try:
+                spans = _list(scope, "spans", "spans", there)
+            except FieldError as exc:
+                yield exc
+                continue
+            for k, span in enumerate(spans):
+                try:
+                    yield span_from_otlp(span, f"{there}.spans[{k}]", resource)
+                except FieldError as exc:
+                    yield exc
+
+
+def read_otlp(path: str) -> Iterator[Span | RecordError]:
+    """The spans of an OTLP JSON file, each with ``where`` naming its file and line (or item); a
+    record or span that cannot be read is a :class:`RecordError`, and the rest are still read."""
+    from citecheck.importers import read_records
+
+    for position, record in read_records(path):
+        if isinstance(record, RecordError):
+            yield record
+            continue
+        for item in spans_from_request(record, ""):
+            if isinstance(item, FieldError):
+                yield RecordError(path, position, item.field, item.message)
+            else:
+                yield Span(item.trace_id, item.span_id, item.parent_id, item.name, item.kind, item.start, item.end,
+                           item.attributes, f"{path}:{position}", item.resource, item.status_error)

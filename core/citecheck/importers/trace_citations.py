@@ -1,0 +1,179 @@
+"""Citations in a traced answer, which no span records as citations: read from the answer itself.
+
+- **Provider citations.**  When the LLM span that wrote the final answer recorded the provider's
+  raw response (``output.value`` holding an Anthropic Messages or an OpenAI Responses / Chat
+  Completions body), that response goes through the provider's own importer
+  (:mod:`citecheck.importers.anthropic`, :mod:`citecheck.importers.openai`), with the span's
+  request (``input.value``) when it recorded one.  An Anthropic response whose request was not
+  recorded has its ``document_index`` read against the request's documents in order.
+- **``[n]`` markers** point at the n-th document, in the order the documents were retrieved; the
+  checker reads them from the text, so they need no entry.
+- **Links**: a markdown link or a bare URL cites the document whose url (or ``source``/``url``
+  metadata) is that URL; a URL no document has stays as written, so the checker reports
+  ``unretrieved_source``.  A link just after a sentence's full stop cites that sentence (the
+  OpenAI importer's rule): an empty span on the full stop, the link's own offsets kept in
+  ``locator.link_start``/``link_end`` so the checker still finds the URL there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from citecheck.contract.log import Chunk, Citation
+from citecheck.errors import FieldError
+from citecheck.importers.spans import Span, attribute_tree, leaf, maybe_json
+from citecheck.text.sentences import marker_spans
+
+_LINK = re.compile(r"\[([^\[\]\n]{0,500})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\))?[^\s()<>]*)\)")
+_BARE_URL = re.compile(r"https?://[^\s<>\"'\]\[()]+")
+_TRAILING = ".,;:!?"
+
+
+def normal_url(url: str) -> str:
+    """A URL as links and metadata are compared: no fragment, no trailing slash, case of the host ignored."""
+    url = url.split("#", 1)[0].rstrip("/")
+    scheme, sep, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme.lower()}{sep}{host.lower()}{slash}{path}"
+
+
+def _links(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, url) of every markdown link and bare URL, in text order."""
+    found: list[tuple[int, int, str]] = []
+    covered: list[tuple[int, int]] = []
+    for m in _LINK.finditer(text):
+        found.append((m.start(), m.end(), m.group(2)))
+        covered.append((m.start(), m.end()))
+    for m in _BARE_URL.finditer(text):
+        if any(s <= m.start() < e for s, e in covered):
+            continue
+        url = m.group(0).rstrip(_TRAILING)
+        found.append((m.start(), m.start() + len(url), url))
+    return sorted(found)
+
+
+def link_citations(text: str, chunks: Sequence[Chunk], urls: Sequence[str | None]) -> list[Citation]:
+    """A span citation for every link in ``text`` (see the module's rule)."""
+    by_url: dict[str, Chunk] = {}
+    for each, url in zip(chunks, urls, strict=True):
+        for candidate in (url, each.source):
+            if candidate and candidate.startswith(("http://", "https://")):
+                by_url.setdefault(normal_url(candidate), each)
+    out = []
+    for start, end, url in _links(text):
+        chunk: Chunk | None = by_url.get(normal_url(url))
+        locator: dict[str, Any] = {"type": "link", "no_quote": True, "url": url, "span_contains": url}
+        lead = text[:start].rstrip().rstrip("\"'\u201d\u2019)]")
+        if start and lead.endswith((".", "!", "?")):
+            locator.update(link_start=start, link_end=end)
+            start = end = len(lead) - 1
+        out.append(Citation("span", answer_start=start, answer_end=end,
+                            chunk_id=chunk.chunk_id if chunk else url,
+                            document_id=chunk.document_id if chunk else url, locator=locator))
+    return out
+
+
+def has_markers(text: str, count: int) -> bool:
+    """True when ``text`` has an ``[n]`` marker (n from 1 to ``count``, or any n when there are no documents)."""
+    for start, end in marker_spans(text, 0):
+        for part in text[start + 1:end - 1].split(","):
+            part = part.strip()
+            if part.isdigit() and (count == 0 or 1 <= int(part) <= count):
+                return True
+    return False
+
+
+# --- provider responses recorded on LLM spans ---------------------------------------------------
+
+def _provider_of(body: Any) -> str | None:
+    if not isinstance(body, dict):
+        return None
+    if body.get("type") == "message" and isinstance(body.get("content"), list):
+        return "anthropic"
+    if body.get("object") in ("response", "chat.completion") or isinstance(body.get("output"), list):
+        return "openai"
+    return None
+
+
+def _document_request(chunks: Sequence[Chunk], question: str) -> dict:
+    """An Anthropic request with the trace's documents as document blocks, in order (for a span
+    that recorded the response but not the request)."""
+    blocks: list[dict] = [{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": c.text},
+                           "title": c.title, "citations": {"enabled": True},
+                           "context": json.dumps({"chunk_id": c.chunk_id, "document_id": c.document_id,
+                                                  "source": c.source})} for c in chunks]
+    blocks.append({"type": "text", "text": question})
+    return {"messages": [{"role": "user", "content": blocks}]}
+
+
+def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
+    """The answer the provider's importer reads from an LLM span's recorded response, with the
+    name of the provider and a note; None when the span recorded no provider response."""
+    from citecheck.importers import anthropic, openai
+
+    tree = attribute_tree(span.attributes)
+    body = maybe_json(leaf(tree, "output.value"))
+    provider = _provider_of(body)
+    if provider is None:
+        return None
+    request = maybe_json(leaf(tree, "input.value"))
+    request = request if isinstance(request, dict) and isinstance(request.get("messages") or request.get("input"),
+                                                                  list | str) else None
+    note = None
+    try:
+        if provider == "anthropic":
+            if request is None or not any(isinstance(m, dict) and isinstance(m.get("content"), list)
+                                          for m in request.get("messages", [])):
+                request = _document_request(chunks, question)
+                note = "the provider's document_index read against the trace's documents in order"
+            answer = anthropic.convert(request, body, 1)
+        else:
+            answer = openai.convert(request, body, 1)
+    except FieldError as exc:
+        return None, provider, f"the recorded {provider} response could not be read ({exc.field}: {exc.message})"
+    return answer, provider, note
+
+
+def _by_url(citations: tuple[Citation, ...], chunks: Sequence[Chunk], urls: Sequence[str | None]
+            ) -> tuple[Citation, ...]:
+    """Citations that name a URL, pointed at the trace's document with that URL."""
+    by_url = {normal_url(u): c for c, u in zip(chunks, urls, strict=True) if u}
+    out = []
+    for c in citations:
+        chunk = by_url.get(normal_url(c.chunk_id or "")) if (c.chunk_id or "").startswith("http") else None
+        out.append(c._replace(chunk_id=chunk.chunk_id, document_id=chunk.document_id) if chunk else c)
+    return tuple(out)
+
+
+def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_spans: Sequence[Span],
+         question: str) -> tuple[str, tuple[Chunk, ...], tuple[Citation, ...], str, str | None]:
+    """(answer text, chunks, citations, kind of citation, a note) of a traced answer.
+
+    ``llm_spans`` are the request's LLM spans, the one that wrote the answer first."""
+    note = None
+    for span in llm_spans:
+        found = provider_answer(span, chunks, question)
+        if found is None:
+            continue
+        answer, provider, note = found
+        if answer is None:
+            break
+        if text and answer.answer.strip() != text.strip():
+            note = None
+            continue  # an intermediate call: not the answer the request gave
+        if answer.citations:
+            if any(c.text for c in answer.chunks):  # the documents the model was given, as the request has them
+                return answer.answer, answer.chunks, answer.citations, provider, note
+            return answer.answer, chunks, _by_url(answer.citations, chunks, urls), provider, note
+        text = answer.answer
+        break
+    citations = tuple(link_citations(text, chunks, urls))
+    kinds = []
+    if has_markers(text, len(chunks)):
+        kinds.append("markers")
+    if citations:
+        kinds.append("links")
+    return text, chunks, citations, "+".join(kinds) or "none", note

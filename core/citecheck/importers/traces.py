@@ -1,0 +1,489 @@
+"""From the spans of traced requests to citecheck answers: one answer per request.
+
+The rules (docs/import-traces.md says them for users):
+
+- **Requests.**  Spans are grouped by trace; each root span (no parent) is one request and every
+  span under it belongs to it.  A span whose parent is not in the input is placed by trace, then
+  by time (in the root whose time covers its start, else the latest root that started before it),
+  and the answer's notes say so.  A trace with no root at all is one request.
+- **The question**: the root's ``input.value`` (the text, or the question inside a JSON input),
+  else the first user message of the first LLM span.
+- **The documents**, in the order they were retrieved (span start time): OpenInference
+  ``retrieval.documents`` on RETRIEVER spans (flattened or nested), the OTel GenAI
+  ``gen_ai.retrieval.documents``, and documents a TOOL span returned (a search tool's JSON output
+  with url/title/content).  When a RERANKER span ran, its output documents are what the model was
+  given, so they are the chunks.  A document with no id gets ``<trace>:<span>:<index>``; one with
+  no text is kept with empty text and no checksum, listed in the answer's ``trace`` notes.
+- **The answer**: the root's output, else the outermost CHAIN or AGENT span's, else the last LLM
+  span's, never an intermediate LLM call of an agent when the request's own output is there.
+- **Citations**: :mod:`citecheck.importers.trace_citations`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from citecheck.contract.log import Answer, Chunk
+from citecheck.contract.log import checksum as text_checksum
+from citecheck.importers.spans import Span, attribute_tree, items, leaf, maybe_json, node
+from citecheck.importers.trace_citations import cite
+
+# The keys a JSON input or output holds its text under, most specific first.
+_QUESTION_KEYS = ("question", "query", "user_input", "input", "prompt", "message", "text", "q")
+_ANSWER_KEYS = ("answer", "output", "result", "response", "content", "text", "final_answer", "output_text")
+_TEXT_KEYS = ("content", "page_content", "text", "raw_content", "snippet", "body", "chunk", "document")
+_URL_KEYS = ("url", "source", "link", "uri", "file_path", "file_name", "source_url")
+
+
+@dataclass
+class TraceSummary:
+    """What an import of traces did, for its closing lines (and for tests)."""
+
+    answers: int = 0
+    citations: Counter = field(default_factory=Counter)  # kind of citation -> answers that had it
+    documents: int = 0
+    documents_without_text: int = 0
+    without_retrieval: int = 0
+    skipped_without_retrieval: int = 0
+    placed_by_time: int = 0  # spans whose parent was missing
+    traces_without_root: int = 0
+    open_requests: int = 0  # requests whose root span had not ended
+
+    def lines(self) -> list[str]:
+        kinds = ", ".join(f"{n} with {kind}" for kind, n in sorted(self.citations.items())) or "none"
+        out = [f"citations: {kinds}",
+               f"documents: {self.documents}" + (f", {self.documents_without_text} without text (kept, marked in "
+                                                "the answer's trace notes)" if self.documents_without_text else "")]
+        if self.without_retrieval:
+            out.append(f"{self.without_retrieval} request(s) had no retrieval (imported, noted; "
+                       "--skip-without-retrieval leaves them out)")
+        if self.skipped_without_retrieval:
+            out.append(f"{self.skipped_without_retrieval} request(s) had no retrieval and were skipped")
+        if self.placed_by_time:
+            out.append(f"{self.placed_by_time} span(s) had a parent missing from the input: grouped by trace, "
+                       "then by time")
+        if self.traces_without_root:
+            out.append(f"{self.traces_without_root} trace(s) had no root span: each read as one request")
+        if self.open_requests:
+            out.append(f"{self.open_requests} request(s) had a root span that never ended")
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """The spans of one request, in start order, with its root and what placing them needed."""
+
+    trace_id: str
+    root: Span
+    spans: tuple[Span, ...]
+    depth: dict  # span id -> depth under the root (0 for the root)
+    notes: tuple[str, ...]
+    alone: bool = True  # the only request of its trace (its answer id is the trace id)
+
+
+def requests(spans: Iterable[Span], summary: TraceSummary | None = None) -> Iterator[Request]:
+    """The requests of a set of spans, trace by trace in the order traces first appear."""
+    by_trace: dict[str, dict[str, Span]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, {})[span.span_id] = span  # a span sent twice: the later one
+    for trace_id, members in by_trace.items():
+        yield from _trace_requests(trace_id, members, summary)
+
+
+def _order(span: Span) -> tuple:
+    return (span.start, span.end if span.end is not None else 2**64, span.span_id)
+
+
+def _descendants(start: list[Span], children: dict[str, list[Span]], depth: dict[str, int], level: int) -> list[Span]:
+    """``start`` and every span under them not yet in ``depth`` (filled in), walked without recursion."""
+    out = []
+    stack = []
+    for span in start:
+        if span.span_id not in depth:
+            depth[span.span_id] = level
+            out.append(span)
+            stack.append(span)
+    while stack:
+        span = stack.pop()
+        for child in children.get(span.span_id, ()):
+            if child.span_id not in depth:
+                depth[child.span_id] = depth[span.span_id] + 1
+                out.append(child)
+                stack.append(child)
+    return out
+
+
+def _trace_requests(trace_id: str, members: dict[str, Span], summary: TraceSummary | None) -> Iterator[Request]:
+    children: dict[str, list[Span]] = defaultdict(list)
+    roots: list[Span] = []
+    for span in members.values():
+        if span.parent_id is None or span.parent_id == span.span_id:
+            roots.append(span)
+        elif span.parent_id in members:
+            children[span.parent_id].append(span)
+    notes: list[str] = []
+    reached: dict[str, int] = {}
+    _descendants(roots, children, reached, 0)
+    # a span whose parent is missing (or that hangs in a loop of parents) heads a subtree of its own
+    # (the heads of missing parents first, so a subtree is placed whole; then loops, by time)
+    loose = sorted((s for s in members.values() if s.span_id not in reached),
+                   key=lambda s: (s.parent_id in members, *_order(s)))
+    if not roots:  # no root came: the earliest span stands in for it
+        roots, loose = loose[:1], loose[1:]
+        notes.append("no root span: the earliest span stands in for it")
+        if summary:
+            summary.traces_without_root += 1
+    roots.sort(key=_order)
+    placed: dict[str, list[Span]] = defaultdict(list)
+    heads = dict(reached)
+    _descendants(roots, children, heads, 0)  # (a stand-in root's subtree is its own)
+    for span in loose:
+        if span.span_id in heads:
+            continue
+        _descendants([span], children, heads, 0)  # its subtree travels with it
+        home = roots[0]
+        for root in roots:  # by time: the root covering its start, else the last one before it
+            if root.start <= span.start:
+                home = root
+                if root.end is not None and span.start <= root.end:
+                    break
+        placed[home.span_id].append(span)
+    for root in roots:
+        depth: dict[str, int] = {}
+        out = _descendants([root], children, depth, 0) + _descendants(placed[root.span_id], children, depth, 1)
+        extra = list(notes)
+        if placed[root.span_id]:
+            moved = len(placed[root.span_id])
+            extra.append(f"{moved} span(s) whose parent was missing placed by trace and time")
+            if summary:
+                summary.placed_by_time += moved
+        yield Request(trace_id, root, tuple(sorted(out, key=_order)), depth, tuple(extra), len(roots) == 1)
+
+
+# --- reading the parts of a request -----------------------------------------------------------
+
+def _text_in(value: Any, keys: tuple[str, ...], role: str | None = None) -> str | None:
+    """The text a JSON input or output holds: itself when a string; under one of ``keys``; the
+    last message of ``role`` of a messages list."""
+    value = maybe_json(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
+        wanted = [m for m in value if role is None or m.get("role") in (role, "human" if role == "user" else "ai")]
+        if wanted:
+            message = wanted[0] if role == "user" else wanted[-1]
+            return _message_text(message)
+        return None
+    if isinstance(value, dict):
+        for key in keys:
+            if key in value:
+                found = _text_in(value[key], keys, role)
+                if found:
+                    return found
+        for key in ("messages", "choices", "generations"):
+            if isinstance(value.get(key), list):
+                found = _text_in(value[key], keys, role)
+                if found:
+                    return found
+    return None
+
+
+def _message_text(message: dict) -> str | None:
+    content = message.get("content")
+    if content is None and isinstance(message.get("message"), dict):
+        return _message_text(message["message"])
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else message.get("parts")
+    if isinstance(parts, list):
+        texts = [t for p in parts if isinstance(p, dict) and isinstance(t := p.get("text") or p.get("content"), str)]
+        return "".join(texts) if texts else None
+    return None
+
+
+def _messages(tree: dict, path: str) -> list[dict]:
+    """OpenInference ``llm.input_messages``/``llm.output_messages`` as plain {role, content}."""
+    out = []
+    for item in items(node(tree, path)):
+        message = item.get("message", item) if isinstance(item, dict) else None
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if content is None and message.get("contents") is not None:
+            parts = [c.get("message_content", c) for c in items(message["contents"]) if isinstance(c, dict)]
+            content = "".join(p.get("text", "") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+        out.append({"role": message.get("role"), "content": content})
+    return out
+
+
+def _genai_messages(tree: dict, kind: str) -> list[dict]:
+    """GenAI messages: ``gen_ai.input.messages``/``gen_ai.output.messages`` (JSON), or the older
+    ``gen_ai.prompt.N``/``gen_ai.completion.N`` attributes."""
+    whole = maybe_json(leaf(tree, f"gen_ai.{kind}.messages"))
+    if isinstance(whole, list):
+        return [m for m in whole if isinstance(m, dict)]
+    older = items(node(tree, "gen_ai.prompt" if kind == "input" else "gen_ai.completion"))
+    return [m for m in older if isinstance(m, dict)]
+
+
+def question_of(request: Request) -> str:
+    tree = attribute_tree(request.root.attributes)
+    found = _text_in(leaf(tree, "input.value"), _QUESTION_KEYS, "user")
+    if found:
+        return found
+    for span in request.spans:
+        if span.kind == "LLM":
+            t = attribute_tree(span.attributes)
+            messages = _messages(t, "llm.input_messages") or _genai_messages(t, "input")
+            for message in messages:
+                if message.get("role") in ("user", "human"):
+                    text = _message_text(message)
+                    if text:
+                        return text
+    return ""
+
+
+def llm_output(span: Span) -> str | None:
+    """The text an LLM span produced: its last assistant output message, else its output."""
+    tree = attribute_tree(span.attributes)
+    messages = _messages(tree, "llm.output_messages") or _genai_messages(tree, "output")
+    for message in reversed(messages):
+        text = _message_text(message)
+        if text:
+            return text
+    return _text_in(leaf(tree, "output.value"), _ANSWER_KEYS, "assistant")
+
+
+def _output(span: Span) -> str | None:
+    return _text_in(leaf(attribute_tree(span.attributes), "output.value"), _ANSWER_KEYS, "assistant")
+
+
+def final_answer(request: Request) -> tuple[str, Span | None]:
+    """The request's final answer, and the span it came from."""
+    found = _output(request.root)
+    if found:
+        return found, request.root
+    outer = sorted((s for s in request.spans if s.kind in ("CHAIN", "AGENT")),
+                   key=lambda s: (request.depth.get(s.span_id, 99), -(s.end or s.start)))
+    for span in outer:
+        found = _output(span)
+        if found:
+            return found, span
+    for span in sorted((s for s in request.spans if s.kind == "LLM"), key=lambda s: s.end or s.start, reverse=True):
+        found = llm_output(span)
+        if found:
+            return found, span
+    return "", None
+
+
+# --- documents -------------------------------------------------------------------------------
+
+def _metadata(value: Any) -> dict:
+    value = maybe_json(value)
+    return value if isinstance(value, dict) else {}
+
+
+def _first_str(obj: dict, keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = obj.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _score(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    chunk: Chunk
+    url: str | None
+    has_text: bool
+
+
+def document(raw: Any, default_id: str, score_field: str = "retrieval") -> Document | None:
+    """One retrieved document in any of the shapes spans record it in."""
+    raw = maybe_json(raw)
+    if isinstance(raw, str):
+        raw = {"content": raw}
+    if not isinstance(raw, dict):
+        return None
+    inner = raw.get("document")
+    body: dict = inner if isinstance(inner, dict) else raw
+    meta = _metadata(body.get("metadata"))
+    text = _first_str(body, _TEXT_KEYS)
+    doc_id = body.get("id")
+    doc_id = str(doc_id) if isinstance(doc_id, str | int) and not isinstance(doc_id, bool) and doc_id != "" else None
+    doc_id = doc_id or _first_str(meta, ("chunk_id", "id", "doc_id"))
+    url = _first_str(body, _URL_KEYS) or _first_str(meta, _URL_KEYS)
+    chunk_id = doc_id or default_id
+    document_id = _first_str(meta, ("document_id", "doc_id", "source_id")) or chunk_id
+    title = _first_str(body, ("title", "name")) or _first_str(meta, ("title", "name"))
+    score = _score(body.get("score", raw.get("score")))
+    chunk = Chunk(chunk_id, document_id, url or document_id, title, _first_str(meta, ("section", "heading")),
+                  text or "", None, None, text_checksum(text) if text else None,
+                  score if score_field == "retrieval" else None, score if score_field == "rerank" else None)
+    return Document(chunk, url, bool(text))
+
+
+def _tool_documents(value: Any) -> list:
+    """The documents a tool returned: a list of objects with text, or such a list under
+    ``results``/``documents``/``items``/``data``/``hits``/``sources``."""
+    value = maybe_json(value)
+    if isinstance(value, dict):
+        for key in ("results", "documents", "items", "data", "hits", "sources", "organic"):
+            if isinstance(maybe_json(value.get(key)), list):
+                return _tool_documents(value[key])
+        return []
+    if isinstance(value, list) and value and all(isinstance(maybe_json(v), dict) for v in value):
+        docs = [maybe_json(v) for v in value]
+        if any(_first_str(d.get("document", d) if isinstance(d.get("document"), dict) else d, _TEXT_KEYS)
+               or _first_str(d, _URL_KEYS) for d in docs):
+            return docs
+    return []
+
+
+def span_documents(span: Span) -> tuple[str, list]:
+    """(how, raw documents) a span returned: ``retrieval``, ``rerank`` or ``tool``; ``("", [])``."""
+    tree = attribute_tree(span.attributes)
+    if span.kind == "RERANKER":
+        return "rerank", items(node(tree, "reranker.output_documents"))
+    found = items(node(tree, "retrieval.documents")) or items(leaf(tree, "gen_ai.retrieval.documents"))
+    if found:
+        return "retrieval", found
+    if span.kind in ("RETRIEVER", "TOOL"):
+        found = _tool_documents(leaf(tree, "output.value"))
+        if found:
+            return ("retrieval" if span.kind == "RETRIEVER" else "tool"), found
+    return "", []
+
+
+def documents_of(request: Request) -> tuple[list[Document], bool]:
+    """The request's documents in the order they were given, and whether any retrieval ran."""
+    retrieved: list[Document] = []
+    reranked: list[Document] | None = None
+    retrieval = False
+    for span in request.spans:
+        how, raws = span_documents(span)
+        if not how:
+            if span.kind == "RETRIEVER":
+                retrieval = True  # a retrieval that found nothing is still a retrieval
+            continue
+        retrieval = True
+        docs = [d for i, raw in enumerate(raws)
+                if (d := document(raw, f"{span.trace_id}:{span.span_id}:{i}",
+                                  "rerank" if how == "rerank" else "retrieval")) is not None]
+        if how == "rerank":
+            reranked = docs if reranked is None else reranked + docs
+        else:
+            retrieved.extend(docs)
+    chosen = reranked if reranked else retrieved
+    seen: set[str] = set()
+    out = []
+    for doc in chosen:  # the same chunk id twice (retrieved twice): made unique, order kept
+        chunk_id = doc.chunk.chunk_id or ""
+        if chunk_id in seen:
+            k = 2
+            while f"{chunk_id}#{k}" in seen:
+                k += 1
+            doc = Document(doc.chunk._replace(chunk_id=f"{chunk_id}#{k}"), doc.url, doc.has_text)
+        seen.add(doc.chunk.chunk_id or "")
+        out.append(doc)
+    return out, retrieval
+
+
+# --- the answer -------------------------------------------------------------------------------
+
+def _model(request: Request, source: Span | None) -> str | None:
+    candidates = ([source] if source is not None and source.kind == "LLM" else []) + \
+        sorted((s for s in request.spans if s.kind == "LLM"), key=lambda s: s.end or s.start, reverse=True)
+    for span in candidates:
+        for key in ("llm.model_name", "gen_ai.response.model", "gen_ai.request.model"):
+            value = span.attributes.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
+def _prompt_version(request: Request) -> str | None:
+    for span in request.spans:
+        value = span.attributes.get("llm.prompt_template.version")
+        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+            return str(value)
+        meta = _metadata(span.attributes.get("metadata"))
+        if isinstance(meta.get("prompt_version"), str):
+            return meta["prompt_version"]
+    return None
+
+
+def iso_time(nanoseconds: int) -> str | None:
+    if not nanoseconds:
+        return None
+    moment = datetime.fromtimestamp(nanoseconds / 1e9, tz=timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def to_answer(request: Request, fmt: str, summary: TraceSummary | None = None) -> Answer:
+    """The answer of one request (see the module's rules)."""
+    docs, retrieval = documents_of(request)
+    text, source = final_answer(request)
+    question = question_of(request)
+    llm_spans = sorted((s for s in request.spans if s.kind == "LLM"), key=lambda s: s.end or s.start, reverse=True)
+    if source is not None and source.kind == "LLM":
+        llm_spans = [source] + [s for s in llm_spans if s is not source]
+    answer_text, chunks, citations, kind, note = cite(text, tuple(d.chunk for d in docs), [d.url for d in docs],
+                                                      llm_spans, question)
+    notes = list(request.notes) + ([note] if note else [])
+    if not retrieval:
+        notes.append("no retrieval in this request")
+    if not text:
+        notes.append("no final answer found (no output on the root, a chain or an LLM span)")
+    if request.root.end is None:
+        notes.append("the root span had not ended")
+    without_text = [c.chunk_id for c in chunks if not c.text]
+    service = request.root.resource.get("service.name") if request.root.resource else None
+    trace: dict[str, Any] = {"format": fmt, "trace_id": request.trace_id, "root_span_id": request.root.span_id,
+                             "citations": kind}
+    if isinstance(service, str):
+        trace["service"] = service
+    if without_text:
+        trace["documents_without_text"] = without_text
+    if notes:
+        trace["notes"] = notes
+    errors = [s.status_error for s in request.spans if s.status_error]
+    if errors:
+        trace["span_errors"] = errors[:10]
+    if summary:
+        summary.answers += 1
+        summary.citations[kind] += 1
+        summary.documents += len(chunks)
+        summary.documents_without_text += len(without_text)
+        summary.without_retrieval += not retrieval
+        summary.open_requests += request.root.end is None
+    answer_id = request.trace_id if request.alone else f"{request.trace_id}:{request.root.span_id}"
+    return Answer(answer_id, question, answer_text, chunks, citations, iso_time(request.root.start),
+                  _model(request, source), _prompt_version(request), None, False, {"trace": trace})
+
+
+def answers(spans: Iterable[Span], fmt: str, summary: TraceSummary, skip_without_retrieval: bool = False
+            ) -> Iterator[Answer]:
+    """One answer per request of ``spans``."""
+    for request in requests(spans, summary):
+        if skip_without_retrieval and not documents_of(request)[1]:
+            summary.skipped_without_retrieval += 1
+            continue
+        yield to_answer(request, fmt, summary)
