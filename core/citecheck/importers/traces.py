@@ -322,6 +322,8 @@ def document(raw: Any, default_id: str, score_field: str = "retrieval") -> Docum
         raw = {"content": raw}
     if not isinstance(raw, dict):
         return None
+    if any("." in key for key in raw):  # a nested list item with dotted keys ("document.id")
+        raw = attribute_tree(raw)
     inner = raw.get("document")
     body: dict = inner if isinstance(inner, dict) else raw
     meta = _metadata(body.get("metadata"))

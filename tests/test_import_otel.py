@@ -1,0 +1,333 @@
+"""``citecheck import otel``: OTLP JSON traces (OpenInference and OTel GenAI attributes) to answers.
+
+The fixtures in tests/fixtures/traces/ are written by hand in the shapes the OpenTelemetry file
+exporters write and the OpenInference / GenAI conventions name (tests/fixtures/traces/README.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+from citecheck.checking.checker import check_answer
+from citecheck.cli.main import main
+from citecheck.contract.log import answer_to_dict, parse_line, read_log
+from citecheck.errors import FieldError, RecordError
+from citecheck.importers import anthropic as anthropic_importer
+from citecheck.importers.otel import import_spans
+from citecheck.importers.spans import any_value, attribute_tree, decode_id, items, read_otlp, span_kind, spans_from_request
+from citecheck.importers.trace_citations import link_citations, normal_url
+from citecheck.importers.traces import TraceSummary, answers
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+TRACES = Path(__file__).parent / "fixtures" / "traces"
+IMPORTERS = Path(__file__).parent / "data" / "importers"
+
+
+def run_cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def imported(*names, skip=False):
+    summary = TraceSummary()
+    items_ = list(import_spans([str(TRACES / n) for n in names], read_otlp, "otel", summary, skip))
+    return [i for i in items_ if not isinstance(i, RecordError)], [i for i in items_ if isinstance(i, RecordError)], summary
+
+
+# --- the shapes ------------------------------------------------------------------------------
+
+def test_an_openinference_rag_request_is_one_answer_with_its_documents_in_order():
+    [a], errors, summary = imported("openinference_rag.jsonl")
+    assert errors == []
+    assert a.answer_id == "5b8efff798038103d269b633813fc60c"
+    assert a.question == "How many days of earned leave do employees get?"  # the JSON input's "query"
+    assert a.answer == "Employees get 18 days of earned leave per year [1]. Unused days carry over up to 45 days [2]."
+    assert [c.chunk_id for c in a.chunks] == ["leave-policy-2", "leave-policy-3"]
+    assert a.chunks[0].source == "handbook/leave.md" and a.chunks[0].title == "Leave policy"  # JSON-string metadata
+    assert a.chunks[0].retrieval_score == 0.82
+    assert a.model == "claude-sonnet-4-5" and a.prompt_version == "rag-v3"
+    assert a.timestamp == "2024-12-05T12:00:00.000Z"
+    assert a.extra["trace"]["citations"] == "markers" and a.extra["trace"]["service"] == "hr-assistant"
+    result = check_answer(a)  # the [n] markers are read by the checker from the text
+    assert [c.chunk_id for c in result.citations] == ["leave-policy-2", "leave-policy-3"]
+    assert summary.citations == {"markers": 1}
+
+
+def test_an_agent_gives_its_final_answer_not_an_intermediate_llm_call():
+    [a], errors, _ = imported("otlp_agent_base64.json")  # a JSON list of two exports, base64 ids
+    assert errors == []
+    assert a.answer_id == "a1" * 16
+    assert a.question == "Can I carry over unused leave, and is the office closed on Diwali?"
+    assert a.answer.startswith("Yes: up to 45 days of unused earned leave carry over [1].")
+    assert "I will search" not in a.answer and "Now the holidays" not in a.answer
+    # the retriever's nested documents (dotted keys inside), then the search tool's results, in order
+    assert [c.chunk_id for c in a.chunks] == ["leave-policy-3", "leave-policy-4", f"{'a1' * 16}:a000000000000005:0",
+                                              f"{'a1' * 16}:a000000000000005:1"]
+    assert a.chunks[2].source == "https://intranet.example.com/holidays-2026"
+    assert a.chunks[2].title == "Holiday calendar 2026"
+    assert a.model == "claude-sonnet-4-5"  # the last LLM call, not the planner's model
+    assert a.prompt_version == "agent-v7"  # from the JSON-string metadata
+    # the markdown link cites the search result with its URL
+    [link] = a.citations
+    assert link.chunk_id == f"{'a1' * 16}:a000000000000005:0"
+    assert a.answer[link.answer_start:link.answer_end] == \
+        "[holiday calendar](https://intranet.example.com/holidays-2026)"
+    assert a.extra["trace"]["citations"] == "markers+links"
+    result = check_answer(a)
+    assert {c.chunk_id for c in result.citations} == {"leave-policy-3", f"{'a1' * 16}:a000000000000005:0"}
+    assert not any("unretrieved_source" in c.reasons for c in result.citations)
+
+
+def test_genai_conventions_documents_without_ids_or_text_and_a_request_without_retrieval():
+    (a, b), errors, summary = imported("genai_semconv.jsonl")
+    assert errors == []
+    assert a.question == "How many days a week can I work remotely?"  # the first user message
+    assert a.answer == "Up to three days a week, with your manager's approval [1]."
+    assert a.model == "gpt-4.1-2025-04-14"
+    trace = "c3" * 16
+    assert [c.chunk_id for c in a.chunks] == [f"{trace}:c300000000000002:0", f"{trace}:c300000000000002:1"]
+    assert a.chunks[1].text == "" and a.chunks[1].checksum is None  # kept, marked, counted
+    assert a.extra["trace"]["documents_without_text"] == [f"{trace}:c300000000000002:1"]
+    assert b.chunks == () and "no retrieval in this request" in b.extra["trace"]["notes"]
+    assert summary.documents_without_text == 1 and summary.without_retrieval == 1
+    [only], _, skipped = imported("genai_semconv.jsonl", skip=True)
+    assert only.answer_id == a.answer_id and skipped.skipped_without_retrieval == 1
+
+
+def test_a_bad_record_is_named_and_the_rest_are_imported_with_notes():
+    got, errors, summary = imported("otlp_broken.jsonl")
+    [error] = errors
+    assert error.line == 2 and error.field == "resourceSpans[0].scopeSpans[0].spans[0].traceId"
+    assert "otlp_broken.jsonl" in str(error)
+    notice, interns = got
+    assert [c.chunk_id for c in notice.chunks] == ["notice-1"]  # its parent span never came
+    assert notice.extra["trace"]["notes"] == ["1 span(s) whose parent was missing placed by trace and time"]
+    assert "the root span had not ended" in interns.extra["trace"]["notes"]
+    assert summary.placed_by_time == 1 and summary.open_requests == 1
+
+
+def test_the_command_writes_a_log_that_check_reads_and_says_what_it_found(tmp_path):
+    out = tmp_path / "answers.jsonl"
+    code, _, err = run_cli("import", "otel", str(TRACES / "otlp_agent_base64.json"), str(TRACES / "genai_semconv.jsonl"),
+                           "--out", str(out))
+    assert code == 0, err
+    assert "imported 3 answer(s)" in err
+    assert "citations: 1 with markers, 1 with markers+links, 1 with none" in err
+    assert "1 request(s) had no retrieval" in err
+    assert [type(a).__name__ for _, a in read_log(out)] == ["Answer"] * 3
+    code, _, err = run_cli("import", "otel", str(TRACES / "otlp_broken.jsonl"), "--out", str(tmp_path / "b.jsonl"))
+    assert code == 4 and "otlp_broken.jsonl:2: resourceSpans[0].scopeSpans[0].spans[0].traceId" in err
+    assert "grouped by trace, then by time" in err
+
+
+# --- provider citations recorded on an LLM span ------------------------------------------------
+
+def _otlp(spans):
+    return {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+
+
+def _attrs(d):
+    return [{"key": k, "value": {"stringValue": v}} for k, v in d.items()]
+
+
+def test_anthropic_citations_in_a_recorded_response_go_through_the_anthropic_importer(tmp_path):
+    request = json.loads((IMPORTERS / "anthropic_request.json").read_text())
+    response = json.loads((IMPORTERS / "anthropic_response.json").read_text())
+    trace = "0f" * 16
+    spans = [
+        {"traceId": trace, "spanId": "0f00000000000001", "name": "ask", "startTimeUnixNano": "1", "endTimeUnixNano": "9",
+         "attributes": _attrs({"openinference.span.kind": "CHAIN", "input.value": "How do refunds work?"})},
+        {"traceId": trace, "spanId": "0f00000000000002", "parentSpanId": "0f00000000000001", "name": "Messages.create",
+         "startTimeUnixNano": "2", "endTimeUnixNano": "8",
+         "attributes": _attrs({"openinference.span.kind": "LLM", "llm.model_name": "claude-sonnet-4-5",
+                               "input.value": json.dumps(request), "output.value": json.dumps(response)})},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_otlp(spans)))
+    [a] = [x for x in import_spans([str(path)], read_otlp, "otel", TraceSummary())]
+    [direct] = list(anthropic_importer.import_pair(IMPORTERS / "anthropic_request.json",
+                                                   IMPORTERS / "anthropic_response.json"))
+    assert a.answer == direct.answer and a.citations == direct.citations and a.chunks == direct.chunks
+    assert a.question == "How do refunds work?"  # the request's own question, from the root
+    assert a.extra["trace"]["citations"] == "anthropic"
+
+
+def test_a_recorded_anthropic_response_without_its_request_cites_the_trace_documents_in_order(tmp_path):
+    trace = "1e" * 16
+    response = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Refunds take 5-7 business days.", "citations": [
+                    {"type": "char_location", "cited_text": "take 5-7 business days", "document_index": 1,
+                     "document_title": None, "start_char_index": 8, "end_char_index": 30}]}]}
+    spans = [
+        {"traceId": trace, "spanId": "1e00000000000001", "name": "retrieve", "startTimeUnixNano": "1",
+         "endTimeUnixNano": "2", "attributes": _attrs({
+             "openinference.span.kind": "RETRIEVER",
+             "retrieval.documents.0.document.id": "faq-1", "retrieval.documents.0.document.content": "Shipping is free.",
+             "retrieval.documents.1.document.id": "faq-2",
+             "retrieval.documents.1.document.content": "Refunds take 5-7 business days to arrive."})},
+        {"traceId": trace, "spanId": "1e00000000000002", "parentSpanId": "1e00000000000001", "name": "llm",
+         "startTimeUnixNano": "3", "endTimeUnixNano": "4",
+         "attributes": _attrs({"openinference.span.kind": "LLM", "output.value": json.dumps(response)})},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_otlp(spans)))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    [c] = a.citations
+    assert c.chunk_id == "faq-2" and c.quote == "take 5-7 business days"
+    assert "document_index read against the trace's documents in order" in " ".join(a.extra["trace"]["notes"])
+    assert check_answer(a).citations[0].verified
+
+
+# --- the pieces ------------------------------------------------------------------------------
+
+def test_ids_read_from_hex_and_base64_alike():
+    raw = bytes(range(16))
+    assert decode_id(raw.hex(), 16, "f") == raw.hex()
+    assert decode_id(raw.hex().upper(), 16, "f") == raw.hex()
+    assert decode_id(base64.b64encode(raw).decode(), 16, "f") == raw.hex()
+    assert decode_id(base64.urlsafe_b64encode(bytes([251] * 8)).decode().rstrip("="), 8, "f") == "fb" * 8
+    assert decode_id("", 8, "f") == ""
+    with pytest.raises(FieldError, match="expected 8 bytes"):
+        decode_id("abc", 8, "spanId")
+
+
+def test_span_kinds_from_numbers_and_names():
+    assert [span_kind(k) for k in (0, 1, 2, 3, "SPAN_KIND_CLIENT", "server", 99, None)] == \
+        ["UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "CLIENT", "SERVER", "UNSPECIFIED", "UNSPECIFIED"]
+
+
+def test_every_anyvalue_form():
+    assert any_value({"intValue": "12"}, "v") == 12 and any_value({"intValue": 12}, "v") == 12
+    assert any_value({"doubleValue": 0.5}, "v") == 0.5 and any_value({"boolValue": True}, "v") is True
+    assert any_value({"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": "2"}]}}, "v") == ["a", 2]
+    assert any_value({"kvlistValue": {"values": [{"key": "k", "value": {"stringValue": "v"}}]}}, "v") == {"k": "v"}
+    assert any_value({"bytesValue": "AAE="}, "v") == "AAE=" and any_value({}, "v") is None
+    assert any_value({"string_value": "snake"}, "v") == "snake"
+    with pytest.raises(FieldError, match="not an integer"):
+        any_value({"intValue": "twelve"}, "attributes[0].value")
+
+
+def test_flattened_and_nested_attributes_read_alike():
+    flat = attribute_tree({"retrieval.documents.1.document.id": "b", "retrieval.documents.0.document.id": "a"})
+    nested = attribute_tree({"retrieval.documents": [{"document": {"id": "a"}}, {"document": {"id": "b"}}]})
+    assert [d["document"]["id"] for d in items(flat["retrieval"]["documents"])] == ["a", "b"]
+    assert [d["document"]["id"] for d in items(nested["retrieval"]["documents"])] == ["a", "b"]
+    both = attribute_tree({"input": "x", "input.value": "y"})  # a key that is also a prefix keeps both
+    assert both["input"] == {"": "x", "value": "y"}
+
+
+def test_a_request_that_is_not_otlp_says_what_it_expected():
+    [error] = list(spans_from_request({"spans": []}, ""))
+    assert error.field == "resourceSpans" and "ExportTraceServiceRequest" in error.message
+
+
+def test_links_and_bare_urls_cite_the_document_with_that_url():
+    from citecheck.contract.log import Chunk
+    chunk = Chunk("d1", "d1", "https://Example.com/a/", None, None, "text", None, None, None, None, None)
+    text = "See https://example.com/a. Also this. [b](https://example.com/b)"
+    first, second = link_citations(text, [chunk], [None])
+    assert first.chunk_id == "d1" and text[first.answer_start:first.answer_end] == "https://example.com/a"
+    assert second.chunk_id == "https://example.com/b"  # no document has it: unretrieved_source when checked
+    # a link after the full stop cites the sentence it follows: an empty span on that full stop
+    assert second.answer_start == second.answer_end == text.index("this.") + 4
+    assert text[second.locator["link_start"]:second.locator["link_end"]] == "[b](https://example.com/b)"
+    assert normal_url("HTTPS://Example.com/x/#frag") == "https://example.com/x"
+
+
+# --- property: how spans are encoded, ordered and split into exports never changes the answers -----
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+
+
+@st.composite
+def span_trees(draw):
+    """Traces of random trees: a CHAIN root, and under it retrievers, tools and LLM calls, nested."""
+    traces = []
+    trace_ids = draw(st.lists(st.binary(min_size=16, max_size=16).map(bytes.hex), min_size=1, max_size=3, unique=True))
+    for t, trace_id in enumerate(trace_ids):
+        ids = draw(st.lists(st.binary(min_size=8, max_size=8).map(bytes.hex), min_size=2, max_size=8, unique=True))
+        spans = []
+        for k, span_id in enumerate(ids):
+            parent = None if k == 0 else ids[draw(st.integers(0, k - 1))]
+            kind = "CHAIN" if k == 0 else draw(st.sampled_from(["RETRIEVER", "LLM", "TOOL", "CHAIN"]))
+            attrs = {"openinference.span.kind": kind}
+            if k == 0:
+                attrs.update({"input.value": draw(_TEXT), "output.value": draw(_TEXT) + " [1]."})
+            if kind == "RETRIEVER":
+                for i in range(draw(st.integers(0, 3))):
+                    attrs[f"retrieval.documents.{i}.document.content"] = draw(_TEXT)
+                    if draw(st.booleans()):
+                        attrs[f"retrieval.documents.{i}.document.id"] = f"doc-{t}-{k}-{i}"
+            if kind == "LLM":
+                attrs["llm.output_messages.0.message.content"] = draw(_TEXT)
+                attrs["llm.model_name"] = draw(st.sampled_from(["m1", "m2"]))
+            start = draw(st.integers(1, 10**6))
+            spans.append((trace_id, span_id, parent, kind, start, start + draw(st.integers(0, 10**6)), attrs))
+        traces.append(spans)
+    return [s for spans in traces for s in spans]
+
+
+def _encode(span, b64):
+    trace_id, span_id, parent, kind, start, end, attrs = span
+    enc = (lambda h: base64.b64encode(bytes.fromhex(h)).decode()) if b64 else (lambda h: h)
+    out = {"traceId": enc(trace_id), "spanId": enc(span_id), "name": kind.lower(), "kind": 1,
+           "startTimeUnixNano": str(start), "endTimeUnixNano": end,
+           "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()]}
+    if parent:
+        out["parentSpanId"] = enc(parent)
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(span_trees(), st.randoms(use_true_random=False), st.booleans(), st.integers(1, 5), st.booleans())
+def test_encoding_order_and_chunking_into_exports_never_change_the_answers(tmp_path, spans, rnd, b64, per, array):
+    def answers_of(encoded_spans, chunk, as_array, name):
+        exports = [_otlp(encoded_spans[i:i + chunk]) for i in range(0, len(encoded_spans), chunk)]
+        path = tmp_path / name
+        path.write_text(json.dumps(exports) if as_array else "\n".join(json.dumps(e) for e in exports))
+        got = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+        assert not [g for g in got if isinstance(g, RecordError)]
+        return sorted((answer_to_dict(a) for a in got), key=lambda d: d["answer_id"])
+
+    reference = answers_of([_encode(s, False) for s in spans], len(spans), False, "ref.jsonl")
+    shuffled = list(spans)
+    rnd.shuffle(shuffled)
+    assert answers_of([_encode(s, b64) for s in shuffled], per, array, "other.json") == reference
+    assert len(reference) == len({s[0] for s in spans})  # one answer per trace (one root each)
+    for line in reference:  # every answer is a valid log line
+        assert parse_line(json.dumps(line)).answer_id == line["answer_id"]
+
+
+def test_a_span_sent_twice_counts_once_and_files_read_in_any_order(tmp_path):
+    data = (TRACES / "openinference_rag.jsonl").read_text()
+    (tmp_path / "a.jsonl").write_text(data + data)
+    [a], errors, _ = (lambda s: ([x for x in s if not isinstance(x, RecordError)], [], None))(
+        list(import_spans([str(tmp_path / "a.jsonl")], read_otlp, "otel", TraceSummary())))
+    assert len(a.chunks) == 2
+
+
+def test_a_random_order_of_many_orphans_is_placed_the_same_way():
+    """Spans whose parents never came are placed by time, whatever order they arrive in."""
+    from citecheck.importers.spans import Span
+    trace = "ab" * 16
+    roots = [Span(trace, f"{r:016x}", None, "root", "CHAIN", r * 100, r * 100 + 50,
+                  {"input.value": f"q{r}", "output.value": f"a{r}"}) for r in range(1, 4)]
+    orphans = [Span(trace, f"{1000 + k:016x}", "ffffffffffffffff", "retrieve", "RETRIEVER", start, start + 1,
+                    {"retrieval.documents.0.document.id": f"d{k}", "retrieval.documents.0.document.content": "x"})
+               for k, start in enumerate([110, 210, 260, 320, 90])]
+    spans = roots + orphans
+    reference = [(a.answer_id, [c.chunk_id for c in a.chunks]) for a in answers(spans, "otel", TraceSummary())]
+    assert reference == [(f"{trace}:{1:016x}", ["d4", "d0"]), (f"{trace}:{2:016x}", ["d1", "d2"]),
+                         (f"{trace}:{3:016x}", ["d3"])]  # d2 at 260 is after root 2's end: the last root before it
+    for seed in range(5):
+        shuffled = list(spans)
+        random.Random(seed).shuffle(shuffled)
+        assert [(a.answer_id, [c.chunk_id for c in a.chunks])
+                for a in answers(shuffled, "otel", TraceSummary())] == reference
