@@ -19,7 +19,15 @@ from citecheck.contract.log import answer_to_dict, parse_line, read_log
 from citecheck.errors import FieldError, RecordError
 from citecheck.importers import anthropic as anthropic_importer
 from citecheck.importers.otel import import_spans
-from citecheck.importers.spans import any_value, attribute_tree, decode_id, items, read_otlp, span_kind, spans_from_request
+from citecheck.importers.spans import (
+    any_value,
+    attribute_tree,
+    decode_id,
+    items,
+    read_otlp,
+    span_kind,
+    spans_from_request,
+)
 from citecheck.importers.trace_citations import link_citations, normal_url
 from citecheck.importers.traces import TraceSummary, answers
 from hypothesis import HealthCheck, given, settings
