@@ -88,7 +88,7 @@ def has_markers(text: str, count: int) -> bool:
 
 # --- provider responses recorded on LLM spans ---------------------------------------------------
 
-def _provider_of(body: Any) -> str | None:
+def provider_of(body: Any) -> str | None:
     if not isinstance(body, dict):
         return None
     if body.get("type") == "message" and isinstance(body.get("content"), list):
@@ -98,7 +98,7 @@ def _provider_of(body: Any) -> str | None:
     return None
 
 
-def _document_request(chunks: Sequence[Chunk], question: str) -> dict:
+def document_request(chunks: Sequence[Chunk], question: str) -> dict:
     """An Anthropic request with the trace's documents as document blocks, in order (for a span
     that recorded the response but not the request)."""
     blocks: list[dict] = [{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": c.text},
@@ -116,7 +116,7 @@ def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
 
     tree = attribute_tree(span.attributes)
     body = maybe_json(leaf(tree, "output.value"))
-    provider = _provider_of(body)
+    provider = provider_of(body)
     if provider is None:
         return None
     request = maybe_json(leaf(tree, "input.value"))
@@ -127,7 +127,7 @@ def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
         if provider == "anthropic":
             if request is None or not any(isinstance(m, dict) and isinstance(m.get("content"), list)
                                           for m in request.get("messages", [])):
-                request = _document_request(chunks, question)
+                request = document_request(chunks, question)
                 note = "the provider's document_index read against the trace's documents in order"
             answer = anthropic.convert(request, body, 1)
         else:
