@@ -36,7 +36,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from citecheck.contract.log import Answer, Chunk, Citation, answer_to_dict, checksum, parse_chunk, parse_citation, parse_line
+from citecheck.contract.log import (
+    Answer,
+    Chunk,
+    Citation,
+    answer_to_dict,
+    checksum,
+    parse_chunk,
+    parse_citation,
+    parse_line,
+)
 from citecheck.errors import FieldError
 from citecheck.storage.lines import append_lines, now
 
