@@ -53,6 +53,7 @@ class Span:
     where: str = ""
     resource: Mapping[str, Any] = field(default_factory=dict)
     status_error: str | None = None  # the status message (or "error") of a span that failed
+    cache: dict = field(default_factory=dict, compare=False, repr=False)  # (span_tree's, built once)
 
 
 # --- ids, kinds, times -----------------------------------------------------------------------
@@ -153,9 +154,14 @@ def key_values(items: Any, where: str, depth: int = 0) -> dict[str, Any]:
     if not isinstance(items, list):
         raise FieldError(where, "expected a list of {key, value} objects")
     for i, item in enumerate(items):
-        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+        key = item.get("key") if type(item) is dict else None
+        if type(key) is not str:
             raise FieldError(f"{where}[{i}].key", "is required (a string)")
-        out[item["key"]] = any_value(item.get("value"), f"{where}[{i}].value", depth)
+        value = item.get("value")
+        if type(value) is dict and len(value) == 1 and type(text := value.get("stringValue")) is str:
+            out[key] = text  # (most attributes: a string)
+        else:
+            out[key] = any_value(value, f"{where}[{i}].value", depth)
     return out
 
 
@@ -194,6 +200,37 @@ def attribute_tree(attributes: Mapping[str, Any]) -> dict[str, Any]:
         else:
             node[last] = value
     return tree
+
+
+def span_tree(span: Span) -> dict[str, Any]:
+    """:func:`attribute_tree` of a span's attributes, built once per span."""
+    tree = span.cache.get("tree")
+    if tree is None:
+        tree = span.cache["tree"] = attribute_tree(span.attributes)
+    return tree
+
+
+def span_value(span: Span, path: str) -> Any:
+    """The plain value at a dotted path of a span's attributes (flattened: one look-up)."""
+    value = span.attributes.get(path)
+    if value is not None and not isinstance(value, dict):
+        return value
+    if "tree" not in span.cache and not any(type(v) is dict for v in span.attributes.values()):
+        return None  # every attribute is flattened: the look-up was the answer
+    return leaf(span_tree(span), path)
+
+
+def flattened_items(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The items of a flattened list attribute (``prefix.N.field...``) as dicts of their dotted
+    fields, in index order, without building the whole tree (the common case, and the fast one)."""
+    start = prefix + "."
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in attributes.items():
+        if key.startswith(start):
+            index, _, rest = key[len(start):].partition(".")
+            if index.isdigit() and rest:
+                found.setdefault(int(index), {})[rest] = value
+    return [found[i] for i in sorted(found)]
 
 
 def node(tree: Any, path: str) -> Any:
@@ -265,7 +302,7 @@ def _status_error(status: Any) -> str | None:
     return None
 
 
-def span_from_otlp(obj: Any, where: str, resource: Mapping[str, Any]) -> Span:
+def span_from_otlp(obj: Any, where: str, resource: Mapping[str, Any], origin: str = "") -> Span:
     """One OTLP JSON span; :class:`FieldError` (its field named under ``where``) when it cannot be read."""
     if not isinstance(obj, dict):
         raise FieldError(where, "expected a span object")
@@ -281,12 +318,13 @@ def span_from_otlp(obj: Any, where: str, resource: Mapping[str, Any]) -> Span:
     end = nanos(_key(obj, "endTimeUnixNano", "end_time_unix_nano"), f"{where}.endTimeUnixNano")
     name = obj.get("name")
     return Span(trace_id, span_id, parent, name if isinstance(name, str) else "", semantic_kind(attributes),
-                start, end, attributes, where, resource, _status_error(obj.get("status")))
+                start, end, attributes, origin or where, resource, _status_error(obj.get("status")))
 
 
-def spans_from_request(request: Any, where: str) -> Iterator[Span | FieldError]:
+def spans_from_request(request: Any, where: str, origin: str = "") -> Iterator[Span | FieldError]:
     """Every span of one ``ExportTraceServiceRequest`` (a dict); a span that cannot be read comes
-    as a :class:`FieldError` naming its field, and the others still come."""
+    as a :class:`FieldError` naming its field, and the others still come.  ``origin`` (a file and
+    line) becomes each span's ``where``."""
     if not isinstance(request, dict):
         yield FieldError(where or "(record)", "expected an ExportTraceServiceRequest object (resourceSpans)")
         return
@@ -324,7 +362,7 @@ def spans_from_request(request: Any, where: str) -> Iterator[Span | FieldError]:
                 continue
             for k, span in enumerate(spans):
                 try:
-                    yield span_from_otlp(span, f"{there}.spans[{k}]", resource)
+                    yield span_from_otlp(span, f"{there}.spans[{k}]", resource, origin)
                 except FieldError as exc:
                     yield exc
 
@@ -338,9 +376,5 @@ def read_otlp(path: str) -> Iterator[Span | RecordError]:
         if isinstance(record, RecordError):
             yield record
             continue
-        for item in spans_from_request(record, ""):
-            if isinstance(item, FieldError):
-                yield RecordError(path, position, item.field, item.message)
-            else:
-                yield Span(item.trace_id, item.span_id, item.parent_id, item.name, item.kind, item.start, item.end,
-                           item.attributes, f"{path}:{position}", item.resource, item.status_error)
+        for item in spans_from_request(record, "", f"{path}:{position}"):
+            yield RecordError(path, position, item.field, item.message) if isinstance(item, FieldError) else item

@@ -1,11 +1,11 @@
 """Citations in a traced answer, which no span records as citations: read from the answer itself.
 
 - **Provider citations.**  When the LLM span that wrote the final answer recorded the provider's
-  raw response (``output.value`` holding an Anthropic Messages or an OpenAI Responses / Chat
-  Completions body), that response goes through the provider's own importer
-  (:mod:`citecheck.importers.anthropic`, :mod:`citecheck.importers.openai`), with the span's
-  request (``input.value``) when it recorded one.  An Anthropic response whose request was not
-  recorded has its ``document_index`` read against the request's documents in order.
+  raw response (``output.value`` holding an Anthropic Messages, an OpenAI Responses / Chat
+  Completions, a Gemini ``generateContent`` or a Cohere Chat body), that response goes through
+  the provider's own importer, with the span's request (``input.value``) when it recorded one.
+  An Anthropic or Cohere response whose request (with its documents) was not recorded has its
+  citations read against the trace's documents in order, and the note says so.
 - **``[n]`` markers** point at the n-th document, in the order the documents were retrieved; the
   checker reads them from the text, so they need no entry.
 - **Links**: a markdown link or a bare URL cites the document whose url (or ``source``/``url``
@@ -24,7 +24,7 @@ from typing import Any
 
 from citecheck.contract.log import Chunk, Citation
 from citecheck.errors import FieldError
-from citecheck.importers.spans import Span, attribute_tree, leaf, maybe_json
+from citecheck.importers.spans import Span, maybe_json, span_value
 from citecheck.text.sentences import marker_spans
 
 _LINK = re.compile(r"\[([^\[\]\n]{0,500})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\))?[^\s()<>]*)\)")
@@ -89,12 +89,19 @@ def has_markers(text: str, count: int) -> bool:
 # --- provider responses recorded on LLM spans ---------------------------------------------------
 
 def provider_of(body: Any) -> str | None:
+    """Which provider's response body ``body`` is: ``anthropic``, ``openai``, ``gemini``, ``cohere``, or None."""
     if not isinstance(body, dict):
         return None
     if body.get("type") == "message" and isinstance(body.get("content"), list):
         return "anthropic"
     if body.get("object") in ("response", "chat.completion") or isinstance(body.get("output"), list):
         return "openai"
+    if isinstance(body.get("candidates"), list):
+        return "gemini"
+    message = body.get("message")
+    if (isinstance(message, dict) and isinstance(message.get("content"), list) and "citations" in message) or \
+            (isinstance(body.get("text"), str) and isinstance(body.get("citations"), list)):
+        return "cohere"
     return None
 
 
@@ -109,32 +116,52 @@ def document_request(chunks: Sequence[Chunk], question: str) -> dict:
     return {"messages": [{"role": "user", "content": blocks}]}
 
 
-def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
-    """The answer the provider's importer reads from an LLM span's recorded response, with the
-    name of the provider and a note; None when the span recorded no provider response."""
-    from citecheck.importers import anthropic, openai
+def _has_documents(provider: str, request: Any) -> bool:
+    """Whether a recorded request carries the documents the provider's citations point into."""
+    if not isinstance(request, dict):
+        return False
+    if provider == "anthropic":
+        return any(isinstance(m, dict) and isinstance(m.get("content"), list)
+                   and any(isinstance(b, dict) and b.get("type") in ("document", "search_result") for b in m["content"])
+                   for m in request.get("messages") or [])
+    if provider == "cohere":
+        return isinstance(request.get("documents"), list)
+    return True  # (OpenAI and Gemini responses carry their sources)
 
-    tree = attribute_tree(span.attributes)
-    body = maybe_json(leaf(tree, "output.value"))
+
+_MARKS = ('"type"', '"object"', '"output"', '"candidates"', '"citations"')
+
+
+def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
+    """``(answer, provider, note, documents_assumed)`` read by the provider's importer from the
+    response an LLM span recorded; None when it recorded none.  Without the request's documents,
+    the trace's documents stand in for them, in order (``documents_assumed``)."""
+    from citecheck.importers import anthropic, cohere, gemini, openai
+
+    body = span_value(span, "output.value")
+    if not isinstance(body, str) or not any(mark in body for mark in _MARKS):
+        return None  # (no provider body: not worth decoding)
+    body = maybe_json(body)
     provider = provider_of(body)
     if provider is None:
         return None
-    request = maybe_json(leaf(tree, "input.value"))
-    request = request if isinstance(request, dict) and isinstance(request.get("messages") or request.get("input"),
-                                                                  list | str) else None
-    note = None
+    request = maybe_json(span_value(span, "input.value"))
+    request = request if isinstance(request, dict) else None
+    assumed = not _has_documents(provider, request)
+    note = f"the {provider} citations read against the trace's documents in order" if assumed else None
     try:
         if provider == "anthropic":
-            if request is None or not any(isinstance(m, dict) and isinstance(m.get("content"), list)
-                                          for m in request.get("messages", [])):
-                request = document_request(chunks, question)
-                note = "the provider's document_index read against the trace's documents in order"
-            answer = anthropic.convert(request, body, 1)
+            answer = anthropic.convert(document_request(chunks, question) if assumed else request, body, 1)
+        elif provider == "cohere":
+            documents = [{"id": c.chunk_id, "data": {"text": c.text}} for c in chunks]
+            answer = cohere.convert({"documents": documents} if assumed else request, body, 1)
+        elif provider == "gemini":
+            answer = gemini.convert(request, body, 1)
         else:
             answer = openai.convert(request, body, 1)
     except FieldError as exc:
-        return None, provider, f"the recorded {provider} response could not be read ({exc.field}: {exc.message})"
-    return answer, provider, note
+        return None, provider, f"the recorded {provider} response could not be read ({exc.field}: {exc.message})", False
+    return answer, provider, note, assumed and provider in ("anthropic", "cohere")
 
 
 def _by_url(citations: tuple[Citation, ...], chunks: Sequence[Chunk], urls: Sequence[str | None]
@@ -158,17 +185,26 @@ def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_s
         found = provider_answer(span, chunks, question)
         if found is None:
             continue
-        answer, provider, note = found
+        answer, provider, note, assumed = found
         if answer is None:
             break
         if text and answer.answer.strip() != text.strip():
             note = None
             continue  # an intermediate call: not the answer the request gave
         if answer.citations:
-            if any(c.text for c in answer.chunks):  # the documents the model was given, as the request has them
+            if assumed:  # the trace's own documents were the request's: they stay the chunks
+                return answer.answer, chunks, answer.citations, provider, note
+            if not chunks or any(c.text for c in answer.chunks):  # the documents as the request or response has them
                 return answer.answer, answer.chunks, answer.citations, provider, note
-            return answer.answer, chunks, _by_url(answer.citations, chunks, urls), provider, note
+            # sources the provider found itself (web search): cited by URL, matched to the trace's
+            # documents with that URL; the others are added from the response
+            cited = _by_url(answer.citations, chunks, urls)
+            known = {c.chunk_id for c in chunks}
+            wanted = {c.chunk_id for c in cited} | {c.document_id for c in cited}
+            added = tuple(c for c in answer.chunks if c.chunk_id not in known and c.chunk_id in wanted)
+            return answer.answer, chunks + added, cited, provider, note
         text = answer.answer
+        note = None
         break
     citations = tuple(link_citations(text, chunks, urls))
     kinds = []

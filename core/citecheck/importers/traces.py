@@ -29,7 +29,17 @@ from typing import Any
 
 from citecheck.contract.log import Answer, Chunk
 from citecheck.contract.log import checksum as text_checksum
-from citecheck.importers.spans import Span, attribute_tree, items, leaf, maybe_json, node
+from citecheck.importers.spans import (
+    Span,
+    attribute_tree,
+    flattened_items,
+    items,
+    leaf,
+    maybe_json,
+    node,
+    span_tree,
+    span_value,
+)
 from citecheck.importers.trace_citations import cite
 
 # The keys a JSON input or output holds its text under, most specific first.
@@ -231,13 +241,12 @@ def _genai_messages(tree: dict, kind: str) -> list[dict]:
 
 
 def question_of(request: Request) -> str:
-    tree = attribute_tree(request.root.attributes)
-    found = _text_in(leaf(tree, "input.value"), _QUESTION_KEYS, "user")
+    found = _text_in(span_value(request.root, "input.value"), _QUESTION_KEYS, "user")
     if found:
         return found
     for span in request.spans:
         if span.kind == "LLM":
-            t = attribute_tree(span.attributes)
+            t = span_tree(span)
             messages = _messages(t, "llm.input_messages") or _genai_messages(t, "input")
             for message in messages:
                 if message.get("role") in ("user", "human"):
@@ -249,7 +258,7 @@ def question_of(request: Request) -> str:
 
 def llm_output(span: Span) -> str | None:
     """The text an LLM span produced: its last assistant output message, else its output."""
-    tree = attribute_tree(span.attributes)
+    tree = span_tree(span)
     messages = _messages(tree, "llm.output_messages") or _genai_messages(tree, "output")
     for message in reversed(messages):
         text = _message_text(message)
@@ -259,7 +268,7 @@ def llm_output(span: Span) -> str | None:
 
 
 def _output(span: Span) -> str | None:
-    return _text_in(leaf(attribute_tree(span.attributes), "output.value"), _ANSWER_KEYS, "assistant")
+    return _text_in(span_value(span, "output.value"), _ANSWER_KEYS, "assistant")
 
 
 def final_answer(request: Request) -> tuple[str, Span | None]:
@@ -322,21 +331,25 @@ def document(raw: Any, default_id: str, score_field: str = "retrieval") -> Docum
         raw = {"content": raw}
     if not isinstance(raw, dict):
         return None
-    if any("." in key for key in raw):  # a nested list item with dotted keys ("document.id")
-        raw = attribute_tree(raw)
+    if any("." in key for key in raw):  # an item with dotted keys ("document.id")
+        stripped = {key.removeprefix("document."): value for key, value in raw.items()}
+        raw = stripped if not any("." in key for key in stripped) else attribute_tree(raw)
     inner = raw.get("document")
     body: dict = inner if isinstance(inner, dict) else raw
     meta = _metadata(body.get("metadata"))
-    text = _first_str(body, _TEXT_KEYS)
+    text = body.get("content")
+    if type(text) is not str or not text:
+        text = _first_str(body, _TEXT_KEYS)
     doc_id = body.get("id")
     doc_id = str(doc_id) if isinstance(doc_id, str | int) and not isinstance(doc_id, bool) and doc_id != "" else None
-    doc_id = doc_id or _first_str(meta, ("chunk_id", "id", "doc_id"))
-    url = _first_str(body, _URL_KEYS) or _first_str(meta, _URL_KEYS)
+    doc_id = doc_id or (_first_str(meta, ("chunk_id", "id", "doc_id")) if meta else None)
+    url = _first_str(body, _URL_KEYS) or (_first_str(meta, _URL_KEYS) if meta else None)
     chunk_id = doc_id or default_id
-    document_id = _first_str(meta, ("document_id", "doc_id", "source_id")) or chunk_id
-    title = _first_str(body, ("title", "name")) or _first_str(meta, ("title", "name"))
+    document_id = (_first_str(meta, ("document_id", "doc_id", "source_id")) if meta else None) or chunk_id
+    title = _first_str(body, ("title", "name")) or (_first_str(meta, ("title", "name")) if meta else None)
     score = _score(body.get("score", raw.get("score")))
-    chunk = Chunk(chunk_id, document_id, url or document_id, title, _first_str(meta, ("section", "heading")),
+    chunk = Chunk(chunk_id, document_id, url or document_id, title,
+                  _first_str(meta, ("section", "heading")) if meta else None,
                   text or "", None, None, text_checksum(text) if text else None,
                   score if score_field == "retrieval" else None, score if score_field == "rerank" else None)
     return Document(chunk, url, bool(text))
@@ -359,16 +372,23 @@ def _tool_documents(value: Any) -> list:
     return []
 
 
+_DOCUMENT_KINDS = ("RETRIEVER", "TOOL", "RERANKER")
+_DOCUMENT_KEYS = ("retrieval.documents", "gen_ai.retrieval.documents", "reranker.output_documents")
+
+
 def span_documents(span: Span) -> tuple[str, list]:
     """(how, raw documents) a span returned: ``retrieval``, ``rerank`` or ``tool``; ``("", [])``."""
-    tree = attribute_tree(span.attributes)
+    if span.kind not in _DOCUMENT_KINDS and not any(k.startswith(_DOCUMENT_KEYS) for k in span.attributes):
+        return "", []
     if span.kind == "RERANKER":
-        return "rerank", items(node(tree, "reranker.output_documents"))
-    found = items(node(tree, "retrieval.documents")) or items(leaf(tree, "gen_ai.retrieval.documents"))
+        found = flattened_items(span.attributes, "reranker.output_documents")
+        return "rerank", found or items(node(span_tree(span), "reranker.output_documents"))
+    found = flattened_items(span.attributes, "retrieval.documents") or \
+        items(node(span_tree(span), "retrieval.documents")) or items(span_value(span, "gen_ai.retrieval.documents"))
     if found:
         return "retrieval", found
     if span.kind in ("RETRIEVER", "TOOL"):
-        found = _tool_documents(leaf(tree, "output.value"))
+        found = _tool_documents(span_value(span, "output.value"))
         if found:
             return ("retrieval" if span.kind == "RETRIEVER" else "tool"), found
     return "", []

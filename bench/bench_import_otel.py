@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Benchmark ``citecheck import otel`` against ``citecheck check`` on the same answers.
+
+    python bench/bench_import_otel.py [--answers 20000] [--rounds 3]
+
+Generates bench_check.py's answers (5 chunks of ~800 characters, 6 sentences, 8 citations each)
+as OpenInference traces: one OTLP export per request, a CHAIN root holding the question and the
+answer (its citations as ``[n]`` markers), a RETRIEVER span with the five documents and an LLM
+span, one export a line, under bench/out/.  Then, alternating in this process (best of --rounds
+each): the import of the traces into a log, and ``check --quiet`` of that log.  Target: the
+import at least as fast as the check (ratio import/check <= 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_check import make_answer  # noqa: E402
+
+
+def _attrs(values: dict) -> list[dict]:
+    out = []
+    for key, value in values.items():
+        if isinstance(value, float):
+            out.append({"key": key, "value": {"doubleValue": value}})
+        else:
+            out.append({"key": key, "value": {"stringValue": value}})
+    return out
+
+
+def export_of(i: int, answer: dict) -> dict:
+    """One request as an OTLP export, as the OpenInference LangChain instrumentation records it."""
+    trace = f"{i:032x}"
+    text = answer["answer"]  # its markers already say [n]
+    t0 = 1_764_547_200_000_000_000 + i * 10_000_000_000
+    retrieval = {"openinference.span.kind": "RETRIEVER", "input.value": answer["question"]}
+    for k, chunk in enumerate(answer["chunks"]):
+        retrieval[f"retrieval.documents.{k}.document.id"] = chunk["chunk_id"]
+        retrieval[f"retrieval.documents.{k}.document.content"] = chunk["text"]
+        retrieval[f"retrieval.documents.{k}.document.score"] = chunk["retrieval_score"]
+        retrieval[f"retrieval.documents.{k}.document.metadata"] = json.dumps(
+            {"document_id": chunk["document_id"], "source": chunk["source"], "title": chunk["title"]})
+    spans = [
+        {"traceId": trace, "spanId": f"{i:012x}0001", "name": "RetrievalQA", "kind": 1,
+         "startTimeUnixNano": str(t0), "endTimeUnixNano": str(t0 + 3_000_000_000),
+         "attributes": _attrs({"openinference.span.kind": "CHAIN", "input.value": answer["question"],
+                               "output.value": text})},
+        {"traceId": trace, "spanId": f"{i:012x}0002", "parentSpanId": f"{i:012x}0001", "name": "retrieve", "kind": 1,
+         "startTimeUnixNano": str(t0 + 1_000_000), "endTimeUnixNano": str(t0 + 200_000_000),
+         "attributes": _attrs(retrieval)},
+        {"traceId": trace, "spanId": f"{i:012x}0003", "parentSpanId": f"{i:012x}0001", "name": "ChatAnthropic",
+         "kind": 1, "startTimeUnixNano": str(t0 + 300_000_000), "endTimeUnixNano": str(t0 + 2_900_000_000),
+         "attributes": _attrs({"openinference.span.kind": "LLM", "llm.model_name": "claude-sonnet-4-5",
+                               "llm.output_messages.0.message.role": "assistant",
+                               "llm.output_messages.0.message.content": text})},
+    ]
+    return {"resourceSpans": [{"resource": {"attributes": _attrs({"service.name": "bench"})},
+                               "scopeSpans": [{"scope": {"name": "openinference"}, "spans": spans}]}]}
+
+
+def generate(path: Path, n: int) -> None:
+    rng = random.Random(20261202)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        for i in range(n):
+            out.write(json.dumps(export_of(i, make_answer(i, rng))) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating timing rounds (best of each)")
+    args = parser.parse_args()
+    traces = ROOT / "bench" / "out" / f"otel-{args.answers}.jsonl"
+    log = ROOT / "bench" / "out" / f"otel-{args.answers}-imported.jsonl"
+    if not traces.exists():
+        t = time.perf_counter()
+        generate(traces, args.answers)
+        print(f"generated {traces.name} in {time.perf_counter() - t:.1f}s")
+    n = args.answers
+    print(f"traces: {n} requests, 3 spans each, {traces.stat().st_size / 1e6:.0f} MB")
+    from citecheck.cli.main import main as cli
+
+    imports, checks = [], []
+    with open(os.devnull, "w") as sink:
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            code = cli(["import", "otel", str(traces), "--out", str(log)], sink, io.StringIO())
+            imports.append(time.perf_counter() - start)
+            assert code == 0, code
+            start = time.perf_counter()
+            cli(["check", str(log), "--quiet"], sink, sink)
+            checks.append(time.perf_counter() - start)
+    imported, checked = min(imports), min(checks)
+    print(f"import otel: {imported:.2f}s = {n / imported:,.0f} requests/s; rounds {', '.join(f'{t:.2f}' for t in imports)}")
+    print(f"check --quiet of the imported log: {checked:.2f}s = {n / checked:,.0f} answers/s; "
+          f"rounds {', '.join(f'{t:.2f}' for t in checks)}")
+    print(f"ratio import/check {imported / checked:.2f} (target <= 1); log {log.stat().st_size / 1e6:.0f} MB; "
+          f"cpu count {os.cpu_count()}")
+
+
+if __name__ == "__main__":
+    main()
