@@ -52,11 +52,26 @@ def uploaded_name() -> str | None:
 
 def show_notice(data: dataset.Dataset, data_page: str | None = "./data") -> None:
     """Say, above the page, which logs could not be opened, how many lines could not be read, and
-    whether an uploaded log is in use (built in citecheck.web.notices)."""
+    whether an uploaded log is in use (built in citecheck.web.notices).  Every page that shows
+    answers calls it once: it also follows the configured logs (``_follow``)."""
     uploaded = st.session_state.get("uploaded_name", "uploaded log") if using_upload() else None
     banner = notices.notice_html(notices.load_facts(len(data), data.errors), uploaded, data_page)
     if banner:
         st.html(banner)
+    if uploaded is None and settings().store is None:
+        _follow(st.session_state.get("_logs_stamp") or _stamp(settings().logs))
+
+
+FOLLOW_SECONDS = 1.0  # how often a page looks whether a log it shows has grown (docs/collect.md)
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _follow(shown: tuple) -> None:
+    """Draw the page again when a configured log changed since it was drawn (an application's
+    AnswerLog or ``citecheck collect`` appending answers): new answers show without a restart.
+    Looking costs one ``stat`` per log; nothing is re-read until a log changed."""
+    if _stamp(settings().logs) != shown:
+        st.rerun()
 
 
 def current_dataset() -> dataset.Dataset:
@@ -64,8 +79,10 @@ def current_dataset() -> dataset.Dataset:
     if using_upload():
         return st.session_state["uploaded"]
     cfg = settings()
+    stamp = _stamp(cfg.logs)
+    st.session_state["_logs_stamp"] = stamp  # (what the page shows: _follow compares against it)
     try:
-        return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))
+        return _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, stamp)
     except CitecheckError as exc:  # a setting names a folder that is not there: say so, on every page
         st.html(notice_html("error", str(exc)))
         st.stop()
