@@ -116,11 +116,23 @@ def add_records_parser(sub: argparse._SubParsersAction, common: argparse.Argumen
 
 
 def add_import_parsers(sub: argparse._SubParsersAction) -> None:
-    from citecheck.importers import anthropic, claims, cohere, expertqa, gemini, markers, openai, otel
+    from citecheck.importers import (
+        anthropic,
+        claims,
+        cohere,
+        expertqa,
+        gemini,
+        langfuse,
+        langsmith,
+        markers,
+        openai,
+        otel,
+        phoenix,
+    )
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--out", help="write the log here instead of standard output")
-    for module in (anthropic, openai, gemini, cohere, claims, markers, expertqa, otel):
+    for module in (anthropic, openai, gemini, cohere, claims, markers, expertqa, otel, langfuse, phoenix, langsmith):
         module.add_parser(sub, common)
 
 
