@@ -398,3 +398,19 @@ def test_a_cohere_response_without_its_request_cites_the_trace_documents_by_id(t
     assert [c.chunk_id for c in a.citations] == ["faq-2"] and [c.chunk_id for c in a.chunks] == ["faq-1", "faq-2"]
     assert a.extra["trace"]["citations"] == "cohere"
     assert "unretrieved_source" not in check_answer(a).citations[0].reasons
+
+
+def test_a_score_that_is_not_a_finite_number_is_left_out(tmp_path):
+    trace = "4b" * 16
+    attrs = _attrs({"openinference.span.kind": "RETRIEVER", "input.value": "q", "output.value": "a [1].",
+                    "retrieval.documents.0.document.content": "x", "retrieval.documents.1.document.content": "y",
+                    "retrieval.documents.1.document.score": "1e999"})
+    attrs.append({"key": "retrieval.documents.0.document.score", "value": {"doubleValue": "NaN"}})
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_otlp([{"traceId": trace, "spanId": "4b00000000000001", "startTimeUnixNano": "1",
+                                       "endTimeUnixNano": "2", "attributes": attrs}])))
+    out = tmp_path / "log.jsonl"
+    code, _, err = run_cli("import", "otel", str(path), "--out", str(out))
+    assert code == 0, err
+    [(_, a)] = list(read_log(out))
+    assert [c.retrieval_score for c in a.chunks] == [None, None]

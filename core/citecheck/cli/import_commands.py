@@ -5,10 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+import orjson
+
 from citecheck.cli.common import EXIT_UNREADABLE
-from citecheck.contract.log import dumps
+from citecheck.contract.log import answer_to_dict, dumps
 from citecheck.errors import RecordError
 from citecheck.storage.durable import ReplacedText
+
+
+def _line(answer) -> str:
+    """The log line of an imported answer: orjson's encoding (a fifth of the time of the standard
+    library's, the same JSON), the standard library's for what orjson refuses (integers past 64 bits)."""
+    try:
+        return orjson.dumps(answer_to_dict(answer)).decode()
+    except TypeError:
+        return dumps(answer)
 
 
 def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -26,7 +37,7 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 errors += 1
                 err.write(f"skipped: {item}\n")
             else:
-                target.write(dumps(item) + "\n")
+                target.write(_line(item) + "\n")
                 written += 1
     except BaseException:
         if replaced is not None:

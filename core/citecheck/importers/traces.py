@@ -21,6 +21,7 @@ The rules (docs/import-traces.md says them for users):
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -305,16 +306,14 @@ def _first_str(obj: dict, keys: tuple[str, ...]) -> str | None:
 
 
 def _score(value: Any) -> float | None:
+    """A document's score as a number; None when it is not one, or not finite (a log holds no NaN)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
+    try:
+        score = float(value) if isinstance(value, int | float | str) else None
+    except (ValueError, OverflowError):
+        return None
+    return score if score is not None and math.isfinite(score) else None
 
 
 @dataclass(frozen=True, slots=True)
