@@ -66,7 +66,11 @@ def test_an_answer_with_markers_and_langchain_documents_is_one_valid_line(tmp_pa
     assert a.chunks[0].source == "handbook/leave.md" and a.chunks[0].title == "Leave policy"
     assert a.chunks[0].checksum.startswith("sha256:") and a.model == "claude-sonnet-4-5"
     assert a.extra == {"user_segment": "staff"} and a.timestamp.endswith("Z")
-    assert [c.chunk_id for c in check_answer(a).citations] == ["leave-2", "leave-3"]
+    result = check_answer(a)
+    assert [c.chunk_id for c in result.citations] == ["leave-2", "leave-3"]
+    # markers without quotes: not verifiable (never "quote missing"), the numbers found in their chunks
+    assert [c.status for c in result.citations] == ["not_verifiable"] * 2
+    assert [s.reasons for s in result.sentences] == [(), ()]
 
 
 def test_llamaindex_nodes_keep_their_ids_and_scores(tmp_path):
@@ -172,3 +176,23 @@ def test_any_valid_quote_offsets_round_trip(tmp_path_factory, texts, data):
     written = AnswerLog(path).record(question="q", chunks=chunks, answer=answer, citations=[citation])
     [back] = lines(path)
     assert back == written and back.citations == (citation,)
+
+
+def test_timestamps_and_chunk_ids_are_checked(tmp_path):
+    import datetime
+
+    log = AnswerLog(tmp_path / "l.jsonl")
+    chunk = {"chunk_id": "c", "text": "x"}
+    a = log.build(question="q", chunks=[chunk], answer="a", timestamp=datetime.datetime(2026, 1, 2, 3, 4, 5))
+    assert a.timestamp == "2026-01-02T03:04:05.000Z"
+    zone = datetime.timezone(datetime.timedelta(hours=2))
+    assert log.build(question="q", chunks=[chunk], answer="a",
+                     timestamp=datetime.datetime(2026, 1, 2, 5, 0, tzinfo=zone)).timestamp == "2026-01-02T03:00:00.000Z"
+    assert log.build(question="q", chunks=[chunk], answer="a", timestamp="2026-01-02T03:04:05Z").timestamp == \
+        "2026-01-02T03:04:05Z"
+    with pytest.raises(FieldError, match="not an ISO 8601 time") as caught:
+        log.build(question="q", chunks=[chunk], answer="a", timestamp="yesterday")
+    assert caught.value.field == "timestamp"
+    with pytest.raises(FieldError, match="is chunks\\[0\\]'s id too") as caught:
+        log.build(question="q", chunks=[chunk, {"chunk_id": "c", "text": "y"}], answer="a")
+    assert caught.value.field == "chunks[1].chunk_id"

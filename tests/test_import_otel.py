@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from citecheck.checking.checker import check_answer
 from citecheck.cli.main import main
-from citecheck.contract.log import answer_to_dict, parse_line, read_log
+from citecheck.contract.log import answer_to_dict, checksum, parse_line, read_log
 from citecheck.errors import FieldError, RecordError
 from citecheck.importers import anthropic as anthropic_importer
 from citecheck.importers.otel import import_spans
@@ -63,8 +63,11 @@ def test_an_openinference_rag_request_is_one_answer_with_its_documents_in_order(
     assert a.model == "claude-sonnet-4-5" and a.prompt_version == "rag-v3"
     assert a.timestamp == "2024-12-05T12:00:00.000Z"
     assert a.extra["trace"]["citations"] == "markers" and a.extra["trace"]["service"] == "hr-assistant"
-    result = check_answer(a)  # the [n] markers are read by the checker from the text
+    result = check_answer(a)
     assert [c.chunk_id for c in result.citations] == ["leave-policy-2", "leave-policy-3"]
+    # a trace records no quote: not verifiable, never "quote missing"; the numbers are in their chunks
+    assert [(c.status, c.reasons) for c in result.citations] == [("not_verifiable", ())] * 2
+    assert [s.reasons for s in result.sentences] == [(), ()] and result.uncited_sentences == 0
     assert summary.citations == {"markers": 1}
 
 
@@ -82,8 +85,10 @@ def test_an_agent_gives_its_final_answer_not_an_intermediate_llm_call():
     assert a.chunks[2].title == "Holiday calendar 2026"
     assert a.model == "claude-sonnet-4-5"  # the last LLM call, not the planner's model
     assert a.prompt_version == "agent-v7"  # from the JSON-string metadata
-    # the markdown link cites the search result with its URL
-    [link] = a.citations
+    # the [1] marker is an entry with no quote (not verifiable, not "quote missing"); the markdown
+    # link cites the search result with its URL
+    marker, link = a.citations
+    assert (marker.kind, marker.marker, marker.locator) == ("marker", 1, {"type": "marker", "no_quote": True})
     assert link.chunk_id == f"{'a1' * 16}:a000000000000005:0"
     assert a.answer[link.answer_start:link.answer_end] == \
         "[holiday calendar](https://intranet.example.com/holidays-2026)"
@@ -246,6 +251,22 @@ def test_links_and_bare_urls_cite_the_document_with_that_url():
     # a link after the full stop cites the sentence it follows: an empty span on that full stop
     assert second.answer_start == second.answer_end == text.index("this.") + 4
     assert text[second.locator["link_start"]:second.locator["link_end"]] == "[b](https://example.com/b)"
+
+
+@pytest.mark.parametrize("after", ["[leave](https://example.com/leave)", "([leave](https://example.com/leave))",
+                                   "https://example.com/leave"])
+def test_a_link_after_its_sentence_is_not_an_uncited_sentence_of_its_own(after):
+    from citecheck.contract.log import Answer, Chunk
+    chunk = Chunk("d1", "d1", "https://example.com/leave", None, None, "Up to 30 days of leave carry over.",
+                  None, None, checksum("Up to 30 days of leave carry over."), None, None)
+    text = f"Up to 30 days of leave carry over. {after}"
+    [link] = link_citations(text, [chunk], [None])
+    result = check_answer(Answer("a", "q", text, (chunk,), (link,)))
+    assert [s.uncited for s in result.sentences] == [False] * len(result.sentences)
+    assert result.citations[0].status == "not_verifiable" and result.citations[0].sentence == 0
+    if after.startswith(("[", "(")):  # words after the link are a sentence of their own, uncited
+        more = check_answer(Answer("a", "q", text + " Interns get none", (chunk,), (link,)))
+        assert [s.uncited for s in more.sentences][-1] is True
     assert normal_url("HTTPS://Example.com/x/#frag") == "https://example.com/x"
 
 
@@ -414,3 +435,45 @@ def test_a_score_that_is_not_a_finite_number_is_left_out(tmp_path):
     assert code == 0, err
     [(_, a)] = list(read_log(out))
     assert [c.retrieval_score for c in a.chunks] == [None, None]
+
+
+def test_without_its_root_an_agent_still_gives_the_last_llm_answer_not_its_plan(tmp_path):
+    """The root span ends last, so it is the one most likely missing from a file: the earliest span
+    then stands in for it, but a planning LLM call is never taken for the answer."""
+    exports = json.loads((TRACES / "otlp_agent_base64.json").read_text())
+    exports[1]["resourceSpans"][0]["scopeSpans"][0]["spans"] = [
+        s for s in exports[1]["resourceSpans"][0]["scopeSpans"][0]["spans"] if s["name"] != "agent.run"]
+    path = tmp_path / "noroot.json"
+    path.write_text(json.dumps(exports))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert a.answer.startswith("Yes: up to 45 days") and a.model == "claude-sonnet-4-5"
+    assert "no root span: the earliest span stands in for it" in a.extra["trace"]["notes"]
+
+
+def test_a_recorded_request_whose_documents_were_retrieved_keeps_the_trace_ids(tmp_path):
+    request = json.loads((IMPORTERS / "anthropic_request.json").read_text())
+    response = json.loads((IMPORTERS / "anthropic_response.json").read_text())
+    [direct] = list(anthropic_importer.import_pair(IMPORTERS / "anthropic_request.json",
+                                                   IMPORTERS / "anthropic_response.json"))
+    trace = "5a" * 16
+    retrieved = {"openinference.span.kind": "RETRIEVER"}
+    for k, chunk in enumerate(direct.chunks):
+        retrieved[f"retrieval.documents.{k}.document.id"] = f"kb-{k + 1}"
+        retrieved[f"retrieval.documents.{k}.document.content"] = chunk.text
+    spans = [
+        {"traceId": trace, "spanId": "5a00000000000001", "name": "ask", "startTimeUnixNano": "1", "endTimeUnixNano": "9",
+         "attributes": _attrs({"openinference.span.kind": "CHAIN", "input.value": "How do refunds work?"})},
+        {"traceId": trace, "spanId": "5a00000000000002", "parentSpanId": "5a00000000000001", "name": "retrieve",
+         "startTimeUnixNano": "2", "endTimeUnixNano": "3", "attributes": _attrs(retrieved)},
+        {"traceId": trace, "spanId": "5a00000000000003", "parentSpanId": "5a00000000000001", "name": "llm",
+         "startTimeUnixNano": "4", "endTimeUnixNano": "8",
+         "attributes": _attrs({"openinference.span.kind": "LLM", "input.value": json.dumps(request),
+                               "output.value": json.dumps(response)})},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_otlp(spans)))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert [c.chunk_id for c in a.chunks] == ["kb-1", "kb-2"]
+    by_index = {c.chunk_id: f"kb-{k + 1}" for k, c in enumerate(direct.chunks)}
+    assert [c.chunk_id for c in a.citations] == [by_index.get(c.chunk_id, c.chunk_id) for c in direct.citations]
+    assert "notes" not in a.extra["trace"]  # the answer was found: no false "no final answer" note

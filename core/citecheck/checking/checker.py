@@ -289,7 +289,11 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
             if pick >= 0:
                 taken[pick] = True
                 used += 1
-                out.append(_new(_Raw, ("marker", start, end, n, entries[pick], False, False)))
+                entry = entries[pick]
+                loc = entry.locator
+                # (a format that gives the marker and no quote: not verifiable, not "quote missing")
+                out.append(_new(_Raw, ("marker", start, end, n, entry, False,
+                                       loc is not None and loc.get("no_quote") is True)))
             else:
                 out.append(_new(_Raw, ("marker", start, end, n, _BARE, False, False)))
     if used == len(entries):
@@ -297,7 +301,8 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
         if not taken[i]:
             at = entry.at if entry.at is not None and entry.at <= len(text) else len(text)
-            out.append(_Raw("marker", at, at, entry.marker, entry))
+            out.append(_Raw("marker", at, at, entry.marker, entry,
+                            no_quote=entry.locator is not None and entry.locator.get("no_quote") is True))
     return out, False
 
 
@@ -658,6 +663,24 @@ def _sentences_of(raw: _Raw, sentences: list[Sentence], starts: list[int]) -> li
     return out
 
 
+def _with_link_sentence(where: list[int], loc: dict, sentences: list[Sentence], starts: list[int]) -> list[int]:
+    """A citation moved onto the full stop of the sentence it cites, from a link just after it
+    (``locator.link_start``/``link_end``): the sentence the splitter made of the link alone, such
+    as ``([title](url))``, is covered by it too, so the answer's own citation is never an uncited
+    sentence.  A sentence with words besides the link is not."""
+    start, end = loc.get("link_start"), loc.get("link_end")
+    if type(start) is not int or type(end) is not int:
+        return where
+    i = sentence_at(sentences, starts, start)
+    if i is None or i in where:
+        return where
+    s = sentences[i]
+    rest = s.text[:max(0, start - s.start)] + s.text[max(0, end - s.start):]
+    if any(ch.isalnum() for ch in rest):
+        return where
+    return [*where, i]
+
+
 @functools.lru_cache(maxsize=32)
 def _refusals(sentences: tuple[str, ...]) -> _Refusals:
     return _Refusals(sentences)
@@ -684,6 +707,9 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
             where = [i] if i >= 0 and (raw.answer_start < sentences[i].end or i == last) else []
         else:
             where = _sentences_of(raw, sentences, starts)
+            loc = raw.cited.locator
+            if loc is not None and "link_start" in loc:
+                where = _with_link_sentence(where, loc, sentences, starts)
         result = _check_citation(len(results), raw, chunks, where[0] if where else None)
         results.append(result)
         for i in where:

@@ -33,6 +33,7 @@ import json
 import secrets
 import threading
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from citecheck.contract.log import (
     parse_line,
 )
 from citecheck.errors import FieldError
+from citecheck.importers.trace_citations import marker_entries
 from citecheck.storage.lines import append_lines, now
 
 _CHUNK_FIELDS = ("chunk_id", "document_id", "source", "title", "section", "start", "end", "checksum",
@@ -93,6 +95,8 @@ def chunk_of(item: Any, k: int, document_text: str | None = None) -> Chunk:
     for key in ("chunk_id", "document_id", "source"):
         if key in raw and not isinstance(raw[key], str):
             raw[key] = str(raw[key])
+    raw.setdefault("document_id", raw["chunk_id"])  # (as every importer does: the chunk stands for its document,
+    raw.setdefault("source", raw["document_id"])  # which is its own source, when nothing else is said)
     actual = checksum(raw["text"])
     if "checksum" in raw and raw["checksum"] != actual:
         raise FieldError(f"{where}checksum", f"{raw['checksum']!r} is not the checksum of this chunk's text "
@@ -174,6 +178,24 @@ def _provider_answer(response: Any, chunks: tuple[Chunk, ...], question: str) ->
                                  "response (a dict or an SDK object)")
 
 
+def _timestamp(value: Any) -> str:
+    """When the answer was given, as the log writes times (ISO 8601, UTC, ``Z``): now by default, a
+    ``datetime`` (a naive one is taken as UTC), or ISO 8601 text."""
+    if value is None:
+        return now()
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise FieldError("timestamp", f"{value[:60]!r} is not an ISO 8601 time (e.g. 2026-12-06T09:30:00Z); "
+                                          "give a datetime or ISO text") from None
+        return value
+    raise FieldError("timestamp", f"expected a datetime or ISO 8601 text, got {type(value).__name__}")
+
+
 class AnswerLog:
     """Appends answers to a citecheck log (see the module's docstring).  Safe to share between threads,
     and between processes writing the same file."""
@@ -202,6 +224,12 @@ class AnswerLog:
             if chunk.start is not None and chunk.document_id in texts:
                 chunk = chunk_of(item, k, texts[chunk.document_id or ""])
             built.append(chunk)
+        seen: dict[str, int] = {}
+        for k, chunk in enumerate(built):
+            first = seen.setdefault(chunk.chunk_id or "", k)
+            if first != k:
+                raise FieldError(f"chunks[{k}].chunk_id", f"{chunk.chunk_id!r} is chunks[{first}]'s id too: give each "
+                                                          "chunk its own id (a citation names one chunk)")
         chunk_tuple = tuple(built)
         extra: dict[str, Any] = {}
         if response is not None:
@@ -219,6 +247,8 @@ class AnswerLog:
                 raise FieldError("answer", "is required (the answer text), or give the provider's response")
             cited = [c if isinstance(c, Citation) else parse_citation(_plain(c), f"citations[{k}].")
                      for k, c in enumerate(citations or ())]
+            if citations is None:  # [n] markers alone: cited, with no quote to verify
+                cited = list(marker_entries(answer, len(chunk_tuple)))
             for k, citation in enumerate(cited):
                 check_citation(citation, k, answer)
         if metadata:
@@ -228,7 +258,7 @@ class AnswerLog:
                 raise FieldError(f"metadata.{clash[0]}", "is a log field: pass it as its own argument")
             extra.update(metadata)
         result = Answer(answer_id or f"answer-{secrets.token_hex(8)}", question, answer, chunk_tuple, tuple(cited),
-                        timestamp or now(), model or self.model, prompt_version or self.prompt_version,
+                        _timestamp(timestamp), model or self.model, prompt_version or self.prompt_version,
                         self.index_snapshot, bool(refused), extra)
         line = json.dumps(answer_to_dict(result), ensure_ascii=False)
         parse_line(line)  # what a reader will read (limits included), or FieldError now

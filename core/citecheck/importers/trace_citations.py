@@ -6,8 +6,10 @@
   the provider's own importer, with the span's request (``input.value``) when it recorded one.
   An Anthropic or Cohere response whose request (with its documents) was not recorded has its
   citations read against the trace's documents in order, and the note says so.
-- **``[n]`` markers** point at the n-th document, in the order the documents were retrieved; the
-  checker reads them from the text, so they need no entry.
+- **``[n]`` markers** point at the n-th document, in the order the documents were retrieved.  Each
+  gets a marker entry marked ``no_quote`` (:func:`marker_entries`): a trace records no quote, so
+  ``check`` reports the citation *not verifiable* rather than *quote missing*, and still checks
+  that the chunk was retrieved and that the sentence's numbers and quoted words are in it.
 - **Links**: a markdown link or a bare URL cites the document whose url (or ``source``/``url``
   metadata) is that URL; a URL no document has stays as written, so the checker reports
   ``unretrieved_source``.  A link just after a sentence's full stop cites that sentence (the
@@ -66,7 +68,7 @@ def link_citations(text: str, chunks: Sequence[Chunk], urls: Sequence[str | None
     for start, end, url in _links(text):
         chunk: Chunk | None = by_url.get(normal_url(url))
         locator: dict[str, Any] = {"type": "link", "no_quote": True, "url": url, "span_contains": url}
-        lead = text[:start].rstrip().rstrip("\"'\u201d\u2019)]")
+        lead = text[:start].rstrip().rstrip("([").rstrip().rstrip("\"'\u201d\u2019)]")
         if start and lead.endswith((".", "!", "?")):
             locator.update(link_start=start, link_end=end)
             start = end = len(lead) - 1
@@ -74,6 +76,20 @@ def link_citations(text: str, chunks: Sequence[Chunk], urls: Sequence[str | None
                             chunk_id=chunk.chunk_id if chunk else url,
                             document_id=chunk.document_id if chunk else url, locator=locator))
     return out
+
+
+def marker_entries(text: str, count: int) -> tuple[Citation, ...]:
+    """A ``kind: marker`` entry for every ``[n]`` in ``text`` that names one of ``count`` chunks,
+    with ``locator.no_quote``: the answer gives the marker and no quote, so ``check`` reports the
+    citation *not verifiable* (it checks the chunk was retrieved, and the sentence's numbers and
+    quoted words against it), never *quote missing*."""
+    out = []
+    for start, end in marker_spans(text, 0):
+        for part in text[start + 1:end - 1].split(","):
+            part = part.strip()
+            if part.isdigit() and 1 <= int(part) <= count:
+                out.append(Citation("marker", marker=int(part), at=start, locator={"type": "marker", "no_quote": True}))
+    return tuple(out)
 
 
 def has_markers(text: str, count: int) -> bool:
@@ -164,6 +180,29 @@ def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
     return answer, provider, note, assumed and provider in ("anthropic", "cohere")
 
 
+def _same_documents(given: Sequence[Chunk], retrieved: Sequence[Chunk]) -> dict[str, Chunk] | None:
+    """The trace's document for each chunk id of a request, when every document the request gave
+    the model is one the trace retrieved (the same text); None when one is not."""
+    by_text: dict[str, Chunk] = {}
+    for chunk in retrieved:
+        by_text.setdefault(chunk.text, chunk)
+    out = {}
+    for chunk in given:
+        match = by_text.get(chunk.text)
+        if match is None:
+            return None
+        out[chunk.chunk_id or ""] = match
+    return out
+
+
+def _renamed(citations: tuple[Citation, ...], same: dict[str, Chunk]) -> tuple[Citation, ...]:
+    out = []
+    for c in citations:
+        match = same.get(c.chunk_id or "")
+        out.append(c._replace(chunk_id=match.chunk_id, document_id=match.document_id) if match else c)
+    return tuple(out)
+
+
 def _by_url(citations: tuple[Citation, ...], chunks: Sequence[Chunk], urls: Sequence[str | None]
             ) -> tuple[Citation, ...]:
     """Citations that name a URL, pointed at the trace's document with that URL."""
@@ -194,6 +233,12 @@ def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_s
         if answer.citations:
             if assumed:  # the trace's own documents were the request's: they stay the chunks
                 return answer.answer, chunks, answer.citations, provider, note
+            if chunks and any(c.text for c in answer.chunks):
+                same = _same_documents(answer.chunks, chunks)
+                if same is not None:  # the request's documents are the trace's: keep the trace's ids
+                    return answer.answer, chunks, _renamed(answer.citations, same), provider, note
+                note = (f"the {provider} request's documents are not the trace's retrieved documents: "
+                        "the request's are the chunks")
             if not chunks or any(c.text for c in answer.chunks):  # the documents as the request or response has them
                 return answer.answer, answer.chunks, answer.citations, provider, note
             # sources the provider found itself (web search): cited by URL, matched to the trace's
@@ -206,10 +251,7 @@ def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_s
         text = answer.answer
         note = None
         break
-    citations = tuple(link_citations(text, chunks, urls))
-    kinds = []
-    if has_markers(text, len(chunks)):
-        kinds.append("markers")
-    if citations:
-        kinds.append("links")
-    return text, chunks, citations, "+".join(kinds) or "none", note
+    links = tuple(link_citations(text, chunks, urls))
+    markers = marker_entries(text, len(chunks))
+    kinds = (["markers"] if markers or has_markers(text, len(chunks)) else []) + (["links"] if links else [])
+    return text, chunks, markers + links, "+".join(kinds) or "none", note

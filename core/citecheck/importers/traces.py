@@ -274,9 +274,11 @@ def _output(span: Span) -> str | None:
 
 def final_answer(request: Request) -> tuple[str, Span | None]:
     """The request's final answer, and the span it came from."""
-    found = _output(request.root)
-    if found:
-        return found, request.root
+    root = request.root
+    if root.parent_id is None or root.kind in ("CHAIN", "AGENT"):  # (a stand-in root may be a planning call)
+        found = _output(root)
+        if found:
+            return found, root
     outer = sorted((s for s in request.spans if s.kind in ("CHAIN", "AGENT")),
                    key=lambda s: (request.depth.get(s.span_id, 99), -(s.end or s.start)))
     for span in outer:
@@ -471,7 +473,7 @@ def to_answer(request: Request, fmt: str, summary: TraceSummary | None = None) -
     notes = list(request.notes) + ([note] if note else [])
     if not retrieval:
         notes.append("no retrieval in this request")
-    if not text:
+    if not answer_text:
         notes.append("no final answer found (no output on the root, a chain or an LLM span)")
     if request.root.end is None:
         notes.append("the root span had not ended")
