@@ -477,3 +477,59 @@ def test_a_recorded_request_whose_documents_were_retrieved_keeps_the_trace_ids(t
     by_index = {c.chunk_id: f"kb-{k + 1}" for k, c in enumerate(direct.chunks)}
     assert [c.chunk_id for c in a.citations] == [by_index.get(c.chunk_id, c.chunk_id) for c in direct.citations]
     assert "notes" not in a.extra["trace"]  # the answer was found: no false "no final answer" note
+
+
+def _batch(traces: int, bad_attribute=None):
+    """One export of several requests, as a collector's file exporter writes a batch on one line."""
+    spans = []
+    for t in range(traces):
+        trace = f"{t + 1:032x}"
+        attrs = {"openinference.span.kind": "CHAIN", "input.value": f"question {t}", "output.value": f"answer {t}."}
+        spans.append({"traceId": trace, "spanId": f"{t + 1:016x}", "name": "rag", "startTimeUnixNano": "1",
+                      "endTimeUnixNano": "2", "attributes": _attrs(attrs)})
+    if bad_attribute is not None:
+        spans[1]["attributes"].append({"key": "bad", "value": bad_attribute})
+    return _otlp(spans)
+
+
+@pytest.mark.parametrize("bad, field", [
+    ({"stringValue": "\ud83d"}, "resourceSpans[0].scopeSpans[0].spans[1].attributes[3].value.stringValue"),
+    ("deep", "resourceSpans[0].scopeSpans[0].spans[1].attributes[3].value"),
+])
+def test_one_bad_span_costs_only_itself_not_the_other_requests_of_its_batch(tmp_path, bad, field):
+    if bad == "deep":  # 200 levels of kvlists: past what an attribute may nest, far below what JSON decoders take
+        bad = {"stringValue": "x"}
+        for _ in range(200):
+            bad = {"kvlistValue": {"values": [{"key": "k", "value": bad}]}}
+    path = tmp_path / "batch.jsonl"
+    text = json.dumps(_batch(4, bad))  # (json.dumps writes the lone surrogate as an escape, as a bad exporter does)
+    other = json.dumps(_batch(1)).replace("question 0", "next line").replace(f"{1:032x}", "f" * 32)
+    path.write_text(text + "\n" + other + "\n")
+    got, errors, _ = imported_from(path)
+    [error] = errors
+    assert error.line == 1 and error.field.startswith(field)
+    assert sorted(a.question for a in got) == ["next line", "question 0", "question 2", "question 3"]
+
+
+def test_a_batch_line_longer_than_a_log_line_may_be_is_read(tmp_path):
+    from citecheck.storage.lines import MAX_LINE_BYTES
+    batch = _batch(3)
+    big = "x" * (MAX_LINE_BYTES + 1000)
+    batch["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"].append({"key": "blob", "value": {"stringValue": big}})
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps(batch) + "\n")
+    got, errors, _ = imported_from(path)
+    assert errors == [] and len(got) == 3
+
+
+def test_a_parquet_file_given_to_otel_says_which_importer_reads_it(tmp_path):
+    path = tmp_path / "spans.parquet"
+    path.write_bytes(b"PAR1" + b"\0" * 64 + b"PAR1")
+    got, [error], _ = imported_from(path)
+    assert got == [] and "citecheck import phoenix" in error.message
+
+
+def imported_from(path):
+    summary = TraceSummary()
+    items_ = list(import_spans([str(path)], read_otlp, "otel", summary))
+    return [i for i in items_ if not isinstance(i, RecordError)], [i for i in items_ if isinstance(i, RecordError)], summary

@@ -21,12 +21,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import orjson
+
 from citecheck.errors import FieldError, RecordError
-from citecheck.storage.lines import decode
+from citecheck.storage.lines import decode, surrogate_path
 
 # OpenTelemetry's span kinds, by number (the protobuf enum) and by name.
 SPAN_KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
@@ -321,10 +325,23 @@ def span_from_otlp(obj: Any, where: str, resource: Mapping[str, Any], origin: st
                 start, end, attributes, origin or where, resource, _status_error(obj.get("status")))
 
 
-def spans_from_request(request: Any, where: str, origin: str = "") -> Iterator[Span | FieldError]:
+def _unfit(value: Any) -> str | None:
+    """Where a record a lenient decode let through holds a lone surrogate (not Unicode text, which no
+    log line may hold); None when it holds none."""
+    found = surrogate_path(value)
+    if found is None:
+        return None
+    field = found[0] if found[0] != "(line)" else ""
+    return field if not field or field.startswith("[") else "." + field
+
+
+def spans_from_request(request: Any, where: str, origin: str = "", careful: bool = False
+                       ) -> Iterator[Span | FieldError]:
     """Every span of one ``ExportTraceServiceRequest`` (a dict); a span that cannot be read comes
     as a :class:`FieldError` naming its field, and the others still come.  ``origin`` (a file and
-    line) becomes each span's ``where``."""
+    line) becomes each span's ``where``.  ``careful``: the request was decoded leniently (it holds
+    a lone surrogate somewhere), so each span is looked at first and one that holds it is refused
+    alone, naming its field."""
     if not isinstance(request, dict):
         yield FieldError(where or "(record)", "expected an ExportTraceServiceRequest object (resourceSpans)")
         return
@@ -342,6 +359,10 @@ def spans_from_request(request: Any, where: str, origin: str = "") -> Iterator[S
         if not isinstance(rs, dict):
             yield FieldError(here, "expected an object")
             continue
+        if careful and (bad := _unfit(rs.get("resource"))) is not None:
+            yield FieldError(f"{here}.resource{bad}", "holds a lone surrogate, which is not Unicode text; the "
+                                                      "resource's attributes are left out, its spans are read")
+            rs = {key: value for key, value in rs.items() if key != "resource"}
         try:
             resource_obj = rs.get("resource")
             resource = key_values(resource_obj.get("attributes") if isinstance(resource_obj, dict) else None,
@@ -361,20 +382,72 @@ def spans_from_request(request: Any, where: str, origin: str = "") -> Iterator[S
                 yield exc
                 continue
             for k, span in enumerate(spans):
+                if careful and (bad := _unfit(span)) is not None:
+                    yield FieldError(f"{there}.spans[{k}]{bad}", "holds a lone surrogate, which is not Unicode text "
+                                     "(fix the exporter that escaped half of a character pair); the span is left out")
+                    continue
                 try:
                     yield span_from_otlp(span, f"{there}.spans[{k}]", resource, origin)
                 except FieldError as exc:
                     yield exc
 
 
+def _lenient(raw: bytes) -> tuple[Any, bool] | FieldError:
+    """(value, careful) of one JSON text: orjson's decode, else the standard library's, which also
+    takes a lone surrogate escape (then ``careful``: each span is looked at before it is used, so
+    one bad span does not cost the others in its export); a :class:`FieldError` when neither can."""
+    try:
+        return orjson.loads(raw), False
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        value = json.loads(raw)
+    except UnicodeDecodeError as exc:
+        return FieldError("(encoding)", f"not UTF-8 text ({exc.reason})")
+    except json.JSONDecodeError as exc:
+        return FieldError("(json)", f"not valid JSON: {exc.msg} (column {exc.colno})")
+    except (ValueError, RecursionError) as exc:
+        return FieldError("(json)", f"cannot be read ({type(exc).__name__}: nested too deep, or a number too long)")
+    return value, True
+
+
+def _otlp_records(path: str) -> Iterator[tuple[int, Any, bool] | RecordError]:
+    """``(position, record, careful)`` of an OTLP JSON file: one JSON value (an export, or a list
+    of them: position is the item) or one export a line (position is the line).  A line may be of
+    any length: a collector's batch can be large, and the file is in memory already."""
+    data = Path(path).read_bytes()
+    if data[:4] == b"PAR1":
+        yield RecordError(path, 1, "(file)", "this is a Parquet file, not OTLP JSON: Phoenix span exports are "
+                                             "read by `citecheck import phoenix`")
+        return
+    stripped = data.lstrip()
+    if stripped.startswith(b"[") or (stripped.startswith(b"{") and b"\n" in stripped.rstrip()):
+        whole = _lenient(data)
+        if not isinstance(whole, FieldError):
+            value, careful = whole
+            if isinstance(value, list):
+                yield from ((i, item, careful) for i, item in enumerate(value, start=1))
+                return
+            if isinstance(value, dict):
+                yield 1, value, careful
+                return
+    for position, raw in enumerate(data.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        found = _lenient(raw)
+        if isinstance(found, FieldError):
+            yield RecordError(path, position, found.field, found.message)
+        else:
+            yield position, found[0], found[1]
+
+
 def read_otlp(path: str) -> Iterator[Span | RecordError]:
     """The spans of an OTLP JSON file, each with ``where`` naming its file and line (or item); a
     record or span that cannot be read is a :class:`RecordError`, and the rest are still read."""
-    from citecheck.importers import read_records
-
-    for position, record in read_records(path):
-        if isinstance(record, RecordError):
-            yield record
+    for item in _otlp_records(path):
+        if isinstance(item, RecordError):
+            yield item
             continue
-        for item in spans_from_request(record, "", f"{path}:{position}"):
-            yield RecordError(path, position, item.field, item.message) if isinstance(item, FieldError) else item
+        position, record, careful = item
+        for span in spans_from_request(record, "", f"{path}:{position}", careful):
+            yield RecordError(path, position, span.field, span.message) if isinstance(span, FieldError) else span

@@ -131,16 +131,16 @@ def decode(raw: str | bytes) -> Any:
                          f"of at most {MAX_INT_DIGITS:,} digits ({str(exc).split(':')[-1].strip()})") from None
     except RecursionError:
         raise FieldError("(json)", _DEEP) from None
-    found = _surrogate_path(value)
+    found = surrogate_path(value)
     if found is not None:
         path, text = found
-        at = cast(re.Match[str], _SURROGATE.search(text)).start()  # (found by _surrogate_path)
+        at = cast(re.Match[str], _SURROGATE.search(text)).start()  # (found by surrogate_path)
         raise FieldError(path, f"holds a lone surrogate (\\u{ord(text[at]):04x} at character {at}), which is "
                          "not Unicode text: fix the writer that escaped half of a character pair")
     return value
 
 
-def _surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
+def surrogate_path(obj: Any, where: str = "") -> tuple[str, str] | None:
     """(field, the string) of the first string or key in ``obj`` holding a lone surrogate."""
     stack = [(obj, where)]
     while stack:
