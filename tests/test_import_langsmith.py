@@ -125,3 +125,14 @@ def test_the_cli_writes_a_log_that_citecheck_check_reads(tmp_path):
     assert [r["answer_id"] for r in records if r["record"] == "answer"] == [
         "1e0f3a52-6b7c-4d8e-9f01-23456789abcd", AGENT, "9c8b7a6f-5e4d-4c3b-a291-0f1e2d3c4b5a"]
     assert [r for r in records if r["record"] == "summary"][0]["unreadable_lines"] == 0
+
+
+def test_a_run_without_a_type_is_a_bad_record_not_an_empty_answer(tmp_path):
+    from citecheck.importers.langsmith import read_langsmith
+    from citecheck.importers.otel import import_spans
+    from citecheck.importers.traces import TraceSummary
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"id": "bad", "run_type": 5}\n')
+    [error] = list(import_spans([str(path)], read_langsmith, "langsmith", TraceSummary()))
+    assert error.line == 1 and error.field == "run_type" and "is required" in error.message

@@ -169,3 +169,12 @@ def test_the_cli_reads_parquet_and_writes_a_log_that_citecheck_check_reads(tmp_p
     assert [r["answer_id"] for r in records if r["record"] == "answer"] == [
         "0af7651916cd43dd8448eb211c80319c", "1cb1e6a0f3b94e2b8c7d6e5f4a3b2c1d", "5b8efff798038103d269b633813fc60c"]
     assert [r for r in records if r["record"] == "summary"][0]["unreadable_lines"] == 0
+
+
+def test_an_id_that_is_a_number_is_refused_naming_its_column(tmp_path):
+    from citecheck.importers.phoenix import read_phoenix
+
+    path = tmp_path / "spans.jsonl"
+    path.write_text('{"context.span_id": "aa00000000000001", "context.trace_id": 12, "name": "x"}\n')
+    [error] = list(read_phoenix(str(path)))
+    assert (error.line, error.field) == (1, "context.trace_id") and "as text" in error.message

@@ -109,7 +109,10 @@ def run_span(run: dict, trace_id: str, parent: str | None, where: str, prefix: s
     if run_id is None:
         raise FieldError(f"{prefix}id", "is required (the run's id)")
     run_type = run.get("run_type")
-    kind = KINDS.get(run_type.lower(), "") if isinstance(run_type, str) else ""
+    if not isinstance(run_type, str) or not run_type:
+        raise FieldError(f"{prefix}run_type", f"is required: the run's type ({', '.join(sorted(KINDS))}...), "
+                                              f"got {str(run_type)[:40]!r}")
+    kind = KINDS.get(run_type.lower(), "")  # (a type this citecheck does not know: a span of no kind)
     inputs, outputs = plain(_object(run, "inputs")), plain(_object(run, "outputs"))
     attributes: dict[str, Any] = {"openinference.span.kind": kind} if kind else {}
     if inputs:

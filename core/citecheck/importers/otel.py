@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 from citecheck.contract.log import Answer
-from citecheck.errors import RecordError
+from citecheck.errors import CitecheckError, RecordError
 from citecheck.importers.spans import Span, read_otlp
 from citecheck.importers.traces import TraceSummary, answers
 
@@ -39,6 +40,10 @@ def add_trace_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentP
                         help="leave out requests that retrieved nothing (by default they are imported, with a note)")
 
     def importer(args: argparse.Namespace) -> Iterator[Answer | RecordError]:
+        for path in args.inputs:  # all of them before any is read: a trace may span them
+            if not Path(path).is_file():
+                what = "is a folder" if Path(path).is_dir() else "does not exist"
+                raise CitecheckError(f"{path} {what}: give the {name} export file(s) ({input_help})")
         summary = TraceSummary()
         args.summary = summary.lines
         return import_spans(args.inputs, read, name, summary, args.skip_without_retrieval)

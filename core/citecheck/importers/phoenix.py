@@ -76,13 +76,24 @@ def _text(row: dict, *keys: str) -> str | None:
     return None
 
 
+def _id(row: dict, *keys: str) -> str | None:
+    """An id cell: Phoenix writes ids as hex text; a number there is not an id (it would make a trace of its own)."""
+    for key in keys:
+        value = row.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if value is not None and not _empty(value):
+            raise FieldError(key, f"expected the id as text (Phoenix writes hex ids), got {str(value)[:40]!r}")
+    return None
+
+
 def row_span(row: Any, where: str) -> Span:
     """One dataframe row (or span object) as a span; :class:`FieldError` naming the column."""
     if not isinstance(row, dict):
         raise FieldError("(row)", "expected a span row (context.span_id, context.trace_id, attributes.*...)")
     context = as_object(row.get("context"))
-    span_id = _text(row, "context.span_id", "span_id") or _text(context, "span_id")
-    trace_id = _text(row, "context.trace_id", "trace_id") or _text(context, "trace_id")
+    span_id = _id(row, "context.span_id", "span_id") or _id(context, "span_id")
+    trace_id = _id(row, "context.trace_id", "trace_id") or _id(context, "trace_id")
     if span_id is None:
         raise FieldError("context.span_id", "is required (the span's id)")
     if trace_id is None:

@@ -443,13 +443,16 @@ def _model(request: Request, source: Span | None) -> str | None:
 
 
 def _prompt_version(request: Request) -> str | None:
+    """The prompt template's version a span recorded (``llm.prompt_template.version``), else a
+    ``prompt_version`` in a span's metadata."""
     for span in request.spans:
         value = span.attributes.get("llm.prompt_template.version")
         if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
             return str(value)
+    for span in request.spans:
         meta = _metadata(span.attributes.get("metadata"))
-        if isinstance(meta.get("prompt_version"), str):
-            return meta["prompt_version"]
+        if isinstance(meta.get("prompt_version"), str | int) and not isinstance(meta["prompt_version"], bool):
+            return str(meta["prompt_version"])
     return None
 
 
