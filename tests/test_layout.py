@@ -221,12 +221,14 @@ def test_ruff_bans_streamlit_in_core_and_only_there():
 
 def _declared() -> set[str]:
     """Distribution names in pyproject's runtime dependencies (not the extras, but for the ``dask``
-    extra: only ``check --engine dask`` and URL logs import it, lazily, saying to install it), normalised."""
+    extra: only ``check --engine dask`` and URL logs import it, lazily, saying to install it; and the
+    ``otel`` extra: only ``collect`` imports it, for protobuf exports, saying to install it), normalised."""
     import re
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    deps = project["dependencies"] + project["optional-dependencies"]["dask"]
+    extras = project["optional-dependencies"]
+    deps = project["dependencies"] + extras["dask"] + extras["otel"]
     return {re.split(r"[\s<>=!~;\[]", d, maxsplit=1)[0].lower().replace("_", "-") for d in deps}
 
 

@@ -16,6 +16,7 @@ from citecheck import __version__
 from citecheck.cli import (
     app_commands,
     check_commands,
+    collect_commands,
     estimate_commands,
     import_commands,
     judge_commands,
@@ -32,8 +33,8 @@ from citecheck.text.terminal import VisibleWriter
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
 # The order of the groups is the order of the commands in ``citecheck --help``.
-GROUPS = (app_commands, check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands, label_commands,
-          store_commands)
+GROUPS = (app_commands, check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands,
+          collect_commands, label_commands, store_commands)
 
 
 def version_text() -> str:
