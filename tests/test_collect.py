@@ -498,7 +498,8 @@ def test_past_the_cap_the_trace_waiting_longest_is_written_with_a_note(tmp_path,
     assert len(log_lines(log)) == 2 and "3 trace(s) waiting" in receiver.stderr()
     assert sum('"spans"' in line for line in (tmp_path / "answers.jsonl.spool").read_text().splitlines()) == 3
     again = receivers(log, None, "--quiet-seconds", "0.5")
-    assert "3 trace(s) replayed from the spool" in again.stderr()
+    # (the line is written just after the socket listens: waited for, not read at once)
+    wait_for(lambda: "3 trace(s) replayed from the spool" in again.stderr(), what="the start-up line")
     answers = wait_for_answers(log, 5)
     assert [a["answer_id"] for a in answers[2:]] == traces[2:]
     assert all("without a new span" in " ".join(a["trace"]["notes"]) for a in answers[2:])
