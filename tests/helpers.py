@@ -1,8 +1,11 @@
-"""Small builders for hand-made answers in tests."""
+"""Small builders for hand-made answers in tests, and the command line and trace imports run in-process."""
 
 from __future__ import annotations
 
+import io
+
 from citecheck.contract.log import Answer, Chunk, Citation, checksum
+from citecheck.errors import RecordError
 
 
 def chunk(text: str, chunk_id: str = "c1", source: str | None = "doc.md", start: int | None = 0,
@@ -51,3 +54,23 @@ def figures_only(output: str) -> str:
             line = json.dumps(record, separators=(",", ":")) + "\n"
         out.append(line)
     return "".join(out)
+
+
+def run_cli(*argv):
+    """``citecheck ARGV...`` in this process: (exit code, standard output, standard error)."""
+    from citecheck.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def imported_traces(paths, read, fmt: str, skip_without_retrieval: bool = False):
+    """(answers, errors, summary) of a trace import of ``paths`` read by ``read`` (``citecheck import FMT``)."""
+    from citecheck.importers.otel import import_spans
+    from citecheck.importers.traces import TraceSummary
+
+    summary = TraceSummary()
+    items = list(import_spans([str(p) for p in paths], read, fmt, summary, skip_without_retrieval))
+    return ([i for i in items if not isinstance(i, RecordError)], [i for i in items if isinstance(i, RecordError)],
+            summary)

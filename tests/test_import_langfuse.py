@@ -7,34 +7,18 @@ JSON" give, with inputs and outputs double-encoded as that download writes them.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 from citecheck.checking.checker import check_answer
-from citecheck.cli.main import main
 from citecheck.contract.log import read_log
 from citecheck.errors import RecordError
 from citecheck.importers.langfuse import read_langfuse
-from citecheck.importers.otel import import_spans
 from citecheck.importers.trace_exports import documents_in, unwrap
-from citecheck.importers.traces import TraceSummary
+from helpers import imported_traces, run_cli
 
 TRACES = Path(__file__).parent / "fixtures" / "traces"
-
-
-def imported(*paths):
-    summary = TraceSummary()
-    items = list(import_spans([str(p) for p in paths], read_langfuse, "langfuse", summary))
-    return ([i for i in items if not isinstance(i, RecordError)], [i for i in items if isinstance(i, RecordError)],
-            summary)
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_a_rag_trace_gives_its_question_answer_documents_model_and_prompt_version():
@@ -166,3 +150,7 @@ def test_the_cli_writes_a_log_that_citecheck_check_reads(tmp_path):
     assert code == 0
     summary = [json.loads(line) for line in out.splitlines() if json.loads(line)["record"] == "summary"][0]
     assert summary["answers"] == 3 and summary["unreadable_lines"] == 0
+
+
+def imported(*paths):
+    return imported_traces(paths, read_langfuse, "langfuse")

@@ -7,34 +7,19 @@ documents, ``generations`` of llm runs, ``dotted_order``.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 from citecheck.checking.checker import check_answer
-from citecheck.cli.main import main
-from citecheck.errors import RecordError
 from citecheck.importers.langsmith import read_langsmith
 from citecheck.importers.otel import import_spans
 from citecheck.importers.spans import Span
 from citecheck.importers.traces import TraceSummary
+from helpers import imported_traces, run_cli
 
 TRACES = Path(__file__).parent / "fixtures" / "traces"
 AGENT = "7a6b5c4d-3e2f-4a1b-8c0d-9e8f7a6b5c4d"
-
-
-def imported(*paths):
-    summary = TraceSummary()
-    items = list(import_spans([str(p) for p in paths], read_langsmith, "langsmith", summary))
-    return ([i for i in items if not isinstance(i, RecordError)], [i for i in items if isinstance(i, RecordError)],
-            summary)
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_a_run_tree_gives_the_chains_answer_and_the_retrievers_documents():
@@ -129,10 +114,12 @@ def test_the_cli_writes_a_log_that_citecheck_check_reads(tmp_path):
 
 def test_a_run_without_a_type_is_a_bad_record_not_an_empty_answer(tmp_path):
     from citecheck.importers.langsmith import read_langsmith
-    from citecheck.importers.otel import import_spans
-    from citecheck.importers.traces import TraceSummary
 
     path = tmp_path / "runs.jsonl"
     path.write_text('{"id": "bad", "run_type": 5}\n')
     [error] = list(import_spans([str(path)], read_langsmith, "langsmith", TraceSummary()))
     assert error.line == 1 and error.field == "run_type" and "is required" in error.message
+
+
+def imported(*paths):
+    return imported_traces(paths, read_langsmith, "langsmith")

@@ -7,14 +7,12 @@ exporters write and the OpenInference / GenAI conventions name (tests/fixtures/t
 from __future__ import annotations
 
 import base64
-import io
 import json
 import random
 from pathlib import Path
 
 import pytest
 from citecheck.checking.checker import check_answer
-from citecheck.cli.main import main
 from citecheck.contract.log import answer_to_dict, checksum, parse_line, read_log
 from citecheck.errors import FieldError, RecordError
 from citecheck.importers import anthropic as anthropic_importer
@@ -30,6 +28,7 @@ from citecheck.importers.spans import (
 )
 from citecheck.importers.trace_citations import link_citations, normal_url
 from citecheck.importers.traces import TraceSummary, answers
+from helpers import imported_traces, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,16 +36,8 @@ TRACES = Path(__file__).parent / "fixtures" / "traces"
 IMPORTERS = Path(__file__).parent / "data" / "importers"
 
 
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
 def imported(*names, skip=False):
-    summary = TraceSummary()
-    items_ = list(import_spans([str(TRACES / n) for n in names], read_otlp, "otel", summary, skip))
-    return [i for i in items_ if not isinstance(i, RecordError)], [i for i in items_ if isinstance(i, RecordError)], summary
+    return imported_traces([TRACES / n for n in names], read_otlp, "otel", skip)
 
 
 # --- the shapes ------------------------------------------------------------------------------
@@ -530,6 +521,4 @@ def test_a_parquet_file_given_to_otel_says_which_importer_reads_it(tmp_path):
 
 
 def imported_from(path):
-    summary = TraceSummary()
-    items_ = list(import_spans([str(path)], read_otlp, "otel", summary))
-    return [i for i in items_ if not isinstance(i, RecordError)], [i for i in items_ if isinstance(i, RecordError)], summary
+    return imported_traces([path], read_otlp, "otel")

@@ -9,36 +9,20 @@ request of openinference_rag.jsonl (OTLP JSON), and the two must give the same a
 
 from __future__ import annotations
 
-import io
 import json
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from citecheck.cli.main import main
 from citecheck.contract.log import answer_to_dict
 from citecheck.errors import FieldError, RecordError
-from citecheck.importers.otel import import_spans
 from citecheck.importers.phoenix import nested, read_phoenix
 from citecheck.importers.spans import read_otlp
 from citecheck.importers.trace_exports import epoch_nanos
-from citecheck.importers.traces import TraceSummary
+from helpers import imported_traces, run_cli
 
 TRACES = Path(__file__).parent / "fixtures" / "traces"
-
-
-def imported(*paths, read=read_phoenix, fmt="phoenix"):
-    summary = TraceSummary()
-    items = list(import_spans([str(p) for p in paths], read, fmt, summary))
-    return ([i for i in items if not isinstance(i, RecordError)], [i for i in items if isinstance(i, RecordError)],
-            summary)
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def to_parquet(name: str, tmp_path: Path) -> Path:
@@ -178,3 +162,7 @@ def test_an_id_that_is_a_number_is_refused_naming_its_column(tmp_path):
     path.write_text('{"context.span_id": "aa00000000000001", "context.trace_id": 12, "name": "x"}\n')
     [error] = list(read_phoenix(str(path)))
     assert (error.line, error.field) == (1, "context.trace_id") and "as text" in error.message
+
+
+def imported(*paths, read=read_phoenix, fmt="phoenix"):
+    return imported_traces(paths, read, fmt)

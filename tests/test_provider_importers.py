@@ -1,18 +1,17 @@
 """OpenAI, Gemini and Cohere importers on fixtures shaped like the documented API bodies."""
 
-import io
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from citecheck.checking.checker import check_answer
-from citecheck.cli.main import main
 from citecheck.contract import reasons
 from citecheck.contract.log import checksum, parse_line
 from citecheck.errors import FieldError, RecordError
 from citecheck.importers import cohere, gemini, openai
 from citecheck.importers.exchange import import_files, import_pairs, parse_events
+from helpers import run_cli
 
 DATA = Path(__file__).parent / "data" / "importers"
 
@@ -31,12 +30,6 @@ def one(provider, response, request=None):
 
 def spans(answer):
     return [(answer.answer[c.answer_start:c.answer_end], c.chunk_id or c.document_id) for c in answer.citations]
-
-
-def run_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 # --- OpenAI ----------------------------------------------------------------------------------
