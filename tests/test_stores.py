@@ -70,7 +70,7 @@ def test_verdicts_append_read_runs_and_resume(store):
 
 def test_bad_verdict_records_are_skipped_with_their_position(store):
     judge_verdicts.append(store, [judge_verdicts.make("a-1#s0#c0", "supported", "", "j", "v1", "h")])
-    streams.append(store, judge_verdicts.STREAM, [{**asdict(judge_verdicts.make("a-2#s0#c0", "partial", "", "j", "v1", "h")), "verdicts_version": 2},
+    streams.append(store, judge_verdicts.STREAM, [{**asdict(judge_verdicts.make("a-2#s0#c0", "partial", "", "j", "v1", "h")), "verdicts_version": 3},
                                {**asdict(judge_verdicts.make("a-3#s0#c0", "partial", "", "j", "v1", "h")), "verdict": "maybe"}])
     judge_verdicts.append(store, [judge_verdicts.make("a-4#s0#c0", "partial", "", "j", "v1", "h")])
     found, errors = judge_verdicts.read(store)

@@ -94,8 +94,10 @@ class Pairs:
 
 
 def latest_by_item(verdicts: Iterable[Verdict]) -> dict[str, Verdict]:
-    """The verdict that counts per item (one judge and prompt version): the last one written."""
-    return {v.item: v for v in verdicts}
+    """The verdict that counts per item (one judge and prompt version): the last ordinary run written.
+    Repeats (``repeat`` > 0, from ``judge --repeat K``) only measure self-consistency: they never count
+    here, so no item counts twice and a repeated judge is measured as it runs in use, once per item."""
+    return {v.item: v for v in verdicts if v.repeat == 0}
 
 
 def join(human: Mapping[str, str], latest: Mapping[str, Verdict], split: str | None = None) -> Pairs:

@@ -4,6 +4,13 @@ A verdict is ``supported``, ``partial`` or ``not_supported`` with a short ration
 ``unscored`` with the reason (no passage text, API failure, unreadable reply...).  Every record
 names its judge, the judge's prompt version and prompt hash, so verdicts of different prompts
 are never mixed; the latest record per (item, judge, prompt version) counts.
+
+Version 2 (version 1 is still read, its new fields taking their defaults) adds what improving a
+judge needs: ``repeat`` (which of K repeated runs of the same judge on the same item: 0 is the
+ordinary run, the only one calibration and estimates count; 1..K-1 feed self-consistency only),
+``decided_by`` (the model whose answer became the verdict, in a cascade), ``confidence`` (the
+judge's own confidence in [0, 1] when its tool call gives one) and ``examples_sha256`` (the hash
+of the few-shot examples file the prompt was built with, "" when none).
 """
 
 from __future__ import annotations
@@ -16,9 +23,10 @@ from pathlib import Path
 from citecheck.contract.item_keys import UNSCORED, VERDICTS, parse_item_key
 from citecheck.errors import FieldError, RecordError
 from citecheck.storage import streams
-from citecheck.storage.lines import expect, expect_object, expect_version, now, read_jsonl
+from citecheck.storage.lines import expect, expect_object, now, read_jsonl
 
-VERDICTS_VERSION = 1
+VERDICTS_VERSION = 2
+READS = (1, 2)  # version 1: no repeat, decided_by, confidence, examples_sha256
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +41,10 @@ class Verdict:
     fingerprint: str = ""  # the item's fingerprint when judged ("" when unknown: external verdicts)
     cost_usd: float = 0.0
     at: str = ""
+    repeat: int = 0  # 0: the ordinary run (counted); 1..K-1: repeats for self-consistency only
+    decided_by: str = ""  # the model whose answer became the verdict ("" when the judge is one model)
+    confidence: float | None = None  # the judge's own confidence in [0, 1], when it gives one
+    examples_sha256: str = ""  # the few-shot examples file the prompt was built with ("" when none)
 
     @property
     def scored(self) -> bool:
@@ -45,11 +57,16 @@ class Verdict:
 
 
 def make(item: str, verdict: str, rationale: str, judge: str, prompt_version: str, prompt_sha256: str,
-         fingerprint: str = "", cost_usd: float = 0.0) -> Verdict:
+         fingerprint: str = "", cost_usd: float = 0.0, *, repeat: int = 0, decided_by: str = "",
+         confidence: float | None = None, examples_sha256: str = "") -> Verdict:
     if verdict not in VERDICTS and verdict != UNSCORED:
         raise ValueError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)} or {UNSCORED}")
+    if repeat < 0:
+        raise ValueError(f"repeat {repeat} is negative: 0 is the ordinary run")
+    if confidence is not None and not 0.0 <= confidence <= 1.0:
+        raise ValueError(f"confidence {confidence} is not in [0, 1]")
     return Verdict(VERDICTS_VERSION, item, verdict, rationale, judge, prompt_version, prompt_sha256,
-                   fingerprint, round(cost_usd, 6), now())
+                   fingerprint, round(cost_usd, 6), now(), repeat, decided_by, confidence, examples_sha256)
 
 
 STREAM = "verdicts"
@@ -63,7 +80,12 @@ def append(target: str | Path, verdicts: Iterable[Verdict]) -> None:
 def parse_verdict_record(value: object) -> Verdict:
     """One verdicts-file record, validated field by field (:class:`FieldError` names the field)."""
     obj = expect_object(value)
-    expect_version(obj, "verdicts_version", VERDICTS_VERSION)
+    version = obj.get("verdicts_version")
+    if version is None:
+        raise FieldError("verdicts_version", f"is required: add \"verdicts_version\": {VERDICTS_VERSION}")
+    if type(version) is not int or version not in READS:
+        raise FieldError("verdicts_version", f"{version!r} is not a version this citecheck reads "
+                                             f"({', '.join(map(str, READS))}); upgrade citecheck to read newer files")
     item = expect(obj, "item", str)
     try:
         parse_item_key(item)
@@ -82,7 +104,21 @@ def parse_verdict_record(value: object) -> Verdict:
         fingerprint=expect(obj, "fingerprint", str, optional=True, default=""),
         cost_usd=float(expect(obj, "cost_usd", float, optional=True, default=0.0)),
         at=expect(obj, "at", str, optional=True, default=""),
+        **(_version_two(obj) if version == 2 else {}),
     )
+
+
+def _version_two(obj: dict) -> dict:
+    """The fields version 2 added, validated (a version-1 record has their defaults)."""
+    repeat = expect(obj, "repeat", int, optional=True, default=0)
+    if repeat < 0:
+        raise FieldError("repeat", f"{repeat} is negative: 0 is the ordinary run")
+    confidence = expect(obj, "confidence", float, optional=True, default=None)
+    if confidence is not None and not 0.0 <= float(confidence) <= 1.0:
+        raise FieldError("confidence", f"{confidence} is not in [0, 1]")
+    return {"repeat": repeat, "decided_by": expect(obj, "decided_by", str, optional=True, default=""),
+            "confidence": None if confidence is None else float(confidence),
+            "examples_sha256": expect(obj, "examples_sha256", str, optional=True, default="")}
 
 
 def read(target: str | Path) -> tuple[list, list[RecordError]]:
