@@ -1,10 +1,10 @@
-"""``citecheck judge``, ``calibrate`` and ``verdicts import``: LLM judges against the human labels."""
+"""``citecheck judge`` and ``verdicts import|copy``: running judges and keeping their verdicts
+(``calibrate`` is in ``calibration_commands``)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import signal
 import threading
 from typing import TextIO
@@ -16,12 +16,11 @@ from citecheck.cli.common import (
     anthropic_errors,
     api_error_text,
     load_checked,
-    overlap,
     price,
 )
 from citecheck.config import add_option
 from citecheck.storage.durable import WriteFailed
-from citecheck.storage.streams import describe, require
+from citecheck.storage.streams import describe
 
 
 @contextlib.contextmanager
@@ -124,45 +123,6 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FAILED if failed else 0
 
 
-def cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citecheck.judging import verdicts as verdict_store
-    from citecheck.judging.calibration import calibrate
-    from citecheck.labelling import labels
-
-    require(args.labels, labels.STREAM)
-    events, warnings = labels.read_events(args.labels)
-    records, adjudicated = labels.effective(events), labels.adjudications(events)
-    verdicts, more = verdict_store.read(args.verdicts)
-    for w in warnings + more:
-        err.write(f"warning: {w}\n")
-    runs = verdict_store.runs(verdicts)
-    if not runs:
-        err.write(f"citecheck calibrate: no verdicts in {describe(args.verdicts)}; run citecheck judge first\n")
-        return EXIT_USAGE
-    wanted = [r for r in runs if (args.judge is None or r[0] == args.judge)
-              and (args.prompt is None or r[1] == args.prompt)]
-    if not wanted:
-        err.write("citecheck calibrate: no verdicts for that judge/prompt; present: "
-                  + ", ".join(f"{j} {p}" for j, p in runs) + "\n")
-        return EXIT_USAGE
-    fingerprints = None
-    if args.log:  # only the labels of these logs' items count; a labels file of other logs is an error
-        data = load_checked(args.log, args.corpus, err)
-        fingerprints = {i.key: i.fingerprint for i in data.all_items}
-        mine = labels.matching(records, adjudicated, fingerprints.keys(), describe(args.labels), args.log)
-        if note := mine.note(len(records)):
-            err.write(f"note: {note}\n")
-        records, adjudicated = mine.labels, mine.adjudicated
-    reports = [calibrate(records, verdicts, j, p, args.split, fingerprints, adjudicated=adjudicated,
-                         overlap=args.overlap) for j, p in wanted]
-    if args.format == "json":
-        out.write(json.dumps([r.to_dict() for r in reports] if len(reports) > 1 else reports[0].to_dict(),
-                             ensure_ascii=False, indent=2) + "\n")
-    else:
-        out.write("\n".join(r.to_text() for r in reports))
-    return 0
-
-
 def cmd_verdicts_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citecheck.judging import verdicts as verdict_store
 
@@ -197,19 +157,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     jd.add_argument("--poll-seconds", type=float, default=30.0)
     jd.add_argument("--out", required=True, help="verdicts file or postgresql:// URL to append to (resumable)")
     jd.set_defaults(func=cmd_judge)
-
-    cal = sub.add_parser("calibrate", help="agreement of a judge's verdicts with the human labels")
-    add_option(cal, "labels", required=True)
-    add_option(cal, "verdicts", required=True)
-    cal.add_argument("--judge", help="judge name (default: every judge in the file)")
-    cal.add_argument("--prompt", help="prompt version (default: every one)")
-    cal.add_argument("--split", choices=["all", "dev", "test"], default="all")
-    add_option(cal, "log", purpose="drop labels whose item changed since")
-    add_option(cal, "corpus")
-    cal.add_argument("--format", choices=["text", "json"], default="text")
-    add_option(cal, "overlap", type=overlap, fallback=1, purpose="the majority of at least K labels settles an item "
-                                                                    "(default 1)")
-    cal.set_defaults(func=cmd_calibrate)
 
     ver = sub.add_parser("verdicts", help="work with a verdicts file or database")
     ver_sub = ver.add_subparsers(dest="verdicts_command", required=True)

@@ -15,6 +15,7 @@ from typing import TextIO, cast
 from citecheck import __version__
 from citecheck.cli import (
     app_commands,
+    calibration_commands,
     check_commands,
     collect_commands,
     estimate_commands,
@@ -33,7 +34,7 @@ from citecheck.text.terminal import VisibleWriter
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
 # The order of the groups is the order of the commands in ``citecheck --help``.
-GROUPS = (app_commands, check_commands, pipeline_commands, judge_commands, estimate_commands, import_commands,
+GROUPS = (app_commands, check_commands, pipeline_commands, judge_commands, calibration_commands, estimate_commands, import_commands,
           collect_commands, label_commands, store_commands)
 
 
