@@ -1,5 +1,6 @@
-"""The Judge calibration page's "Run a judge" part: a judge over the labelled items, its verdicts
-appended as they come (judging.calibration_view.run_judge); the API key is never shown."""
+"""The Judge calibration page's "Run a judge" part: a judge over the labelled items, each item judged
+once or several times (runs 0..K-1, for self-consistency), its verdicts appended as they come
+(judging.calibration_view.run_judge); the API key is never shown."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from citecheck.review.html import notice_html
 
 from pages._common import read_verdicts
 
+MAX_RUNS = 10
+
 
 def show(items, verdict_records, verdicts_path):
     """The expander; returns the verdicts as they are after a run (or as they were)."""
@@ -23,10 +26,16 @@ def show(items, verdict_records, verdicts_path):
         key_present = have_key(secret_key)
         kind = st.radio("Judge", ["baseline", "claude"], horizontal=True, key="cal_judge",
                         format_func=lambda k: "Baseline (lexical, no key)" if k == "baseline" else "Claude")
-        c1, c2, c3 = st.columns(3)
+        c1, c2, c3, c4 = st.columns(4)
         model = c1.text_input("Model", "claude-haiku-4-5", disabled=kind != "claude")
         budget = c2.number_input("Budget (USD)", min_value=0.0, value=1.0, step=0.5, disabled=kind != "claude")
         concurrency = c3.number_input("Concurrent calls", min_value=1, max_value=16, value=4, disabled=kind != "claude")
+        repeats = int(c4.number_input("Runs per item", min_value=1, max_value=MAX_RUNS, value=1, key="cal_repeat",
+                                      help="Judge each item this many times (at the model's default sampling) "
+                                           "to see how often the judge changes its own verdict. Only the first "
+                                           "run counts in calibration and estimates."))
+        if repeats > 1 and kind == "baseline":
+            st.caption("The baseline judge is deterministic: its repeated runs are recorded and show no flips.")
         if kind == "claude" and not key_present:
             st.info("Set ANTHROPIC_API_KEY in the environment (or in Streamlit secrets) to run the Claude judge. "
                     "The key is never shown or written anywhere.")
@@ -37,15 +46,18 @@ def show(items, verdict_records, verdicts_path):
         if go:
             judge = BaselineJudge() if kind == "baseline" else ClaudeJudge(
                 make_client(secret_key), model=model, concurrency=int(concurrency), max_cost_usd=float(budget))
-            todo = not_yet_judged(items, verdict_records, judge)
+            todo = not_yet_judged(items, verdict_records, judge, repeats)
             progress = Progress(total=len(todo))
             bar = st.progress(0.0, text=f"0 of {len(todo)} judged")
             run = calibration_view.run_judge(judge, todo, progress, verdicts_path, on_saved=lambda p: bar.progress(
                 p.done / max(p.total, 1), text=f"{p.done} of {p.total} judged \u00b7 ${p.spent:.4f} spent"))
-            outcome = run_outcome(progress, run.saved, len(items) - len(todo), run.write_error)
+            outcome = run_outcome(progress, run.saved, len(items) * repeats - len(todo), run.write_error)
             if outcome.kind == "success":
                 st.success(outcome.text)
             else:  # names a file: untrusted text, escaped
                 st.html(notice_html(outcome.kind, outcome.text))
+            if repeats > 1:
+                st.caption(f"{repeats} runs per item: {progress.done} run(s) of {len(items)} item(s) judged this "
+                           "time; run 0 is the one calibration counts.")
             verdict_records, _ = read_verdicts(verdicts_path)
     return verdict_records

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 from citecheck.judging import calibration, calibration_view, captions, verdicts
+from citecheck.judging.judge_card import examples_of, examples_text
 from citecheck.judging.judges import judge_items
 from citecheck.labelling import dataset, labels
 from citecheck.review.html import notice_html
 from citecheck.text.markup import md_literal
 
+from pages import _alignment as alignment_part
 from pages import _calibration_disagreements as calibration_disagreements
+from pages import _judge_card as judge_card_part
+from pages import _judge_comparison as judge_comparison
 from pages import _judge_run as judge_run
+from pages import _self_consistency as self_consistency
 from pages._common import (
     enter,
     labelled_dataset,
@@ -85,6 +90,8 @@ split = c2.radio("Items", SPLITS, horizontal=True, key="cal_split", **kept("cal_
 report = calibration.calibrate(records, verdict_records, run[0], run[1], split, fingerprints, adjudicated=adjudicated,
                      overlap=cfg.overlap)
 st.caption(calibration_view.pairs_caption(report, cfg.overlap))
+if examples := examples_of(verdict_records, *run):
+    st.caption(md_literal(examples_text(examples)))
 if not len(report.pairs.keys):
     st.info("No labelled item has a verdict from this judge in this split yet.")
     st.stop()
@@ -112,6 +119,11 @@ with right:
     else:
         st.caption("No item was labelled by two reviewers, so the human ceiling is unknown.")
 
+human = calibration.human_labels(records, fingerprints, adjudicated=adjudicated, overlap=cfg.overlap)
+repeats = self_consistency.measure(verdict_records, run, human, split)
+self_consistency.show(repeats)
+judge_card_part.show(report, verdict_records, repeats, records, adjudicated, cfg.overlap, data.all_items)
+
 if which == "configured" and cfg.store is not None:  # the population of an estimate is every judged item
     st.subheader("Estimated rates")
     st.info("Estimated rates need every judged answer, not only the labelled ones this page reads from the "
@@ -121,3 +133,6 @@ else:
 
 st.subheader("Disagreements")
 calibration_disagreements.show(report, data, which)
+
+judge_comparison.show(records, adjudicated, cfg.overlap, verdict_records, runs, split, fingerprints)
+alignment_part.show(records, adjudicated, cfg.overlap, verdict_records, split, fingerprints)

@@ -18,6 +18,7 @@ from citecheck.cli import (
     calibration_commands,
     check_commands,
     collect_commands,
+    comparison_commands,
     estimate_commands,
     import_commands,
     judge_commands,
@@ -34,8 +35,8 @@ from citecheck.text.terminal import VisibleWriter
 __all__ = ["EXIT_GATE", "EXIT_UNREADABLE", "EXIT_USAGE", "build_parser", "main"]
 
 # The order of the groups is the order of the commands in ``citecheck --help``.
-GROUPS = (app_commands, check_commands, pipeline_commands, judge_commands, calibration_commands, estimate_commands, import_commands,
-          collect_commands, label_commands, store_commands)
+GROUPS = (app_commands, check_commands, pipeline_commands, judge_commands, calibration_commands, comparison_commands,
+          estimate_commands, import_commands, collect_commands, label_commands, store_commands)
 
 
 def version_text() -> str:

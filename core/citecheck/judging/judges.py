@@ -2,14 +2,18 @@
 
 - ``BaselineJudge``: no model, no key.  Lexical overlap of the sentence's content words with the
   chunk, numbers, and negation.  A yardstick, and the offline path through the whole flow.
-- ``ClaudeJudge``: Claude through the ``anthropic`` SDK with the versioned prompt
-  ``core/citecheck/llm/prompts/judge.v1.txt``.  The verdict comes from a forced tool call; the chunk sits
+- ``ClaudeJudge``: Claude through the ``anthropic`` SDK with a versioned prompt
+  (``core/citecheck/llm/prompts/judge.v2.txt`` by default).  The verdict comes from a forced tool call; the chunk sits
   between tags with a random name, so its text cannot pose as the verdict.  Bounded
   concurrency, the SDK's retries with backoff (429, 5xx, timeouts), a budget checked before
   every call from the usage returned and the price table, prompt caching of the shared
   instructions, and a batch mode through the Message Batches API (half price).
 
 Every judge yields ``Verdict`` records (citecheck.judging.verdicts) naming the judge, prompt version and hash.
+An item carries its run (``repeat``): ``not_yet_judged(..., repeats=K)`` gives each item once per run
+0..K-1 still missing, so ``judge --repeat K`` resumes per (item, run).  ``judge.v3`` takes few-shot
+examples (judging.examples) in a fence of their own in the system prompt, and its verdict tool
+carries a confidence; judging.cascade builds a cheap-then-strong judge on ``ClaudeJudge``.
 """
 
 from __future__ import annotations
@@ -23,24 +27,18 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citecheck.checking.checker import AnswerResult, number_in, strip_markers
 from citecheck.errors import CitecheckError
 from citecheck.judging import verdicts
+from citecheck.judging.judge_item import JudgeItem
 from citecheck.labelling.items import Item, items_of
 from citecheck.llm.pricing import Price, estimate_tokens, price_for
 from citecheck.llm.prompts import Prompt, Tool, load_prompt, tool_calls, tool_request
 
-
-@dataclass(frozen=True, slots=True)
-class JudgeItem:
-    key: str
-    question: str
-    sentence: str
-    quote: str
-    chunk: str
-    fingerprint: str = ""
+if TYPE_CHECKING:
+    from citecheck.judging.examples import Examples
 
 
 def judge_items(results: Sequence[AnswerResult], keys: set[str] | None = None,
@@ -74,6 +72,7 @@ class Progress:
     failed: int = 0  # unscored because the API call failed (not because of the item or the reply)
     stopped: str | None = None
     rounds: int = 0  # batches sent (batch mode)
+    escalated: int = 0  # items a cascade's strong model decided (judging.cascade)
 
 
 # --- the baseline -------------------------------------------------------------------------------
@@ -149,7 +148,8 @@ class BaselineJudge:
                 progress.stopped = "stopped"
                 break
             label, why = self.verdict(item)
-            v = verdicts.make(item.key, label, why, self.name, self.prompt.version, self.prompt.sha256, item.fingerprint)
+            v = verdicts.make(item.key, label, why, self.name, self.prompt.version, self.prompt.sha256, item.fingerprint,
+                              repeat=item.repeat)
             out.append(v)
             progress.done += 1
             progress.unscored += not v.scored
@@ -172,7 +172,32 @@ TOOL: Tool = {
         "required": ["verdict", "rationale"],
     },
 }
+TOOL_WITH_CONFIDENCE: Tool = {
+    "name": "record_verdict",
+    "description": "Record whether the source passage supports the sentence, and how sure you are.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "verdict": {"type": "string", "enum": list(verdicts.VERDICTS)},
+            "rationale": {"type": "string", "description": "at most 30 words"},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1,
+                           "description": "how likely your verdict is right, from 0 to 1"},
+        },
+        "required": ["verdict", "rationale"],
+    },
+}
 JUDGE_PROMPT = "judge.v2"
+TOOLS: dict[str, Tool] = {"judge.v3": TOOL_WITH_CONFIDENCE}  # a prompt not here uses TOOL
+EXAMPLE_PROMPTS = frozenset({"judge.v3"})  # the prompts that take few-shot examples (judging.examples)
+
+
+def tool_for(prompt_version: str) -> Tool:
+    """The verdict tool a prompt version is sent with (``judge.v3``'s carries a confidence)."""
+    return TOOLS.get(prompt_version, TOOL)
+
+
+def gives_confidence(tool: Tool) -> bool:
+    return "confidence" in tool["input_schema"]["properties"]
 
 
 def _fenced(text: str) -> str:
@@ -180,10 +205,12 @@ def _fenced(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int = 300, tag: str | None = None) -> dict:
+def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int = 300, tag: str | None = None, *,
+                  tool: Tool = TOOL, temperature: float | None = None) -> dict:
     """The Messages API request for one item.  Every text from the log (question, sentence, quote,
     chunk) sits inside one block fenced by a random tag name, escaped so that none can close a tag
-    or pose as the fence; only the instruction line is outside."""
+    or pose as the fence; only the instruction line is outside.  ``temperature`` is sent only when
+    given (else the model's default sampling); :func:`sdk_arguments` hands it to the SDK."""
     texts = (item.question, item.sentence, item.quote, item.chunk)
     while tag is None or any(tag in t for t in texts):
         tag = f"log_{secrets.token_hex(6)}"
@@ -194,13 +221,25 @@ def judge_request(item: JudgeItem, prompt: Prompt, model: str, max_tokens: int =
         f"<quote>{_fenced(item.quote)}</quote>",
         f"<passage>{_fenced(item.chunk)}</passage>",
         f"</{tag}>",
-        f"Judge whether the passage inside <{tag}> supports the sentence, and record it with {TOOL['name']}.",
+        f"Judge whether the passage inside <{tag}> supports the sentence, and record it with {tool['name']}.",
     ])
-    return tool_request(prompt, model, max_tokens, TOOL, body)
+    request = tool_request(prompt, model, max_tokens, tool, body)
+    if temperature is not None:
+        request["temperature"] = temperature
+    return request
 
 
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 _JSON_PUNCTUATION = re.compile(r"[{}\[\]\"':,_\-]+")
+
+
+def sdk_arguments(request: dict) -> dict:
+    """``request`` as ``messages.create`` takes it: the SDK (2.x) no longer has a ``temperature``
+    argument, so a temperature set with ``--temperature`` travels in ``extra_body``, as the API reads it."""
+    args = {k: v for k, v in request.items() if k != "temperature"}
+    if "temperature" in request:
+        args["extra_body"] = {"temperature": request["temperature"]}
+    return args
 
 
 def _flat(text: str) -> str:
@@ -219,7 +258,7 @@ def _request_verdicts(texts: Sequence[str]) -> tuple[str, set[str]]:
             except json.JSONDecodeError:
                 continue
             if isinstance(data, dict) and "verdict" in data:
-                objects.add(_flat_object(data))
+                objects.update({_flat_object(data), _flat_object(_core(data))})
     return "\n".join(_flat(t) for t in texts if t), objects
 
 
@@ -230,7 +269,13 @@ def _is_copy(data: dict, folded: str, objects: set[str]) -> bool:
     forms = {_flat(f"verdict {verdict} rationale {rationale}"), _flat(f"rationale {rationale} verdict {verdict}")}
     if not rationale.strip():
         forms.add(_flat(f"verdict {verdict}"))
-    return any(form in folded for form in forms) or _flat_object(data) in objects
+    return any(form in folded for form in forms) or bool({_flat_object(data), _flat_object(_core(data))} & objects)
+
+
+def _core(data: dict) -> dict:
+    """A verdict object without its confidence: a copied verdict and rationale stay a copy whatever
+    confidence the call adds."""
+    return {k: v for k, v in data.items() if k != "confidence"}
 
 
 def _flat_object(data: dict) -> str:
@@ -241,6 +286,19 @@ def verdict_calls(content: Sequence[dict]) -> list[dict]:
     """The inputs of the reply's ``record_verdict`` calls (text blocks are never read as a verdict)."""
     inputs = (call.get("input") for call in tool_calls(content, TOOL["name"]))
     return [data if isinstance(data, dict) else {} for data in inputs]
+
+
+def call_confidence(content: Sequence[dict]) -> float | None:
+    """The confidence of the reply's first verdict call with a valid verdict, when it gives a number
+    in [0, 1] (anything else, or none, is None: the judge did not say)."""
+    for data in verdict_calls(content):
+        if verdicts.normalise_verdict(data.get("verdict", "")) is None:
+            continue
+        value = data.get("confidence")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value <= 1.0:
+            return float(value)
+        return None
+    return None
 
 
 def has_verdict(content: Sequence[dict]) -> bool:
@@ -285,8 +343,26 @@ class JudgeBudgetExhausted(CitecheckError):
     """The judge run's --max-cost-usd would be passed by the next call: no more calls start."""
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What one call gave: the verdict or why there is none, its cost, the confidence the call
+    stated, whether the call itself failed, and whether the reply had no valid verdict call."""
+
+    label: str
+    why: str
+    cost: float = 0.0
+    confidence: float | None = None
+    failed: bool = False
+    again: bool = False
+
+
 @dataclass
 class ClaudeJudge:
+    """``examples`` (judging.examples, a prompt of EXAMPLE_PROMPTS only) join the system prompt in
+    their own fence; the recorded prompt version then carries their hash (``judge.v3+ex.<12 hex>``).
+    ``temperature`` is sent only when set (else the model's default sampling; current models may
+    refuse another temperature with HTTP 400)."""
+
     client: Any
     model: str = "claude-haiku-4-5"
     prompt_version: str = JUDGE_PROMPT
@@ -294,40 +370,76 @@ class ClaudeJudge:
     max_cost_usd: float | None = None
     max_tokens: int = 300
     price: tuple[float, float] | None = None
+    temperature: float | None = None
+    examples: Examples | None = None
 
     def __post_init__(self) -> None:
-        self.prompt = load_prompt(self.prompt_version)
+        base = load_prompt(self.prompt_version)
+        self.tool: Tool = tool_for(self.prompt_version)
+        self.prompt, self._sent = base, base  # what verdicts record; what the requests carry
+        if self.examples is not None:
+            if self.prompt_version not in EXAMPLE_PROMPTS:
+                raise CitecheckError(f"prompt {self.prompt_version} takes no examples; use --prompt "
+                                     f"{' or '.join(sorted(EXAMPLE_PROMPTS))} with --examples")
+            self.prompt = Prompt(f"{base.version}{self.examples.version_suffix}", base.text)
+            self._sent = Prompt(self.prompt.version, base.text + "\n\n" + self.examples.fenced())
         self._price: Price = price_for(self.model, self.price)
 
     @property
     def name(self) -> str:
         return f"claude:{self.model}"
 
-    def _verdict(self, item: JudgeItem, label: str, why: str, cost: float = 0.0) -> verdicts.Verdict:
-        return verdicts.make(item.key, label, why, self.name, self.prompt.version, self.prompt.sha256, item.fingerprint, cost)
+    @property
+    def examples_sha256(self) -> str:
+        return self.examples.sha256 if self.examples is not None else ""
+
+    def request(self, item: JudgeItem, model: str | None = None) -> dict:
+        """The Messages API request for ``item`` (to ``model``, by default this judge's)."""
+        return judge_request(item, self._sent, model or self.model, self.max_tokens, tool=self.tool,
+                             temperature=self.temperature)
+
+    def _verdict(self, item: JudgeItem, label: str, why: str, cost: float = 0.0, confidence: float | None = None,
+                 decided_by: str = "") -> verdicts.Verdict:
+        return verdicts.make(item.key, label, why, self.name, self.prompt.version, self.prompt.sha256, item.fingerprint,
+                             cost, repeat=item.repeat, decided_by=decided_by,
+                             confidence=confidence if label != verdicts.UNSCORED else None,
+                             examples_sha256=self.examples_sha256)
+
+    @staticmethod
+    def _worst_tokens(request: dict) -> int:
+        # + the tool definition and the API's tool-use system prompt (a few hundred tokens)
+        return estimate_tokens(request["system"][0]["text"] + request["messages"][0]["content"]
+                               + json.dumps(request["tools"])) + 600
 
     def _worst(self, request: dict) -> float:
-        # + the tool definition and the API's tool-use system prompt (a few hundred tokens)
-        tokens = estimate_tokens(request["system"][0]["text"] + request["messages"][0]["content"]
-                                 + json.dumps(request["tools"])) + 600
-        return self._price.worst_case(tokens, request["max_tokens"])
+        """The most the calls for one item can cost (checked against the budget before they start)."""
+        return self._price.worst_case(self._worst_tokens(request), request["max_tokens"])
 
-    def _one(self, item: JudgeItem, request: dict) -> tuple[verdicts.Verdict, bool, bool]:
-        """The verdict, whether it is unscored because the call failed, and whether the reply had
-        no valid verdict call (then it is asked once more)."""
+    def _ask(self, item: JudgeItem, request: dict, price: Price | None = None) -> Reply:
+        """One call (the SDK retries 429, 5xx and timeouts) and what its reply says."""
         try:
-            response = self.client.messages.create(**request)
+            response = self.client.messages.create(**sdk_arguments(request))
         except Exception as exc:  # retried by the SDK already
             status = getattr(exc, "status_code", None)
-            return self._verdict(item, verdicts.UNSCORED, f"API call failed ({type(exc).__name__}"
-                                                   f"{f', HTTP {status}' if status else ''})"), True, False
+            return Reply(verdicts.UNSCORED, f"API call failed ({type(exc).__name__}"
+                                            f"{f', HTTP {status}' if status else ''})", failed=True)
         body = response if isinstance(response, dict) else response.model_dump(mode="json", exclude_none=True)
-        cost = self._price.cost(body.get("usage") or {})
+        cost = (price or self._price).cost(body.get("usage") or {})
         content = body.get("content") or []
         label, why = parse_verdict(content, item.chunk, item.sentence, item.quote, item.question)
         if label == verdicts.UNSCORED and body.get("stop_reason") == "max_tokens":
             why += " (the reply was cut off at max_tokens)"
-        return self._verdict(item, label, why, cost), False, not has_verdict(content)
+        return Reply(label, why, cost, self._confidence(content), again=not has_verdict(content))
+
+    def _confidence(self, content: Sequence[dict]) -> float | None:
+        """The reply's confidence, when this judge's tool asks for one (else None, whatever it holds)."""
+        return call_confidence(content) if gives_confidence(self.tool) else None
+
+    def _one(self, item: JudgeItem, request: dict) -> tuple[verdicts.Verdict, bool, bool]:
+        """The verdict, whether it is unscored because the call failed, and whether the reply had
+        no valid verdict call (then it is asked once more)."""
+        r = self._ask(item, request)
+        return self._verdict(item, r.label, r.why, r.cost, r.confidence), r.failed, r.again
 
     def judge(self, items: Sequence[JudgeItem], on_verdict: Callable[[verdicts.Verdict], None] | None = None,
               stop: threading.Event | None = None, progress: Progress | None = None) -> list[verdicts.Verdict]:
@@ -340,7 +452,7 @@ class ClaudeJudge:
         submitted: dict[Any, JudgeItem] = {}
         pending = iter(items)
         retry: list[JudgeItem] = []  # replies without a valid verdict call, asked once more
-        first: dict[str, verdicts.Verdict] = {}  # their first (unscored) verdict, with its cost
+        first: dict[tuple[str, int], verdicts.Verdict] = {}  # their first (unscored) verdict, with its cost
         with ThreadPoolExecutor(max_workers=max(1, self.concurrency)) as pool:
             exhausted = False
             while True:
@@ -353,14 +465,14 @@ class ClaudeJudge:
                         v = self._verdict(item, verdicts.UNSCORED, "the cited chunk has no text to judge against")
                         self._record(v, out, progress, on_verdict)
                         continue
-                    request = judge_request(item, self.prompt, self.model, self.max_tokens)
+                    request = self.request(item)
                     worst = self._worst(request)
                     if self.max_cost_usd is not None and progress.spent + sum(reserved.values()) + worst > self.max_cost_usd:
                         progress.stopped = (f"budget: ${progress.spent:.4f} spent of ${self.max_cost_usd:.4f}; the next "
                                             f"call could cost up to ${worst:.4f}")
                         exhausted = True
-                        if item.key in first:  # no budget to ask again: the first reply's verdict stands
-                            self._record(first.pop(item.key), out, progress, on_verdict)
+                        if (item.key, item.repeat) in first:  # no budget to ask again: the first reply's verdict stands
+                            self._record(first.pop((item.key, item.repeat)), out, progress, on_verdict)
                         break
                     future = pool.submit(self._one, item, request)
                     reserved[future], submitted[future] = worst, item
@@ -375,21 +487,21 @@ class ClaudeJudge:
                     item = submitted.pop(future)
                     v, failed, again = future.result()
                     progress.spent += v.cost_usd
-                    if again and item.key not in first and not (stop and stop.is_set()):
-                        first[item.key] = v
+                    slot = (item.key, item.repeat)
+                    if again and slot not in first and not (stop and stop.is_set()):
+                        first[slot] = v
                         retry.append(item)
                         continue
-                    if item.key in first:  # the verdict carries what both calls cost
-                        v = dataclasses.replace(v, cost_usd=round(v.cost_usd + first.pop(item.key).cost_usd, 6),
+                    if slot in first:  # the verdict carries what both calls cost
+                        v = dataclasses.replace(v, cost_usd=round(v.cost_usd + first.pop(slot).cost_usd, 6),
                                                 rationale=v.rationale + (" (asked twice)" if not v.scored else ""))
                     progress.failed += failed
                     self._record(v, out, progress, on_verdict)
         for item in retry:  # stopped before they were asked again
-            self._record(first.pop(item.key), out, progress, on_verdict)
+            self._record(first.pop((item.key, item.repeat)), out, progress, on_verdict)
         return out
 
-    @staticmethod
-    def _record(v: verdicts.Verdict, out: list, progress: Progress, on_verdict) -> None:
+    def _record(self, v: verdicts.Verdict, out: list, progress: Progress, on_verdict) -> None:
         out.append(v)
         progress.done += 1
         progress.unscored += not v.scored
@@ -437,7 +549,7 @@ class ClaudeJudge:
             while pending:
                 custom_id, item = pending[0]
                 if custom_id not in reserve:
-                    params = judge_request(item, self.prompt, self.model, self.max_tokens)
+                    params = self.request(item)
                     reserve[custom_id] = params, half.worst_case(self.input_tokens(params), params["max_tokens"])
                 params, worst = reserve[custom_id]
                 if self.max_cost_usd is not None and progress.spent + reserved + worst > self.max_cost_usd:
@@ -478,7 +590,7 @@ class ClaudeJudge:
                 body = result.message.model_dump(mode="json", exclude_none=True)
                 content = body.get("content") or []
                 label, why = parse_verdict(content, item.chunk, item.sentence, item.quote, item.question)
-                v = self._verdict(item, label, why, half.cost(body.get("usage") or {}))
+                v = self._verdict(item, label, why, half.cost(body.get("usage") or {}), self._confidence(content))
                 progress.spent += v.cost_usd
                 if not has_verdict(content) and entry.custom_id not in first:
                     first[entry.custom_id] = v
@@ -499,9 +611,16 @@ def judge_key(judge: Any) -> tuple[str, str]:
     return judge.name, judge.prompt.version
 
 
-def not_yet_judged(items: Iterable[JudgeItem], existing: Iterable[verdicts.Verdict], judge: Any) -> list[JudgeItem]:
-    """Items without a scored verdict from this judge and prompt version for their current
-    fingerprint: the ones a resumed run still has to pay for."""
+def not_yet_judged(items: Iterable[JudgeItem], existing: Iterable[verdicts.Verdict], judge: Any,
+                   repeats: int = 1) -> list[JudgeItem]:
+    """The runs still to pay for: each item once per run ``repeat`` 0..``repeats``-1 (every item's
+    run 0 first, then every item's run 1...) without a scored verdict from this judge and prompt
+    version for the item's current fingerprint and that run."""
+    if repeats < 1:
+        raise ValueError(f"repeats {repeats} is below 1: 1 is the ordinary run alone")
     name, version = judge_key(judge)
-    done = {(v.item, v.fingerprint) for v in existing if v.judge == name and v.prompt_version == version and v.scored}
-    return [i for i in items if (i.key, i.fingerprint) not in done]
+    done = {(v.item, v.fingerprint, v.repeat) for v in existing
+            if v.judge == name and v.prompt_version == version and v.scored}
+    items = list(items)
+    return [dataclasses.replace(i, repeat=r) if i.repeat != r else i
+            for r in range(repeats) for i in items if (i.key, i.fingerprint, r) not in done]
