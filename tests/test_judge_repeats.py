@@ -230,3 +230,17 @@ def test_repeats_go_through_the_message_batches_api_too():
     found = judge.judge_batch(not_yet_judged(items(3), [], judge, 2), poll_seconds=0, sleep=lambda s: None)
     assert runs_per_item(found) == {f"a-{i}#s0#c0": [0, 1] for i in range(3)}
     assert all(v.confidence is None for v in found)  # judge.v2's tool has no confidence
+
+
+def test_imported_verdicts_keep_their_repeat_column_and_name_a_bad_one(tmp_path):
+    """Another tool's repeated runs come in with their run number, so their self-consistency can be
+    measured; a run number that is not a whole number of 0 or more is a bad row naming the field."""
+    from citecheck.judging import verdicts as verdict_store
+
+    theirs = tmp_path / "theirs.csv"
+    theirs.write_text("item,verdict,repeat\na-1#s0#c0,supported,0\na-1#s0#c0,partial,1\n"
+                      "a-2#s0#c0,no,\na-3#s0#c0,yes,-1\na-4#s0#c0,yes,two\n", encoding="utf-8")
+    found, errors = verdict_store.import_external(theirs, "theirs")
+    assert [(v.item, v.verdict, v.repeat) for v in found] == [
+        ("a-1#s0#c0", "supported", 0), ("a-1#s0#c0", "partial", 1), ("a-2#s0#c0", "not_supported", 0)]
+    assert [(e.line, e.field) for e in errors] == [(5, "repeat"), (6, "repeat")]

@@ -162,7 +162,8 @@ def _item_key(value: object) -> str | None:
 def import_external(path: str | Path, judge: str, prompt_version: str = "external") -> tuple[list[Verdict], list[RecordError]]:
     """Verdicts from another tool: CSV (header) or JSONL, each row with ``item`` (the item key)
     and ``verdict`` (supported / partial / not_supported or a common synonym), and optionally
-    ``rationale``.  Each bad row is reported with its line and field; the rest are imported."""
+    ``rationale`` and ``repeat`` (which run of a judge repeated on the same items: 0, the default, is the
+    ordinary run; see ``judge --repeat``).  Each bad row is reported with its line and field; the rest are imported."""
     path = Path(path)
     name = str(path)
     rows: list[tuple[int, dict]] = []
@@ -188,5 +189,20 @@ def import_external(path: str | Path, judge: str, prompt_version: str = "externa
             errors.append(RecordError(name, n, "verdict", f"{row.get('verdict')!r} is not supported / partial / "
                                                           "not_supported"))
             continue
-        out.append(make(item, verdict, str(row.get("rationale") or ""), judge, prompt_version, ""))
+        repeat = _repeat(row.get("repeat"))
+        if repeat is None:
+            errors.append(RecordError(name, n, "repeat", f"{row.get('repeat')!r} is not a whole number of 0 or more "
+                                                         "(0: the ordinary run; 1..K-1: repeats of the same judge)"))
+            continue
+        out.append(make(item, verdict, str(row.get("rationale") or ""), judge, prompt_version, "", repeat=repeat))
     return out, errors
+
+
+def _repeat(value: object) -> int | None:
+    """An imported row's ``repeat`` (missing or empty: 0, the ordinary run), or None when it is not one."""
+    if value is None or value == "":
+        return 0
+    if type(value) is int:
+        return value if value >= 0 else None
+    text = str(value).strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 6 else None
