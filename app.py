@@ -15,6 +15,8 @@ PAGES = [
     st.Page("pages/review.py", title="Review", icon=":material/fact_check:", url_path="review", default=True),
     st.Page("pages/failures.py", title="Failures", icon=":material/monitoring:", url_path="failures"),
     st.Page("pages/disagreements.py", title="Disagreements", icon=":material/gavel:", url_path="disagreements"),
+    st.Page("pages/team.py", title="Team", icon=":material/groups:", url_path="team"),
+    st.Page("pages/assign.py", title="Assign", icon=":material/assignment_ind:", url_path="assign"),
     st.Page("pages/calibration.py", title="Judge calibration", icon=":material/balance:", url_path="calibration"),
     st.Page("pages/data.py", title="Data", icon=":material/folder_open:", url_path="data"),
 ]

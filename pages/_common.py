@@ -145,6 +145,14 @@ def read_label_events():
     return _or_stop(labels.read_events, settings().labels)
 
 
+@st.cache_resource(max_entries=4)
+def holds_scan(target: str):
+    """The pass over a labels store's events kept between runs and sessions (``review.holds.Scan``)."""
+    from citecheck.review.holds import Scan
+
+    return Scan()
+
+
 def guidelines():
     """The labelling guidelines the server is configured with, or None and the error saying why."""
     from citecheck.labelling import guidelines as labelling_guidelines

@@ -14,6 +14,9 @@ from citecheck.review import navigation, paging, review_view
 from citecheck.review.html import labelled_html, notice_html
 from citecheck.review.session_state import ReviewState, note_key
 
+from pages import _common as common
+from pages import _span_marking as span_marking
+
 
 class View(NamedTuple):
     """What every item of one run is drawn with: the labels that count, who is labelling, and the
@@ -78,4 +81,6 @@ def sentences(result, items, session: ReviewState, judged, view: View) -> None:
             if (html := shown_item.html()):  # (an uncited sentence's unlabelled box has nothing of its own)
                 box.html(html)
             label_buttons(box, item, (session.answer_id or "", n), f"b-{item.key}", False, view)
+            span_marking.span_marking(box, result, item, view.current.get((item.key, view.reviewer)),
+                                      common.settings().labels)
             box.text_input("Note", key=note_key(item.key), label_visibility="collapsed", placeholder="note (optional)")

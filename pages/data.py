@@ -45,6 +45,9 @@ if opened.source is not None and opened.source.answers:
         col.caption(t.caption)
 st.metric("Labels in effect (undone ones left out)", f"{len(records):,}")
 
+if not identity().by_login:
+    st.html(notice_html("info", "No sign-in is configured, so everyone is a lead: anyone may adjudicate, assign "
+                                "work and see the team's figures (docs/app.md, Roles)."))
 st.subheader("Settings")
 st.caption(serving.how_to_set())
 st.dataframe(pd.DataFrame(serving.setting_rows(cfg, store_logs, identity().source in ("login", "signed-out"))),

@@ -16,6 +16,8 @@ from citecheck.review.html import (
     sentence_html,
 )
 
+from pages import _comments as comment_threads
+from pages import _roles as team_roles
 from pages._common import (
     enter,
     guidelines,
@@ -65,6 +67,9 @@ fingerprints = {i.key: i.fingerprint for i in data.all_items}
 settled_text = calibration.settled_text(effective, fingerprints, adjudicated, cfg.overlap)
 st.subheader("Agreement between reviewers")
 st.html(adjudication.agreement_html(agreement.team_agreement(agreement.table(current.values(), fingerprints))))
+st.subheader("Open comment threads")
+leading = team_roles.current().lead  # a reviewer sees only the threads of items they labelled (blind labelling)
+comment_threads.open_threads(events, name, None if leading else [k for k, who in current if who == name])
 
 found, held = adjudication.disagreements(data.all_items, current, adjudicated, name, cfg.overlap)
 if held:
@@ -126,7 +131,10 @@ if item.citation is not None:
 else:
     right.caption("An uncited sentence.")
 st.html(adjudication.side_by_side_html(d))
+with st.expander("Comments on this item"):
+    comment_threads.show(item.key, events, name, blind=not leading, labelled=(item.key, name) in current)
 
+team_roles.require_lead("Adjudicating")  # a reviewer sees the disagreement, not the actions
 # keyed by the item: every item's note box starts empty (nothing carries over to the next item), and
 # Enter in it only commits the note: a decision is a label button (or its key 1-4), never Enter
 st.text_input("Note (why), recorded with the label you choose", placeholder="optional", key=f"adj-note-{item.key}")

@@ -5,10 +5,12 @@ _review_items) lay out the widgets."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import streamlit as st
 from citecheck.labelling import labels
+from citecheck.review import holds, keypresses, label_actions, navigation, review_view
 from citecheck.review import html as review_html
-from citecheck.review import keypresses, label_actions, navigation, review_view
 from citecheck.review.html import notice_html
 from citecheck.review.reconnect import reconnect_script, session_token
 from citecheck.review.session_state import ReviewState
@@ -43,9 +45,15 @@ choices = review_sidebar.show(who, reviewer, state, params, data, rules, rules_e
 sample, sample_error = read_sample(choices.sample_path)
 if sample_error:
     st.html(notice_html("error", sample_error))
-walk = ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, common.settings().overlap)
+cfg = common.settings()
+work = holds.for_run(cfg.labels, events, current, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
+                     common.holds_scan(str(cfg.labels)))
+walk = ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes)
 handled = session.take("label_saved")  # a label button's callback ran before this run
 result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer)
+if items and reviewer:  # the item shown is held for this reviewer (review.holds)
+    holds.served(cfg.labels, work, items[session.focus].key, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
+                 cfg.overlap)
 
 
 # the callbacks: who is labelling, and the labels, are read when the button is pressed

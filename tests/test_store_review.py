@@ -121,8 +121,9 @@ def test_filters_from_sql_equal_the_filters_in_memory(both, filter_name):
 @given(picks=hs.lists(hs.tuples(hs.integers(0, 10_000), hs.sampled_from(["ada", "bo", "cy"]), hs.booleans()),
                       max_size=40),
        overlap=hs.integers(1, 3), after=hs.one_of(hs.none(), hs.integers(0, 10_000)),
-       filter_name=hs.sampled_from(list(queue.FILTERS)))
-def test_queue_and_progress_from_the_store_equal_those_in_memory(both, picks, overlap, after, filter_name):
+       filter_name=hs.sampled_from(list(queue.FILTERS)),
+       claims=hs.lists(hs.tuples(hs.integers(0, 10_000), hs.integers(1, 2)), max_size=5))
+def test_queue_and_progress_from_the_store_equal_those_in_memory(both, picks, overlap, after, filter_name, claims):
     data, store = both
     every = [(aid, n, item) for aid in data.answer_ids for n, item in enumerate(data.items(aid))]
     current = {}
@@ -136,9 +137,11 @@ def test_queue_and_progress_from_the_store_equal_those_in_memory(both, picks, ov
     ids = queue.answer_ids(data, filter_name, current, "ada")
     store_ids = answers.filtered_ids(store, filter_name, current, "ada")
     at = None if after is None else every[after % len(every)][:2]
-    want = queue.next_in_queue([(aid, data.items(aid)) for aid in ids], team, "ada", overlap, at)
-    assert answers.queue_next(store, store_ids, answers.positions_of(store, store_ids), team, "ada", overlap, at) == want
-    assert answers.queue_next(data, ids, answers.positions_of(data, ids), team, "ada", overlap, at) == want
+    claimed = {every[k % len(every)][2].key: n for k, n in claims}  # others' holds and assignments (review.holds)
+    want = queue.next_in_queue([(aid, data.items(aid)) for aid in ids], team, "ada", overlap, at, claimed)
+    assert answers.queue_next(store, store_ids, answers.positions_of(store, store_ids), team, "ada", overlap, at,
+                              claimed) == want
+    assert answers.queue_next(data, ids, answers.positions_of(data, ids), team, "ada", overlap, at, claimed) == want
     where = answers.positions_of(store, store_ids)
     assert {aid: where[aid] for aid in ids} == {aid: ids.index(aid) for aid in ids} and len(where) == len(ids)
     assert answers.progress(store, team, "ada", overlap) == queue.team_progress(data.all_items, team, "ada", overlap)

@@ -115,8 +115,12 @@ def test_the_disagreements_page_shows_labels_side_by_side_and_records_an_adjudic
     assert len(label_store.read(labels)[0]) == 4  # nothing overwritten
 
 
-def test_under_a_login_the_adjudicator_is_the_signed_in_user(labels):
+def test_under_a_login_the_adjudicator_is_the_signed_in_user(labels, monkeypatch):
     from citecheck.labelling import dataset
+
+    roles = labels.parent / "roles.toml"  # under sign-in only a lead named in the roles file adjudicates
+    roles.write_text('[roles]\n"lead@example.org" = "lead"\n', encoding="utf-8")
+    monkeypatch.setenv("CITECHECK_ROLES", str(roles))
 
     items = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))
     label_store.append(labels, label_store.make_label(items[0], "supported", "ana"))

@@ -38,6 +38,7 @@ class Setting:
     env: str
     help: str
     metavar: str | None = None
+    unit: str = "reviewers"  # what a count counts, for its error message
 
     @property
     def option(self) -> str:
@@ -53,16 +54,16 @@ class Setting:
         if self.kind == FLAG:
             return raw.strip().lower() in _TRUE
         if self.kind == COUNT:
-            return count(raw, f"{self.option} / {self.env}")
+            return count(raw, f"{self.option} / {self.env}", self.unit)
         return raw
 
 
-def count(raw: object, what: str) -> int:
-    """A whole number of at least 1 (``--overlap``), or ValueError saying what it must be."""
+def count(raw: object, what: str, unit: str = "reviewers") -> int:
+    """A whole number of at least 1 (``--overlap``, ``--lock``), or ValueError saying what it must be."""
     try:
         value = int(str(raw).strip())
     except ValueError:
-        raise ValueError(f"{what} must be a whole number of reviewers, not {raw!r}") from None
+        raise ValueError(f"{what} must be a whole number of {unit}, not {raw!r}") from None
     if value < 1:
         raise ValueError(f"{what} must be at least 1, not {value}")
     return value
@@ -83,6 +84,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("overlap", COUNT, "CITECHECK_OVERLAP",
             "reviewers per item: an item is done when K different reviewers have labelled it", "K"),
     Setting("guidelines", PATH, "CITECHECK_GUIDELINES", "labelling guidelines, a Markdown file", "FILE"),
+    Setting("roles", PATH, "CITECHECK_ROLES",
+            "roles file (TOML): the emails and groups that are leads when sign-in is configured", "FILE"),
+    Setting("lock", COUNT, "CITECHECK_LOCK_MINUTES",
+            "minutes an opened item stays held for its reviewer before it goes back to the pool (default 30)",
+            "MINUTES", unit="minutes"),
 )
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 

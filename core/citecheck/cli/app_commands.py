@@ -42,10 +42,17 @@ def problems(settings) -> list[str]:
     elif not (settings.store / "store.json").is_file():
         found.append(f"--store {settings.store} is not a checked store (no store.json): write one with "
                      "citecheck check LOG... --store DIR")
-    for name in ("golden", "guidelines"):
+    for name in ("golden", "guidelines", "roles"):
         value = getattr(settings, name)
         if value is not None and not value.is_file():
             found.append(f"--{name} {value}: no such file")
+    if settings.roles is not None and settings.roles.is_file():
+        from citecheck.review.roles import RolesError, load
+
+        try:
+            load(settings.roles)
+        except RolesError as exc:
+            found.append(f"--roles: {exc}")
     return found
 
 

@@ -10,17 +10,24 @@ that knows only version 1 reads every label and reports each event as a record i
 - An **adjudication** is a lead's label for an item whose reviewers disagreed: who adjudicated,
   when, and which labels (reviewer, label, ``at``) it resolved.  The latest per item counts;
   calibration prefers it to the reviewers' labels (``labelling.consensus``).
+
+The team's events are read here too, each by its own module: assignments, releases and opened
+items (``labelling.assignments``), comments and resolved threads (``labelling.comments``).
+A reader that does not use a kind passes over it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from citecheck import __version__
 from citecheck.contract.item_keys import ALL_LABELS, CITATION_LABELS, UNCITED_LABELS, parse_item_key
 from citecheck.errors import CitecheckError, FieldError
+from citecheck.labelling import assignments, comments
+from citecheck.labelling.assignments import Assignment, Open, Release
+from citecheck.labelling.comments import Comment, Resolve
 from citecheck.labelling.items import Item
 from citecheck.storage.lines import expect, now
 
@@ -42,7 +49,13 @@ class Label(Protocol):
 EVENTS_VERSION = 2  # the labels_version of the records below
 RETRACTION = "retraction"
 ADJUDICATION = "adjudication"
-KINDS = (RETRACTION, ADJUDICATION)
+# the team's events, each read by its own module (labelling.assignments, labelling.comments)
+TeamEvent = Assignment | Release | Open | Comment | Resolve
+TEAM_READERS: dict[str, Callable[[dict], TeamEvent]] = {
+    assignments.ASSIGNMENT: assignments.parse_assignment, assignments.RELEASE: assignments.parse_release,
+    assignments.OPEN: assignments.parse_open, comments.COMMENT: comments.parse_comment,
+    comments.RESOLVE: comments.parse_resolve}
+KINDS = (RETRACTION, ADJUDICATION, *TEAM_READERS)
 
 
 class EventError(CitecheckError, ValueError):
@@ -133,9 +146,11 @@ def _label_value(obj: dict, citation: int | None = None, known: bool = False) ->
     return value
 
 
-def parse_event(obj: dict) -> Retraction | Adjudication:
+def parse_event(obj: dict) -> Retraction | Adjudication | TeamEvent:
     """A version 2 record (its version already checked), field by field."""
     kind = expect(obj, "event", str)
+    if kind in TEAM_READERS:
+        return TEAM_READERS[kind](obj)
     item = expect(obj, "item", str)
     try:
         key = parse_item_key(item)

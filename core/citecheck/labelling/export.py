@@ -11,6 +11,7 @@ import io
 import json
 from collections.abc import Iterator, Mapping
 
+from citecheck.labelling import marked_spans
 from citecheck.labelling.consensus import resolve
 from citecheck.labelling.dataset import Dataset
 from citecheck.labelling.events import Adjudication
@@ -18,9 +19,11 @@ from citecheck.labelling.labels import Label, latest
 
 
 def rows(data: Dataset, records: list[Label], adjudicated: Mapping[str, Adjudication] | None = None,
-         overlap: int = 1) -> Iterator[dict]:
+         overlap: int = 1, problems: list[str] | None = None) -> Iterator[dict]:
     """One row per item that has at least one label (or an adjudication), with every reviewer's
-    latest label, the adjudication and the human label with its rule."""
+    latest label, the adjudication and the human label with its rule.  A label that marks words
+    carries its ``spans`` and their ``marked`` text; spans that do not fit the item's sentence in
+    the log are left out, and why is added to ``problems``."""
     adjudicated = adjudicated or {}
     current = latest(records)
     by_item: dict[str, list[Label]] = {}
@@ -56,7 +59,8 @@ def rows(data: Dataset, records: list[Label], adjudicated: Mapping[str, Adjudica
                 "prompt_version": a.prompt_version,
                 "labels": {
                     lab.reviewer: {"label": lab.label, "note": lab.note, "at": lab.at,
-                                   "stale": lab.fingerprint != item.fingerprint}
+                                   "stale": lab.fingerprint != item.fingerprint,
+                                   **_marked(a.answer, (s.start, s.end), lab, problems)}
                     for lab in sorted(given, key=lambda x: x.reviewer)
                 },
                 "adjudication": None if adj is None else {
@@ -68,27 +72,47 @@ def rows(data: Dataset, records: list[Label], adjudicated: Mapping[str, Adjudica
             }
 
 
+def _marked(answer: str, sentence: tuple[int, int], label: Label, problems: list[str] | None) -> dict:
+    """A label's ``spans`` and ``marked`` text for its row ({} when it marks nothing, or when its
+    spans do not fit the sentence: then the reason goes to ``problems``)."""
+    if not label.spans:
+        return {}
+    if (why := marked_spans.outside(label.spans, sentence, len(answer))) is not None:
+        if problems is not None:
+            problems.append(f"{label.reviewer}'s label of {label.item} (at {label.at}): {why}; its marked words are "
+                            "left out (the answer changed since they were marked: mark them again)")
+        return {}
+    return {"spans": [list(s) for s in label.spans], "marked": marked_spans.marked_text(answer, label.spans)}
+
+
 def to_jsonl(items: Iterator[dict]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items)
 
 
 def to_csv(items: Iterator[dict]) -> str:
     """CSV with a ``label:<reviewer>`` and ``note:<reviewer>`` column per reviewer (stale labels
-    marked) and ``adjudication`` / ``adjudicated_by`` columns."""
+    marked), ``spans:<reviewer>`` and ``marked:<reviewer>`` (JSON lists) for each reviewer who marked
+    words in any row, and ``adjudication`` / ``adjudicated_by`` columns."""
     materialised = list(items)
     for r in materialised:
         adj = r.pop("adjudication", None)
         r["adjudication"] = "" if adj is None else adj["label"] + (" (stale)" if adj["stale"] else "")
         r["adjudicated_by"] = "" if adj is None else adj["adjudicator"]
     reviewers = sorted({who for r in materialised for who in r["labels"]})
+    marking = [who for who in reviewers if any("spans" in r["labels"].get(who, {}) for r in materialised)]
     base = [k for k in (materialised[0] if materialised else {}) if k != "labels"] or ["item"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(base + [f"{p}:{who}" for who in reviewers for p in ("label", "note")])
+    writer.writerow(base + [f"{p}:{who}" for who in reviewers for p in ("label", "note")]
+                    + [f"{p}:{who}" for who in marking for p in ("spans", "marked")])
     for r in materialised:
         cells = [";".join(r[k]) if isinstance(r[k], list) else r[k] for k in base]
         for who in reviewers:
             lab = r["labels"].get(who)
             cells += ([lab["label"] + (" (stale)" if lab["stale"] else ""), lab["note"]] if lab else ["", ""])
+        for who in marking:
+            lab = r["labels"].get(who) or {}
+            cells += ([json.dumps(lab["spans"]), json.dumps(lab["marked"], ensure_ascii=False)] if "spans" in lab
+                      else ["", ""])
         writer.writerow(cells)
     return out.getvalue()

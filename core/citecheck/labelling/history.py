@@ -39,9 +39,10 @@ def by_item(events: Iterable[Event]) -> dict[str, list[Entry]]:
             entry = Entry(e.at, e.reviewer, "label", e.label, e.note, withdrawn.get((e.item, e.reviewer, e.at, e.label), ""))
         elif isinstance(e, Retraction):
             entry = Entry(e.at, e.reviewer, "retraction", e.label)
-        else:
-            assert isinstance(e, Adjudication)
+        elif isinstance(e, Adjudication):
             entry = Entry(e.at, e.adjudicator, "adjudication", e.label, e.note)
+        else:  # the team's events (assignments, opens, comments ...) are no label history
+            continue
         out.setdefault(e.item, []).append(entry)
     return out
 

@@ -22,8 +22,16 @@ from pathlib import Path
 from citecheck import __version__
 from citecheck.contract.item_keys import CITATION_LABELS, UNCITED_LABELS, parse_item_key
 from citecheck.errors import CitecheckError, FieldError, RecordError
-from citecheck.labelling.events import EVENTS_VERSION, Adjudication, Retraction, make_retraction, parse_event
-from citecheck.labelling.items import Item
+from citecheck.labelling.events import (
+    EVENTS_VERSION,
+    Adjudication,
+    Retraction,
+    TeamEvent,
+    make_retraction,
+    parse_event,
+)
+from citecheck.labelling.items import LABEL_TEXT, Item
+from citecheck.labelling.marked_spans import SPAN_LABELS, Spans, check_label, normalise, parse_spans
 from citecheck.storage import streams as event_store
 from citecheck.storage.durable import WriteFailed
 from citecheck.storage.lines import expect, expect_object, now
@@ -52,17 +60,21 @@ class Label:
     citecheck: str
     sample: str = ""  # the calibration sample the item was labelled from (review/sample.py); "" when none
     guidelines: str = ""  # the version (hash) of the guidelines it was made under (review/guidelines.py); "" when unknown
+    spans: Spans = ()  # the words marked as not supported: (start, end) answer offsets (labelling.marked_spans)
 
 
 def make_label(item: Item, label: str, reviewer: str, note: str = "", at: str | None = None,
-               sample: str = "", guidelines: str = "") -> Label:
+               sample: str = "", guidelines: str = "", spans: Spans = ()) -> Label:
     reviewer = reviewer.strip()
     if not reviewer:
         raise LabelError("a reviewer name is required before labelling")
     if label not in item.labels:
         raise LabelError(f"{label!r} is not a label for this item; use one of {', '.join(item.labels)}")
+    if spans and label not in SPAN_LABELS:
+        raise LabelError(f"a {LABEL_TEXT[label]!r} label marks no words; only {' and '.join(SPAN_LABELS)} labels do")
     return Label(LABELS_VERSION, item.key, item.answer_id, item.sentence, item.citation, item.chunk_id,
-                 item.fingerprint, label, note, reviewer, at or now(), __version__, sample, guidelines)
+                 item.fingerprint, label, note, reviewer, at or now(), __version__, sample, guidelines,
+                 normalise(spans))
 
 
 STREAM = "labels"
@@ -73,16 +85,16 @@ def append(target: str | Path, label: Label) -> None:
     records are never touched.  Returns only once the label is stored; raises
     :class:`~citecheck.storage.durable.WriteFailed` (nothing written) when a file cannot take it,
     for example on a full disk.  ``sample`` is written only when set, so a label made outside a
-    sample is stored as before; so is ``guidelines``."""
+    sample is stored as before; so are ``guidelines`` and ``spans``."""
     record = asdict(label)
-    for optional in ("sample", "guidelines"):
+    for optional in ("sample", "guidelines", "spans"):
         if not record[optional]:
             del record[optional]
     event_store.append(target, STREAM, [record], what="the label")
 
 
-def append_event(target: str | Path, event: Retraction | Adjudication) -> None:
-    """Append a retraction or an adjudication, durably, as :func:`append` does a label."""
+def append_event(target: str | Path, event: Retraction | Adjudication | TeamEvent) -> None:
+    """Append a retraction, an adjudication or a team event, durably, as :func:`append` does a label."""
     event_store.append(target, STREAM, [event.to_record()], what=f"the {type(event).__name__.lower()}")
 
 
@@ -136,6 +148,7 @@ def parse_label(value: object) -> Label:
         citecheck=expect(obj, "citecheck", str, optional=True, default=""),
         sample=expect(obj, "sample", str, optional=True, default=""),
         guidelines=expect(obj, "guidelines", str, optional=True, default=""),
+        spans=parse_spans(obj["spans"]) if obj.get("spans") is not None else (),
     )
     if (label.answer_id, label.sentence, label.citation) != (key.answer_id, key.sentence, key.citation):
         raise FieldError("item", f"{item!r} names another item than answer_id, sentence and citation")
@@ -144,6 +157,7 @@ def parse_label(value: object) -> Label:
         raise FieldError("label", f"{label.label!r} is not one of {', '.join(allowed)}")
     if not label.reviewer.strip():
         raise FieldError("reviewer", "is empty")
+    check_label(label.label, label.spans)
     return label
 
 
@@ -157,7 +171,7 @@ def _version(obj: dict) -> int:
     return version
 
 
-Event = Label | Retraction | Adjudication
+Event = Label | Retraction | Adjudication | TeamEvent  # (team events: labelling.assignments, labelling.comments)
 
 
 def parse_record(value: object) -> Event:

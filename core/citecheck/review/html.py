@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import itertools
+from collections.abc import Iterable
 
 from citecheck.checking.checker import AnswerResult, CitationResult
 from citecheck.contract import reasons
@@ -17,6 +18,7 @@ STYLE = """<style>
 .cc-answer sup{color:#1a5fb4;font-weight:600;margin-left:1px}
 mark.cc-quote{background:#fde68a;padding:0 1px}
 mark.cc-closest{background:#fecaca;text-decoration:underline dotted}
+mark.cc-unsupported{background:#fecdd3;text-decoration:underline wavy #b42318}
 .cc-chunk{border-left:3px solid #d0d7de;padding:4px 10px;white-space:pre-wrap;font-size:.92rem}
 .cc-meta{color:#57606a;font-size:.8rem}
 .cc-inputs{color:#57606a;font-size:.8rem;margin:-.25rem 0 .25rem 0;overflow-wrap:anywhere}
@@ -285,6 +287,19 @@ def sentence_html(result: AnswerResult, index: int, flags: list[str]) -> str:
     return (f'<p class="cc-sentence"><b>{s.index + 1}.</b> {escape(text)}{escape(cut)}</p>'
             + flags_html(flags, s.refusal)
             + claims_html(result.answer.extra, s.index))
+
+
+def marked_html(text: str, spans: Iterable[tuple[int, int]], offset: int = 0) -> str:
+    """``text`` escaped, with the marked spans (the words a reviewer marked as not supported) in
+    ``<mark class="cc-unsupported">``.  ``offset``: where ``text`` starts in the coordinates of the
+    spans (a sentence's start in its answer), so answer-offset spans mark a sentence's text."""
+    return highlight(text, [Span(a - offset, b - offset, "cc-unsupported") for a, b in spans])
+
+
+def marked_sentence_html(text: str, sentence: tuple[int, int], spans: Iterable[tuple[int, int]]) -> str:
+    """The sentence ``[start, end)`` of the answer ``text`` with a label's marked spans highlighted."""
+    lo, hi = sentence
+    return f'<p class="cc-sentence">{marked_html(text[lo:hi], spans, lo)}</p>'
 
 
 def unresolved_html(c: CitationResult) -> str:

@@ -9,7 +9,7 @@ wraps silently: when no item is left the queue says so (``None``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from citecheck.contract.item_keys import parse_item_key
@@ -74,10 +74,14 @@ def mine(item: Item, team: dict[str, dict[str, str]], reviewer: str) -> bool:
 
 
 def next_in_queue(answers: Sequence[tuple[str, Sequence[Item]]], team: dict[str, dict[str, str]], reviewer: str,
-                  overlap: int = 1, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+                  overlap: int = 1, after: tuple[str, int] | None = None,
+                  claimed: Mapping[str, int] | None = None) -> tuple[str, int] | None:
     """(answer id, item position) of the reviewer's next item after ``after`` (from the start when
     None), walking ``answers`` in order and then round from the start to reach items passed over;
-    an item others have started comes before an untouched one.  None when the queue is finished."""
+    an item others have started comes before an untouched one.  None when the queue is finished.
+    ``claimed``: item key -> reviewers other than this one who hold it or have it assigned
+    (``review.holds``); their claims count as labels to come."""
+    claimed = claimed or {}
     flat = [(aid, n, item) for aid, items in answers for n, item in enumerate(items)]
     start = 0
     if after is not None:
@@ -88,7 +92,7 @@ def next_in_queue(answers: Sequence[tuple[str, Sequence[Item]]], team: dict[str,
         if mine(item, team, reviewer):
             continue
         have = count(item, team)
-        if have >= overlap:
+        if have + claimed.get(item.key, 0) >= overlap:
             continue
         if have > 0:
             return aid, n

@@ -103,7 +103,7 @@ def label_buttons(item: Item, chosen: str | None, rules, prefix: str, shortcuts:
 def history_html(events: Iterable, item: Item, reviewer: str, blind: bool, chosen: str | None) -> str:
     """The item's label history; in blind mode, until the reviewer has labelled it, only their own
     entries (the others counted as hidden)."""
-    entries = history.by_item(e for e in events if e.item == item.key).get(item.key, [])
+    entries = history.by_item(e for e in events if getattr(e, "item", None) == item.key).get(item.key, [])
     mine = history.visible(entries, reviewer if blind and chosen is None else None)
     return history.history_html(mine, hidden=len(entries) - len(mine))
 

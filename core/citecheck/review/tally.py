@@ -69,13 +69,15 @@ def positions_in(data: Dataset, ids: Sequence[str]) -> dict[str, int]:
 
 def next_item(ids: Sequence[str], where: Mapping[str, int], items_of: Callable[[str], Sequence[Item]],
               team: dict[str, dict[str, str]], reviewer: str, overlap: int = 1,
-              after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+              after: tuple[str, int] | None = None, claimed: Mapping[str, int] | None = None) -> tuple[str, int] | None:
     """(answer id, item position) of the reviewer's next item after ``after``, as
     :func:`.queue.next_in_queue` over the answers ``ids`` (``where`` maps an id to its position
     in ``ids``; ``items_of`` gives an answer's items).  Items others have started are found from
-    the labels; untouched ones by walking on from ``after``, which stops at the first one."""
+    the labels; untouched ones by walking on from ``after``, which stops at the first one.
+    ``claimed``: as for :func:`.queue.next_in_queue`."""
     if not ids:
         return None
+    claimed = claimed or {}
     start = (0, 0)
     if after is not None and after[0] in where and 0 <= after[1] < len(items_of(after[0])):
         start = (where[after[0]], after[1] + 1)
@@ -92,7 +94,7 @@ def next_item(ids: Sequence[str], where: Mapping[str, int], items_of: Callable[[
             if item.key != key or who.get(reviewer) == item.fingerprint:
                 continue
             have = sum(fp == item.fingerprint for fp in who.values())
-            if 0 < have < overlap:
+            if 0 < have and have + claimed.get(key, 0) < overlap:
                 started.append(order((where[answer_id], n)))
     if started:
         _, p, n = min(started)
@@ -106,6 +108,6 @@ def next_item(ids: Sequence[str], where: Mapping[str, int], items_of: Callable[[
         for n in range(first, min(last, len(items))):
             who = team.get(items[n].key, {})
             fp = items[n].fingerprint
-            if who.get(reviewer) != fp and sum(f == fp for f in who.values()) < overlap:
+            if who.get(reviewer) != fp and sum(f == fp for f in who.values()) + claimed.get(items[n].key, 0) < overlap:
                 return ids[p], n
     return None

@@ -56,6 +56,9 @@ def setting_rows(settings, store_logs: list[dict] | None, signed_in: bool) -> li
          "shown on the Review page; each label records their version"),
         ("sign-in", "configured ([auth]): reviewers are who they signed in as" if signed_in
          else "not configured: reviewers give their name", "who a label is recorded under"),
+        ("roles", path(settings.roles) if settings.roles else "none",
+         "who is a lead (adjudicates, assigns, sees team figures) under sign-in; without sign-in everyone is"),
+        ("lock", f"{settings.lock_minutes} minutes", "how long an opened item is held for its reviewer"),
     ]
     return [{"setting": s, "value": v, "what it does": w} for s, v, w in rows]
 

@@ -56,6 +56,8 @@ class Settings:
     overlap: int = 1  # an item is done when this many different reviewers have labelled it
     store: Path | None = None  # a checked store: the Failures page reads its figures from it
     guidelines: Path | None = None  # the labelling guidelines (Markdown); None: the bundled default
+    roles: Path | None = None  # who is a lead under sign-in (review.roles); None: nobody
+    lock_minutes: int = 30  # how long an opened item is held for its reviewer (review.holds)
 
     def check_options(self) -> CheckOptions:
         """The same options ``citecheck check`` builds from the same settings."""
@@ -109,6 +111,7 @@ _PURPOSE = {
     "casefold": "as for citecheck check",
     "overlap": "default 1",
     "guidelines": "shown on the review page (default: the bundled ones)",
+    "roles": "only with sign-in; without it everyone is a lead",
 }
 
 
@@ -141,7 +144,7 @@ def _given(args: argparse.Namespace, environ: Mapping[str, str], name: str) -> o
 
 def _count(value: object, name: str) -> int:
     try:
-        return config.count(value, f"--{name} / {config.BY_NAME[name].env}")
+        return config.count(value, f"--{name} / {config.BY_NAME[name].env}", config.BY_NAME[name].unit)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
 
@@ -174,7 +177,7 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     given_logs = given("log")
     logs = tuple(Path(p) for p in given_logs) if isinstance(given_logs, list) and given_logs else (sample_log,)
     sample = logs == (sample_log,)
-    overlap, refusals = given("overlap"), given("refusal")
+    overlap, refusals, lock = given("overlap"), given("refusal"), given("lock")
     return Settings(
         logs=tuple(p.resolve() for p in logs),
         corpus=_path(given("corpus"), root / "sample_data" / "corpus" if sample else None),
@@ -187,6 +190,8 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
         overlap=1 if overlap is _UNSET else _count(overlap, "overlap"),
         store=_path(given("store"), None),
         guidelines=_path(given("guidelines"), None),
+        roles=_path(given("roles"), None),
+        lock_minutes=30 if lock is _UNSET else _count(lock, "lock"),
     )
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from citecheck.labelling import labels as label_store
 from citecheck.labelling import sample as samples
 from citecheck.labelling.dataset import AnswerSource
-from citecheck.review import label_actions, navigation, review_view
+from citecheck.review import holds, label_actions, navigation, review_view
 from citecheck.review.identity import Identity, how_to_name
 from citecheck.review.queue import labellers, next_in_sample, sample_answer_ids, sample_progress
 from citecheck.review.session_state import ReviewState, State
@@ -41,13 +42,16 @@ class ReviewWalk:
     where: Mapping[str, int]  # answer id -> its place in ids, without a search through them
     sample: samples.Sample | None
     overlap: int  # reviewers wanted per item
+    work: holds.Work | None = None  # assignments and holds (review.holds); None: the queue ignores them
+    lock_minutes: int = holds.LOCK_MINUTES
 
     @classmethod
     def of(cls, data: AnswerSource, sample: samples.Sample | None, filter_name: str, current: dict[tuple[str, str], label_store.Label],
-           reviewer: str, overlap: int = 1) -> ReviewWalk:
+           reviewer: str, overlap: int = 1, work: holds.Work | None = None,
+           lock_minutes: int = holds.LOCK_MINUTES) -> ReviewWalk:
         ids = sample_answer_ids(data, sample) if sample is not None else filtered_ids(data, filter_name, current,
                                                                                        reviewer)
-        return cls(data, ids, positions_of(data, ids), sample, overlap)
+        return cls(data, ids, positions_of(data, ids), sample, overlap, work, lock_minutes)
 
     def position(self, answer_id: str) -> int | None:
         """The answer's place among ``ids`` from 1, None when the filter leaves it out."""
@@ -59,7 +63,16 @@ class ReviewWalk:
         fresh = label_store.latest(labels)
         if self.sample is not None:
             return next_in_sample(self.data, self.sample, fresh, reviewer)
-        return queue_next(self.data, self.ids, self.where, labellers(fresh), reviewer, self.overlap, after)
+        team = labellers(fresh)
+
+        def pool(claimed: Mapping[str, int] | None = None):
+            return queue_next(self.data, self.ids, self.where, team, reviewer, self.overlap, after, claimed)
+
+        if self.work is None or not reviewer:
+            return pool()
+        # assigned items first, then the pool less what others hold or have been assigned
+        return holds.next_place(self.work, reviewer, team, self.data.items, datetime.now(timezone.utc), pool,
+                                self.overlap, self.lock_minutes)
 
     def move_on(self, state: State, labels: Sequence[label_store.Label], reviewer: str,
                 after: tuple[str, int] | None = None) -> bool:
@@ -94,6 +107,8 @@ class ReviewWalk:
             notices.append(("info", review_view.progress_text(reviewer, overall, label_store.progress(items, current, reviewer),
                                                      self.overlap)))
             done = review_view.share_done(overall)
+            if self.work is not None and (assigned := holds.progress_text(self.work, reviewer)):
+                notices.append(("info", assigned))
         else:
             notices.append(("error", f"{how_to_name(who)} before labelling: labels need a reviewer."))
         if self.sample is not None:

@@ -366,11 +366,13 @@ def positions_of(data, ids: Sequence[str]) -> Mapping[str, int]:
 
 
 def queue_next(data, ids: Sequence[str], where: Mapping[str, int], team: dict[str, dict[str, str]], reviewer: str,
-               overlap: int = 1, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+               overlap: int = 1, after: tuple[str, int] | None = None,
+               claimed: Mapping[str, int] | None = None) -> tuple[str, int] | None:
     """``tally.next_item`` (``queue.next_in_queue``) over the answers ``ids`` of ``data``: the
-    reviewer's next item; ``where`` is ``positions_of(data, ids)``."""
+    reviewer's next item; ``where`` is ``positions_of(data, ids)``; ``claimed`` as for those."""
     if not isinstance(data, StoreAnswers) or not isinstance(ids, AnswerIds):  # (a list: a few answers)
-        return tally.next_item(ids, where, data.items, team, reviewer, overlap, after)
+        return tally.next_item(ids, where, data.items, team, reviewer, overlap, after, claimed)
+    claimed = claimed or {}
     n = len(ids)
     if not n:
         return None
@@ -378,7 +380,8 @@ def queue_next(data, ids: Sequence[str], where: Mapping[str, int], team: dict[st
     started = []  # items others have started: only answers that carry a label can hold one
     for aid in ({parse_item_key(key).answer_id for key in team} if overlap > 1 else ()):  # (1: none can be)
         ks = [k for k, item in enumerate(data.items(aid))  # (kept items: the answer's place is a query)
-              if not queue.mine(item, team, reviewer) and 0 < queue.count(item, team) < overlap]
+              if not queue.mine(item, team, reviewer) and 0 < queue.count(item, team)
+              and queue.count(item, team) + claimed.get(item.key, 0) < overlap]
         if ks and aid in ids:
             pos = ids.index(aid)
             started += [((pos, k), aid) for k in ks]
@@ -390,12 +393,12 @@ def queue_next(data, ids: Sequence[str], where: Mapping[str, int], team: dict[st
     for turn, aid in enumerate(_round(ids, begin)):  # the first untouched item after ``after``, then round
         items = data.items(aid)
         for k in range(start[1] + 1 if turn == 0 and start is not None else 0, len(items)):
-            if queue.count(items[k], team) == 0:
+            if queue.count(items[k], team) == 0 and claimed.get(items[k].key, 0) < overlap:
                 return aid, k
     if start is not None:  # last, the items of ``after``'s answer up to ``after``
         items = data.items(ids[start[0]])
         for k in range(min(start[1] + 1, len(items))):
-            if queue.count(items[k], team) == 0:
+            if queue.count(items[k], team) == 0 and claimed.get(items[k].key, 0) < overlap:
                 return ids[start[0]], k
     return None
 

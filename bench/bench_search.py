@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Benchmark searching the review queue of a checked store (issue #34: under 1 s at 1,000,000 answers).
+
+    python bench/bench_search.py [--answers 1000000] [--base 50000] [--repeat 5]
+
+Writes a log of ``--base`` answers (bench/out/search-log-N.jsonl; kept and reused) drawn from a
+corpus of 5,000 chunks (200 documents of 25; each answer retrieves 5, so chunks recur as in a
+real RAG log) with a vocabulary of 30 common words and 20,000 rarer ones (Zipf-like), questions
+from templates, and four cited sentences; every 5,000th question holds the word "zyzzyva".  It is
+checked into a store (bench/out/search-store-N, reused) and the store's search index is built
+(timed: the one-off cost a first search on a store pays, per answer).
+
+Then for ``--answers / 10`` and ``--answers`` answers, a store of copies of that store and its index
+(each copy under another log id, its answer ids suffixed ``~k`` so they stay distinct; nothing is
+checked or indexed again, as bench_app_store.py makes its million) is opened as the review page
+opens it (``StoreAnswers``) and each typical search is timed (median of ``--repeat``): a rare word,
+a common word, a phrase of two words and one of three, two words, a filter combination (model, status, text), a label filter
+over 100,000 labelled items, and nothing asked (every answer).  The figures and the ratio of the
+two sizes are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import itertools
+import json
+import random
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "core"))
+
+from citecheck.contract.log import checksum  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+COMMON = ("refund invoice policy travel leave days employee manager approval booking hotel limit incident "
+          "runbook credential rotate customer notice report export plan dashboard data retention month year "
+          "business payment method original").split()
+MODELS = ("claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1")
+
+
+def vocabulary(rng: random.Random, n: int = 20_000) -> list[str]:
+    syllables = ["ka", "lo", "mi", "ra", "te", "vo", "sa", "ni", "pu", "de", "zo", "fi", "gu", "ha", "be", "ri"]
+    out: dict[str, None] = {}
+    while len(out) < n:
+        out["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4)))] = None
+    return list(out)
+
+
+def corpus(rng: random.Random, rare: list[str]) -> list[dict]:
+    cum = list(itertools.accumulate(1 / (k + 1) for k in range(len(rare))))
+    chunks = []
+    for d in range(200):
+        for c in range(25):
+            sentences = []
+            while sum(len(s) + 1 for s in sentences) < 600:
+                words = [rng.choice(COMMON) if rng.random() < 0.6 else rng.choices(rare, cum_weights=cum)[0]
+                         for _ in range(rng.randint(8, 14))]
+                words[rng.randrange(len(words))] = str(rng.randint(1, 90))
+                sentences.append(" ".join(words).capitalize() + ".")
+            text = " ".join(sentences)
+            chunks.append({"chunk_id": f"doc{d}-{c}", "document_id": f"doc{d}", "source": f"doc{d}.md",
+                           "title": f"Document {d}", "section": "Body", "text": text, "start": 0, "end": len(text),
+                           "checksum": checksum(text)})
+    return chunks
+
+
+def answer(i: int, rng: random.Random, chunks: list[dict]) -> dict:
+    got = rng.sample(chunks, 5)
+    parts, citations, pos = [], [], 0
+    for s in range(4):
+        n = rng.randrange(5)
+        src = got[n]["text"]
+        start = rng.randrange(max(1, len(src) - 60))
+        quote = src[start:start + 40]
+        text = f"The policy says {quote.strip()} "
+        citations.append({"kind": "marker", "marker": n + 1, "at": pos + len(text), "quote": quote,
+                          "quote_start": start, "quote_end": start + 40})
+        text += f"[{n + 1}]."
+        parts.append(text)
+        pos += len(text) + 1
+    if i % 10 == 0:
+        citations[0]["quote"] = "an invented quotation that is nowhere"
+    topic = " ".join(rng.sample(COMMON, 3))
+    question = f"What does the {topic} rule say{' about zyzzyva' if i % 5000 == 0 else ''}?"
+    return {"log_version": 1, "answer_id": f"q-{i}", "timestamp": f"2026-{9 + i % 3:02d}-{1 + i % 28:02d}T00:00:00Z",
+            "model": MODELS[i % 3], "prompt_version": "answer.v1", "question": question, "refused": False,
+            "chunks": got, "answer": " ".join(parts), "citations": citations}
+
+
+def generate(path: Path, n: int) -> None:
+    rng = random.Random(20261206)
+    chunks = corpus(rng, vocabulary(rng))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        for i in range(n):
+            out.write(json.dumps(answer(i, rng, chunks)) + "\n")
+
+
+def base_store(n: int) -> Path:
+    from citecheck.cli.main import main
+    from citecheck.storage.checked import search_index
+    from citecheck.storage.checked.folder import Store
+
+    log, store = OUT / f"search-log-{n}.jsonl", OUT / f"search-store-{n}"
+    if not log.is_file():
+        start = time.perf_counter()
+        generate(log, n)
+        print(f"wrote {log} ({n:,} answers) in {time.perf_counter() - start:.0f} s")
+    if not (store / "store.json").is_file():
+        shutil.rmtree(store, ignore_errors=True)
+        start = time.perf_counter()
+        assert main(["check", str(log), "--store", str(store)], io.StringIO(), io.StringIO()) in (0, 1)
+        print(f"checked it into {store} in {time.perf_counter() - start:.0f} s")
+    start = time.perf_counter()
+    made = search_index.ensure(Store(store))
+    if made:
+        took = time.perf_counter() - start
+        print(f"search index of {n:,} answers built in {took:.1f} s ({took / n * 1e6:.0f} µs an answer; "
+              f"{_size(store / search_index.FOLDER) / 2**20:.0f} MB)")
+    return store
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def copies(base: Path, k: int) -> Path:
+    """A store of ``k`` copies of ``base`` and of its search index (kept under bench/out)."""
+    import duckdb
+    from citecheck.storage.checked import schema, search_index
+    from citecheck.storage.checked.folder import Store
+
+    out = OUT / f"search-copies-{base.name}-{k}"
+    if (out / "store.json").is_file():
+        return out
+    store = Store(base)
+    (entry,) = store.logs
+    shutil.rmtree(out, ignore_errors=True)
+    con = duckdb.connect()
+    logs = []
+    index = search_index.log_folder(base / search_index.FOLDER, entry["source"])
+    for i in range(k):
+        source = f"{i:016x}"
+        suffix = f"'~{i}'" if i else "''"
+        for table in schema.TABLES:
+            target = out / table / f"log-{source}" / "part-000001.parquet"
+            target.parent.mkdir(parents=True)
+            ids = ", answer_id || " + suffix + " AS answer_id" if table != "errors" else ""
+            con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source{ids}) FROM read_parquet("
+                        f"[{', '.join(repr(str(f)) for f in store.files(table))}])) TO '{target}' "
+                        "(FORMAT parquet, COMPRESSION zstd)")
+        new = {**entry, "source": source, "parts": ["part-000001"], "digests": {}}
+        logs.append(new)
+        folder = search_index.log_folder(out / search_index.FOLDER, source)
+        folder.mkdir(parents=True)
+        for name, order in search_index.ORDER.items():
+            ids = ", answer_id || " + suffix + " AS answer_id" if name == "items" else ""
+            con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source{ids}) FROM read_parquet('{index / name}.parquet') "
+                        f"ORDER BY {order}) TO '{folder / name}.parquet' (FORMAT parquet, COMPRESSION zstd, "
+                        f"ROW_GROUP_SIZE {search_index.ROW_GROUP})")
+        (folder / search_index.STAMP).write_text(json.dumps({"stamp": search_index.stamp(new)}))
+    (out / "store.json").write_text(json.dumps({"store_version": schema.STORE_VERSION, "next_part": 2, "logs": logs}))
+    return out
+
+
+def timings(folder: Path, repeat: int) -> dict[str, tuple[float, str]]:
+    from citecheck.labelling.labels import Label
+    from citecheck.review.search import Facts, Search
+    from citecheck.storage.checked import search_index
+    from citecheck.storage.checked.answers import StoreAnswers
+
+    start = time.perf_counter()
+    data = StoreAnswers(folder)
+    opened = time.perf_counter() - start
+    searcher = search_index.StoreSearch(data)
+    start = time.perf_counter()
+    searcher.prepare()
+    prepared = time.perf_counter() - start
+    keys = [r[0] for r in data.rows("SELECT answer_id || '#s' || sentence || '#c' || citation FROM s_items "
+                                    "WHERE citation IS NOT NULL USING SAMPLE 100000 ROWS (reservoir, 7)")]
+    labels = {(k, f"r{n % 20}"): Label(2, k, k.rsplit("#", 2)[0], 0, 0, None, "", ("supported", "partial")[n % 2],
+                                       "checked the invoice" if n % 50 == 0 else "", f"r{n % 20}", "", "")
+              for n, k in enumerate(keys)}
+    facts = Facts(labels=labels)
+    cases = {
+        "rare word (zyzzyva)": Search(text="zyzzyva"),
+        "common word (policy)": Search(text="policy"),
+        'phrase ("leave days")': Search(text='"leave days"'),
+        'phrase of three ("the policy says")': Search(text='"the policy says"'),
+        "two words (invoice hotel)": Search(text="invoice hotel"),
+        "model + failed + word": Search(text="refund", model=MODELS[1], status="failed"),
+        "label partial by r3": Search(label="partial", reviewer="r3"),
+        "nothing asked": Search(),
+    }
+    out = {"(opening the store)": (opened, ""), "(first search: the index's views)": (prepared, "")}
+    for name, search in cases.items():
+        took = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            found = searcher.search(search, facts)
+            took.append(time.perf_counter() - start)
+        out[name] = (statistics.median(took), found.summary)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--answers", type=int, default=1_000_000)
+    parser.add_argument("--base", type=int, default=50_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    base = base_store(args.base)
+    sizes = sorted({max(1, args.answers // 10 // args.base), max(1, args.answers // args.base)})
+    results = {}
+    for k in sizes:
+        start = time.perf_counter()
+        folder = copies(base, k)
+        print(f"store of {k * args.base:,} answers ({k} copies) ready in {time.perf_counter() - start:.0f} s")
+        results[k] = timings(folder, args.repeat)
+        for name, (took, summary) in results[k].items():
+            print(f"  {name:34} {took * 1000:8.0f} ms  {summary}")
+    if len(sizes) == 2:
+        small, big = (results[k] for k in sizes)
+        print(f"ratio {sizes[1] * args.base:,} / {sizes[0] * args.base:,} answers (x{sizes[1] // sizes[0]}):")
+        for name in small:
+            print(f"  {name:34} x{big[name][0] / max(small[name][0], 1e-9):.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,544 @@
+"""Searching a checked store: an index of its words built beside it, and the search in SQL.
+
+The store keeps no answer or chunk text (they stay in the logs), so searching them needs an
+index: made on demand, one folder per log, ``DIR/search/log-<id>/`` (docs/store-format.md,
+"The search index"), by reading each log once.  Chunks are indexed once per log however many
+answers retrieved them (a corpus's chunks come back again and again).  Each folder holds Parquet
+files, and ``stamp.json`` last:
+
+    answers.parquet      source, row, offset, answer_id, model, prompt_version, reasons, items
+    words.parquet        source, word, row        each word (and pair of words) of an answer's question and answer
+    chunk_words.parquet  source, word, chunk      each word (and pair of words) of a distinct chunk text
+    chunks.parquet       source, row, chunk       the chunks each answer retrieved
+    texts.parquet        source, row, text        the answer's question and answer as searched (for phrases)
+    chunk_texts.parquet  source, chunk, text      each distinct chunk text as searched
+    items.parquet        source, row, answer_id, n, sentence, citation, status   the review items
+
+``row`` is the answer's place among its log's answers in the store, in byte-offset order: the
+review page's index of the store (``index.make_index``) numbers a log's answers in that order, so
+an answer's place among all answers is its log's first place plus ``row``, and a search works on
+those places (a bitmap of the store's answers per word, ANDed in numpy) until its result.
+
+``stamp.json`` names the index version and the log's parts, digests and options from
+``store.json``: a log checked again (or with other options) has another stamp, and its index is
+made again the next time a search needs it; an index of a log no longer in the store is removed.
+
+A word, and a pair of words that follow one another, is found from the sorted ``word`` columns
+(DuckDB reads only the row groups that can hold it); a longer phrase by ``contains`` over the
+texts as searched (``review.search.field_text``) that hold each of its pairs: the comparison
+``review.search.search_dataset`` makes in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from citecheck.checking.checker import check_answer
+from citecheck.contract import reasons as reason_codes
+from citecheck.contract.item_keys import ItemKey, item_key, parse_item_key
+from citecheck.contract.log import Answer, parse_answer
+from citecheck.labelling.items import items_of
+from citecheck.review import search as searching
+from citecheck.storage.checked.answers import AnswerIds, StoreAnswers
+from citecheck.storage.checked.batch import line_hash
+from citecheck.storage.checked.folder import Store, open_log, options_from
+from citecheck.storage.checked.query import _list, release_memory
+from citecheck.storage.lines import numbered_lines, record_of
+
+INDEX_VERSION = 1
+FOLDER = "search"
+STAMP = "stamp.json"
+ROW_GROUP = 65_536  # rows per Parquet row group: a word's rows are read a group at a time
+BATCH = 20_000  # answers indexed before their rows are written out
+FOUND_KEPT = 16  # searches whose matching answers are kept (a temp table of positions each)
+
+_TABLES = {
+    "answers": pa.schema([("source", pa.string()), ("row", pa.int64()), ("offset", pa.int64()),
+                          ("answer_id", pa.string()), ("model", pa.string()), ("prompt_version", pa.string()),
+                          ("reasons", pa.list_(pa.string())), ("items", pa.int64())]),
+    "words": pa.schema([("source", pa.string()), ("word", pa.string()), ("row", pa.int64())]),
+    "chunk_words": pa.schema([("source", pa.string()), ("word", pa.string()), ("chunk", pa.int64())]),
+    "chunks": pa.schema([("source", pa.string()), ("row", pa.int64()), ("chunk", pa.int64())]),
+    "texts": pa.schema([("source", pa.string()), ("row", pa.int64()), ("text", pa.string())]),
+    "chunk_texts": pa.schema([("source", pa.string()), ("chunk", pa.int64()), ("text", pa.string())]),
+    "items": pa.schema([("source", pa.string()), ("row", pa.int64()), ("answer_id", pa.string()),
+                        ("n", pa.int64()), ("sentence", pa.int64()), ("citation", pa.int64()),
+                        ("status", pa.string())]),
+}
+ORDER = {"answers": "row", "words": "word, row", "chunk_words": "word, chunk", "chunks": "row, chunk",
+         "texts": "row", "chunk_texts": "chunk", "items": "row, n"}
+
+
+def stamp(entry: dict) -> str:
+    """What a log's index was made from: the index version and the log's parts, digests and options."""
+    made = {"version": INDEX_VERSION, "parts": entry.get("parts"), "digests": entry.get("digests"),
+            "options": entry.get("options")}
+    return hashlib.sha256(json.dumps(made, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def index_root(store: Store) -> Path:
+    """Where a store's search index is kept: in the store folder, else (a store that cannot be
+    written to) in a folder of the system's temporary files named after it."""
+    inside = store.root / FOLDER
+    if os.access(store.root, os.W_OK):
+        return inside
+    name = hashlib.sha256(str(store.root.resolve()).encode("utf-8")).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"citecheck-search-{name}"
+
+
+def log_folder(root: Path, source: str) -> Path:
+    return root / f"log-{source}"
+
+
+def is_current(root: Path, entry: dict) -> bool:
+    """Whether the log's index is there and made from the log as the store holds it now."""
+    try:
+        found = json.loads((log_folder(root, entry["source"]) / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(found, dict) and found.get("stamp") == stamp(entry)
+
+
+_BUILDING = threading.Lock()
+
+
+def ensure(store: Store) -> list[str]:
+    """Make the index of every log whose index is missing or out of date (and remove those of
+    logs no longer in the store); returns the sources indexed now."""
+    root = index_root(store)
+    made = []
+    with _BUILDING:
+        for entry in store.logs:
+            if not is_current(root, entry):
+                build_log(store, entry, root)
+                made.append(entry["source"])
+        if root.is_dir():
+            known = {f"log-{e['source']}" for e in store.logs}
+            for folder in root.iterdir():
+                if folder.is_dir() and folder.name.startswith("log-") and folder.name not in known:
+                    shutil.rmtree(folder, ignore_errors=True)
+    return made
+
+
+def build_log(store: Store, entry: dict, root: Path) -> None:
+    """Read the log ``entry`` once and write its index (into a new folder, renamed into place)."""
+    source = entry["source"]
+    root.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".log-{source}-", dir=root))
+    try:
+        _write(store, entry, work)
+        (work / STAMP).write_text(json.dumps({"search_index_version": INDEX_VERSION, "source": source,
+                                              "stamp": stamp(entry)}), encoding="utf-8")
+        target = log_folder(root, source)
+        shutil.rmtree(target, ignore_errors=True)
+        os.replace(work, target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _write(store: Store, entry: dict, work: Path) -> None:
+    source = entry["source"]
+    con = duckdb.connect(":memory:")
+    try:
+        files = store.files("answers", [source])
+        found = con.execute(f"SELECT \"offset\", line_hash FROM read_parquet({_list(files)}, union_by_name = true) "
+                            "ORDER BY \"offset\"").fetchall() if files else []
+        kept = {offset: (row, bytes(digest)) for row, (offset, digest) in enumerate(found)}
+        raw = {name: pq.ParquetWriter(work / f"raw-{name}.parquet", schema) for name, schema in _TABLES.items()}
+        try:
+            for batch in _batches(store, entry, kept):
+                for name, rows in batch.items():
+                    raw[name].write_table(pa.Table.from_pydict(rows, schema=_TABLES[name]))
+        finally:
+            for writer in raw.values():
+                writer.close()
+        for name in _TABLES:  # sorted, so a word's rows sit in few row groups
+            path = work / f"raw-{name}.parquet"
+            con.execute(f"COPY (SELECT * FROM read_parquet('{path}') ORDER BY {ORDER[name]}) TO "
+                        f"'{work / (name + '.parquet')}' (FORMAT parquet, COMPRESSION zstd, "
+                        f"ROW_GROUP_SIZE {ROW_GROUP})")
+            path.unlink()
+    finally:
+        con.close()
+
+
+def _empty() -> dict[str, dict[str, list]]:
+    return {name: {f.name: [] for f in schema} for name, schema in _TABLES.items()}
+
+
+def _batches(store: Store, entry: dict, kept: Mapping[int, tuple[int, bytes]]) -> Iterator[dict[str, dict[str, list]]]:
+    """The index's rows of the log's answers, ``BATCH`` answers at a time.  A line whose bytes
+    changed since it was checked is left out (the review page says so when it shows it)."""
+    source, file = entry["source"], entry["file"]
+    options = options_from(entry["options"])
+    chunks: dict[str, int] = {}  # chunk text -> its key (the blake2b of the text as searched)
+    seen: set[int] = set()
+    rows = _empty()
+    count = 0
+    with open_log(store.log_file(source)) as handle:
+        for line in numbered_lines(handle):
+            place = kept.get(line.offset)
+            if place is None or place[1] != line_hash(line.raw):
+                continue
+            record = record_of(file, line, parse_answer)
+            if not isinstance(record, Answer):
+                continue
+            _add(rows, source, place[0], line.offset, record, chunks, seen, options)
+            count += 1
+            if count % BATCH == 0:
+                yield rows
+                rows = _empty()
+    yield rows
+
+
+def _add(rows: dict[str, dict[str, list]], source: str, row: int, offset: int, answer: Answer,
+         chunks: dict[str, int], seen: set[int], options) -> None:
+    own = [answer.question, answer.answer]
+    _extend(rows["words"], source=source, word=sorted({w for t in own for w in _terms(searching.words(t))}), row=row)
+    _append(rows["texts"], source=source, row=row, text=searching.haystack(own))
+    for chunk in dict.fromkeys(c.text for c in answer.chunks):
+        key = chunks.get(chunk)
+        if key is None:  # (a chunk text met before in this log is not read again)
+            folded = searching.field_text(chunk)
+            key = chunks[chunk] = int.from_bytes(hashlib.blake2b(folded.encode("utf-8"), digest_size=8).digest(),
+                                                 "big", signed=True)
+            if key not in seen:  # (two texts that fold alike are one chunk of the index)
+                seen.add(key)
+                _extend(rows["chunk_words"], source=source, word=sorted(set(_terms(folded.split()))), chunk=key)
+                _append(rows["chunk_texts"], source=source, chunk=key, text=folded)
+        _append(rows["chunks"], source=source, row=row, chunk=key)
+    result = check_answer(answer, options)
+    items = items_of(result)
+    for n, item in enumerate(items):
+        _append(rows["items"], source=source, row=row, answer_id=answer.answer_id, n=n,
+                sentence=item.sentence, citation=item.citation, status=searching.status(result, item))
+    _append(rows["answers"], source=source, row=row, offset=offset, answer_id=answer.answer_id,
+            model=answer.model or searching.NONE, prompt_version=answer.prompt_version or searching.NONE,
+            reasons=[code for code, k in zip(reason_codes.ALL_REASONS, result.tally.reasons) if k], items=len(items))
+
+
+def _terms(words: list[str]) -> Iterator[str]:
+    """What a text is listed under in the index: each word, and each two words that follow one
+    another (joined by a space: a two-word phrase is found as one entry, a longer one is looked
+    for only in the texts that hold each of its pairs)."""
+    yield from words
+    yield from (f"{a} {b}" for a, b in zip(words, words[1:]))
+
+
+def _append(columns: dict[str, list], **values) -> None:
+    for name, value in values.items():
+        columns[name].append(value)
+
+
+def _extend(columns: dict[str, list], word: list[str], **values) -> None:
+    """One row per word, the other columns repeated."""
+    columns["word"] += word
+    for name, value in values.items():
+        columns[name] += [value] * len(word)
+
+
+# --- the search -----------------------------------------------------------------------------------
+
+
+class StoreSearch:
+    """Searches of one store's answers (``StoreAnswers``, shared by the app's sessions): the index's
+    tables as views on its connection, made (or brought up to date) when first asked.  A search
+    marks the places of the answers each word, phrase and filter keeps in a bitmap of every
+    answer of the store and ANDs them; only its result is kept, as a temp table of places."""
+
+    def __init__(self, data: StoreAnswers):
+        self.data = data
+        self._lock = threading.Lock()
+        self._ready = False
+        self._found: OrderedDict[str, None] = OrderedDict()
+        self._names = itertools.count()
+        self.size = 0
+        self.searchable = np.zeros(0, dtype=bool)  # answers the index holds, at their first line
+        self.item_counts = np.zeros(0, dtype=np.int64)
+        self.chunk_total = 0
+        self.chunk_places = self.chunk_numbers = np.zeros(0, dtype=np.int32)
+        self._counted: dict[str, np.ndarray] = {}
+
+    def prepare(self) -> None:
+        """Make the index (when missing or out of date) and its views; note which answers can match."""
+        with self._lock:
+            if self._ready:
+                return
+            store = self.data.store
+            ensure(store)
+            root = index_root(store)
+            for name, schema in _TABLES.items():
+                files = [str(log_folder(root, e["source"]) / f"{name}.parquet") for e in store.logs]
+                if files:
+                    self.data.rows(f"CREATE OR REPLACE VIEW s_{name} AS SELECT * FROM read_parquet({_list(files)})")
+                else:
+                    self.data.register(f"s_{name}", schema.empty_table())
+            # each log's first place among all answers (nav numbers a log's answers in offset order)
+            self.data.rows("CREATE OR REPLACE TEMP TABLE s_base AS SELECT l.source, min(n.pos) AS base "
+                           "FROM nav n JOIN logs l ON l.seq = n.log GROUP BY ALL")
+            self.size = len(self.data)
+            found = self._columns("SELECT b.base + a.row AS pos, a.items FROM s_answers a JOIN s_base b USING (source)")
+            self.searchable = np.zeros(self.size, dtype=bool)
+            self.searchable[found["pos"]] = True
+            self.item_counts = np.zeros(self.size, dtype=np.int64)
+            self.item_counts[found["pos"]] = found["items"]
+            later = self._places("SELECT pos FROM nav WHERE answer_id IN (SELECT answer_id FROM nav GROUP BY "
+                                 "answer_id HAVING count(*) > 1) QUALIFY row_number() OVER (PARTITION BY answer_id "
+                                 "ORDER BY pos) > 1")
+            self.searchable[later] = False  # (a later line of an id logged twice)
+            # every distinct chunk numbered, and each answer's chunks as two arrays (place, chunk number):
+            # the answers holding a word's chunks are found in numpy, not by a join per search
+            self.data.rows("CREATE OR REPLACE TEMP TABLE s_chunk_ids AS SELECT source, chunk, "
+                           "(row_number() OVER () - 1)::INTEGER AS idx FROM (SELECT DISTINCT source, chunk "
+                           "FROM s_chunk_texts)")
+            self.chunk_total = int(self.data.rows("SELECT count(*) FROM s_chunk_ids")[0][0])
+            chunks = self._columns("SELECT (b.base + c.row)::INTEGER AS pos, i.idx FROM s_chunks c JOIN s_base b "
+                                   "USING (source) JOIN s_chunk_ids i USING (source, chunk)")
+            self.chunk_places = chunks["pos"].astype(np.int32)
+            self.chunk_numbers = chunks["idx"].astype(np.int32)
+            with self.data._lock:
+                release_memory(self.data.query.con)
+            self._ready = True
+
+    def _columns(self, sql: str, params: Sequence = ()) -> dict[str, np.ndarray]:
+        with self.data._lock:
+            got = self.data.query.con.execute(sql, list(params)).fetchnumpy()
+        return {name: np.asarray(column) for name, column in got.items()}
+
+    def _places(self, sql: str, params: Sequence = ()) -> np.ndarray:
+        with self.data._lock:
+            got = self.data.query.con.execute(sql, list(params)).fetchnumpy()
+        column = next(iter(got.values()), None)
+        return np.zeros(0, dtype=np.int64) if column is None else np.asarray(column, dtype=np.int64)
+
+    def _mask(self, sql: str, params: Sequence = ()) -> np.ndarray:
+        out = np.zeros(self.size, dtype=bool)
+        out[self._places(sql, params)] = True
+        return out
+
+    def search(self, search: searching.Search, facts: searching.Facts = searching.Facts()) -> searching.Found:
+        self.prepare()
+        n = next(self._names)
+        registered: list[str] = []
+        try:
+            keep = self.searchable.copy()
+            wanted = searching.terms(search.text)
+            if wanted:
+                notes = f"s_notes_{n}"
+                self._register(notes, _notes(facts), registered)
+                for term in wanted:
+                    keep &= self._term(term, notes)
+            for sql, params in self._answer_tests(search):
+                keep &= self._mask(sql, params)
+            counts = self.item_counts
+            if search.item_filtered and not searching.rules(search, facts):
+                counts = self._status_counts(search.status)
+                keep &= counts > 0
+            elif search.item_filtered:  # (the items that pass, kept for items_of: rules pick few)
+                items, params = self._items(search, facts, n, registered)
+                self.data.rows(f"CREATE TEMP TABLE s_found_{n}_items AS {items}", params)
+                places = self._places(f"SELECT b.base + i.row FROM s_found_{n}_items i JOIN s_base b USING (source)")
+                counts = np.bincount(places, minlength=self.size)
+                keep &= counts > 0
+        finally:
+            self._unregister(registered)
+        found = np.flatnonzero(keep)
+        name = f"s_found_{n}"
+        self.data.register(f"{name}_new", pd.DataFrame({"pos": found}))
+        try:
+            self.data.rows(f"CREATE TEMP TABLE {name} AS SELECT pos FROM {name}_new ORDER BY pos")
+        finally:
+            self._unregister([f"{name}_new"])
+        self._keep(name)
+        ids = AnswerIds(self.data, f"pos IN (SELECT pos FROM {name})")
+        return searching.Found(search, ids, _Items(self, search, facts, name), int(len(found)),
+                           int(counts[found].sum()), searching.dropped(search.text))
+
+    def _term(self, term: tuple[str, ...], notes: str) -> np.ndarray:
+        """The answers a word or phrase matches: in their own texts, in a chunk they retrieved, in a note.
+        A word or a two-word phrase is one entry of the index; a longer phrase is looked for in the
+        texts only when some answer or chunk holds each of its pairs of words."""
+        text = searching.needle(term)
+        entries = list(term) if len(term) == 1 else [" ".join(pair) for pair in zip(term, term[1:])]
+        own = np.ones(self.size, dtype=bool)
+        numbers: np.ndarray | None = None
+        for entry in entries:
+            own &= self._mask("SELECT b.base + x.row FROM s_words x JOIN s_base b USING (source) WHERE x.word = ?",
+                              [entry])
+            found = self._places("SELECT i.idx FROM s_chunk_words w JOIN s_chunk_ids i USING (source, chunk) "
+                                 "WHERE w.word = ?", [entry])
+            numbers = found if numbers is None else np.intersect1d(numbers, found)
+        if len(term) > 2 and own.any():
+            own = self._mask("SELECT b.base + x.row FROM s_texts x JOIN s_base b USING (source) "
+                             "WHERE contains(x.text, ?)", [text]) & own
+        if len(term) > 2 and numbers is not None and len(numbers):
+            numbers = np.intersect1d(numbers, self._places(
+                "SELECT i.idx FROM s_chunk_texts w JOIN s_chunk_ids i USING (source, chunk) WHERE contains(w.text, ?)",
+                [text]))
+        out = own
+        if numbers is not None and len(numbers):
+            hit = np.zeros(self.chunk_total, dtype=bool)
+            hit[numbers] = True
+            out[self.chunk_places[hit[self.chunk_numbers]]] = True
+        out[self._places(f"SELECT v.pos FROM {notes} x JOIN nav v USING (answer_id) WHERE contains(x.text, ?)",
+                         [text])] = True
+        return out
+
+    def _status_counts(self, status: str) -> np.ndarray:
+        """Per answer, how many of its items have the mechanical status ``status`` (counted once per store)."""
+        found = self._counted.get(status)
+        if found is None:
+            places = self._places("SELECT b.base + i.row FROM s_items i JOIN s_base b USING (source) WHERE status = ?",
+                                  [status])
+            found = self._counted[status] = np.bincount(places, minlength=self.size).astype(np.int32)
+        return found
+
+    def _answer_tests(self, search: searching.Search) -> Iterator[tuple[str, list]]:
+        """SQL giving the places of the answers the answer filters keep."""
+        where, args = [], []
+        if search.model:
+            where.append("model = ?")
+            args.append(search.model)
+        if search.prompt_version:
+            where.append("prompt_version = ?")
+            args.append(search.prompt_version)
+        if search.reason:
+            where.append("list_contains(reasons, ?)")
+            args.append(search.reason)
+        if where:
+            yield (f"SELECT b.base + a.row FROM s_answers a JOIN s_base b USING (source) WHERE {' AND '.join(where)}",
+                   args)
+
+    def _items(self, search: searching.Search, facts: searching.Facts, n: int, registered: list[str]) -> tuple[str, list]:
+        """SQL giving the items (source, row, n) the item filters keep.  Each rule's item keys and
+        answer ids are placed through the review page's index (answer id -> place) and joined to
+        the items by (source, row, sentence, citation): no string is compared per item."""
+        first = "SELECT source, row, n FROM s_items" + (" WHERE status = ?" if search.status else "")
+        params = [search.status] if search.status else []
+        kept: list[str] = []
+        left: list[str] = []
+        for k, rule in enumerate(searching.rules(search, facts)):
+            keys, answers = f"s_rule_{n}_{k}", f"s_rule_{n}_{k}_a"
+            listed = [(a.answer_id, a.sentence, -1 if a.citation is None else a.citation)
+                      for key in sorted(rule.keys) if (a := _parsed(key)) is not None]
+            frame = pd.DataFrame(listed, columns=["a", "s", "c"]).astype({"a": object, "s": "int64", "c": "int64"})
+            self._register(keys, frame, registered)
+            self._register(answers, pd.DataFrame({"a": sorted(rule.answers)}, dtype=object), registered)
+            placed = ("SELECT l.source, v.pos - b.base AS row{more} FROM {frame} f JOIN nav v ON v.answer_id = f.a "
+                      "JOIN logs l ON l.seq = v.log JOIN s_base b ON b.source = l.source")
+            by_key = placed.format(more=", f.s AS sentence, f.c AS citation", frame=keys)
+            by_answer = placed.format(more="", frame=answers)
+            (left if rule.negate else kept).append(
+                f"SELECT i.source, i.row, i.n FROM s_items i JOIN ({by_key}) r ON i.source = r.source AND "
+                "i.row = r.row AND i.sentence = r.sentence AND coalesce(i.citation, -1) = r.citation UNION "
+                f"SELECT i.source, i.row, i.n FROM s_items i JOIN ({by_answer}) r ON i.source = r.source AND "
+                "i.row = r.row")
+        sql = " INTERSECT ".join(f"({q})" for q in [*kept[:1], *([first] if search.status or not kept else []),
+                                                    *kept[1:]])
+        sql += "".join(f" EXCEPT ({q})" for q in left)
+        return sql, params
+
+    def _register(self, name: str, frame: pd.DataFrame, registered: list[str]) -> None:
+        self.data.register(name, frame)
+        registered.append(name)
+
+    def _unregister(self, names: list[str]) -> None:
+        with self.data._lock:
+            for table in names:
+                self.data.query.con.unregister(table)
+
+    def _keep(self, name: str) -> None:
+        self._found[name] = None
+        while len(self._found) > FOUND_KEPT:
+            old, _ = self._found.popitem(last=False)
+            self.data.rows(f"DROP TABLE IF EXISTS {old}")
+            self.data.rows(f"DROP TABLE IF EXISTS {old}_items")
+
+    def items_of(self, search: searching.Search, facts: searching.Facts, found: str, answer_id: str) -> tuple[str, ...] | None:
+        """The matching item keys of one matching answer (None when it does not match)."""
+        row = self.data.rows(f"SELECT l.source, n.pos - b.base FROM nav n JOIN logs l ON l.seq = n.log JOIN s_base b "
+                             f"USING (source) WHERE n.answer_id = ? AND n.pos IN (SELECT pos FROM {found}) LIMIT 1",
+                             [answer_id])
+        if not row:
+            return None
+        source, place = row[0]
+        if search.item_filtered and searching.rules(search, facts):
+            rows = self.data.rows(f"SELECT answer_id, sentence, citation FROM s_items WHERE source = ? AND row = ? "
+                                  f"AND n IN (SELECT n FROM {found}_items WHERE source = ? AND row = ?) ORDER BY n",
+                                  [source, place, source, place])
+        else:
+            rows = self.data.rows("SELECT answer_id, sentence, citation FROM s_items WHERE source = ? AND row = ? "
+                                  "AND (? = '' OR status = ?) ORDER BY n", [source, place, search.status, search.status])
+        return tuple(item_key(*r) for r in rows)
+
+
+def _parsed(key: str) -> ItemKey | None:
+    """An item key's parts; None for a string that is no item key (an answer's thread), which no
+    item's key equals."""
+    try:
+        return parse_item_key(key)
+    except ValueError:
+        return None
+
+
+def _notes(facts: searching.Facts) -> pd.DataFrame:
+    """The label notes as (answer_id, text as searched), placed by answer id in SQL."""
+    rows = [(aid, searching.haystack(notes)) for aid, notes in searching.notes_by_answer(facts.labels).items()]
+    return pd.DataFrame(rows, columns=["answer_id", "text"], dtype=object)
+
+
+class _Items(Mapping):
+    """Answer id -> its matching item keys, one query per answer asked (a few per page run)."""
+
+    def __init__(self, searches: StoreSearch, search: searching.Search, facts: searching.Facts, found: str):
+        self.searches, self.search, self.facts, self.found = searches, search, facts, found
+        self._kept: dict[str, tuple[str, ...] | None] = {}
+
+    def __getitem__(self, answer_id: str) -> tuple[str, ...]:
+        if answer_id not in self._kept:
+            self._kept[answer_id] = self.searches.items_of(self.search, self.facts, self.found, answer_id)
+        found = self._kept[answer_id]
+        if found is None:
+            raise KeyError(answer_id)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(AnswerIds(self.searches.data, f"pos IN (SELECT pos FROM {self.found})"))
+
+    def __len__(self) -> int:
+        return len(AnswerIds(self.searches.data, f"pos IN (SELECT pos FROM {self.found})"))
+
+
+def search_store(data: StoreAnswers, search: searching.Search, facts: searching.Facts = searching.Facts()) -> searching.Found:
+    """``review.search.search_dataset`` on a checked store (one searcher is kept with ``data``)."""
+    searcher = data.__dict__.get("_search")
+    if searcher is None:
+        searcher = data.__dict__.setdefault("_search", StoreSearch(data))
+    return searcher.search(search, facts)
+
+
+def values(data: StoreAnswers, column: str) -> list[str]:
+    """``review.search.values`` of a store (its models or prompt versions, sorted)."""
+    return data.query.values(column)
+
+
+def is_kept(data: StoreAnswers, found: searching.Found) -> bool:
+    """Whether a store search's result is still held (a few recent ones are: ``FOUND_KEPT``)."""
+    searcher = data.__dict__.get("_search")
+    where = getattr(found.answers, "where", "")
+    return searcher is not None and any(f"FROM {name})" in where for name in searcher._found)
