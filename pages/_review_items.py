@@ -14,6 +14,7 @@ from citecheck.review import navigation, paging, review_view
 from citecheck.review.html import labelled_html, notice_html
 from citecheck.review.session_state import ReviewState, note_key
 
+from pages import _comments as comment_thread
 from pages import _common as common
 from pages import _span_marking as span_marking
 
@@ -55,6 +56,9 @@ def focused(items, session: ReviewState, data, events, view: View) -> None:
         with st.expander("Label history of this item"):
             st.html(review_view.history_html(events, item, view.reviewer, view.blind,
                                              review_view.chosen_label(item, view.current, view.reviewer)))
+        with st.expander("Comments on this item"):  # hidden in blind mode until the reviewer has labelled it
+            comment_thread.show(item.key, events, view.reviewer, view.blind,
+                                labelled=(item.key, view.reviewer) in view.current)
 
 
 def sentences(result, items, session: ReviewState, judged, view: View) -> None:

@@ -8,16 +8,17 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import streamlit as st
-from citecheck.labelling import labels
 from citecheck.review import holds, keypresses, label_actions, navigation, review_view
 from citecheck.review import html as review_html
 from citecheck.review.html import notice_html
 from citecheck.review.reconnect import reconnect_script, session_token
 from citecheck.review.session_state import ReviewState
+from citecheck.web import search_facts
 from citecheck.web.walk import ReviewWalk, read_sample
 
 from pages import _common as common
 from pages import _review_items as review_items
+from pages import _review_search as review_search
 from pages import _review_sidebar as review_sidebar
 
 common.enter("review")
@@ -30,10 +31,10 @@ if not len(data):
     st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
     st.stop()
 
-events, label_warnings = common.read_label_events()  # labels, retractions (undo) and adjudications
-current = labels.latest(labels.effective(events))  # the labels that count: retracted ones left out
+label_state = common.label_state()  # read on from where the last run left off (labelling.label_cache)
+events, label_warnings = label_state.events, label_state.errors  # labels, retractions (undo), adjudications, team events
+current = label_state.current  # the labels that count (retracted ones left out), latest per (item, reviewer)
 rules, rules_error = common.guidelines()
-judged = review_view.judged_by_item(common.read_verdicts()[0])  # item key -> the latest verdict of each judge run
 state, params = st.session_state, st.query_params
 session = ReviewState(state)
 
@@ -48,7 +49,12 @@ if sample_error:
 cfg = common.settings()
 work = holds.for_run(cfg.labels, events, current, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
                      common.holds_scan(str(cfg.labels)))
-walk = ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes)
+verdict_records = common.read_verdicts()[0]
+facts = search_facts.facts_of(current, verdict_records, events, work.given.assignees, work.given.by)
+found = review_search.show(data, facts, version=(len(events), len(verdict_records)))  # None: nothing asked
+walk = ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes,
+                     found.answers if found is not None else None)
+judged = common.judged_by_item()  # item key -> the latest verdict of each judge run (kept while no verdict is added)
 handled = session.take("label_saved")  # a label button's callback ran before this run
 result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer)
 if items and reviewer:  # the item shown is held for this reviewer (review.holds)

@@ -38,10 +38,12 @@ from citecheck.text.markup import md_literal
 
 
 def judged_by_item(verdicts: Iterable) -> dict[str, dict]:
-    """Item key -> the latest verdict on it of each run (judge and prompt version), in the order read."""
+    """Item key -> the latest verdict on it of each run (judge and prompt version), in the order read:
+    the ordinary runs only (``judge --repeat`` adds repeats that measure self-consistency)."""
     out: dict[str, dict] = {}
     for v in verdicts:
-        out.setdefault(v.item, {})[v.run] = v
+        if not getattr(v, "repeat", 0):
+            out.setdefault(v.item, {})[v.run] = v
     return out
 
 

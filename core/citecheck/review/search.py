@@ -294,3 +294,4 @@ def values(data: Dataset, column: str) -> list[str]:
         raise ValueError(f"no filter by {column!r}")
     return data.memo(f"search:values:{column}",
                      lambda: sorted({getattr(a, column) or NONE for a in data.answers}))
+

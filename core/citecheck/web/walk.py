@@ -48,9 +48,16 @@ class ReviewWalk:
     @classmethod
     def of(cls, data: AnswerSource, sample: samples.Sample | None, filter_name: str, current: dict[tuple[str, str], label_store.Label],
            reviewer: str, overlap: int = 1, work: holds.Work | None = None,
-           lock_minutes: int = holds.LOCK_MINUTES) -> ReviewWalk:
-        ids = sample_answer_ids(data, sample) if sample is not None else filtered_ids(data, filter_name, current,
-                                                                                       reviewer)
+           lock_minutes: int = holds.LOCK_MINUTES, found: Sequence[str] | None = None) -> ReviewWalk:
+        """``found``: the answers a search and its filters left (``review.search.Found.answers``), which
+        are then the queue in place of the sidebar's filter; a calibration sample still comes first."""
+        ids: Sequence[str]
+        if sample is not None:
+            ids = sample_answer_ids(data, sample)
+        elif found is not None:
+            ids = found
+        else:
+            ids = filtered_ids(data, filter_name, current, reviewer)
         return cls(data, ids, positions_of(data, ids), sample, overlap, work, lock_minutes)
 
     def position(self, answer_id: str) -> int | None:
