@@ -255,3 +255,19 @@ def test_pair_kappas_are_the_agreement_modules_pairs(by_item):
     expected = {(p.first, p.second): (p.n, p.kappa) for p in pairs}
     assert {(p.first, p.second): (p.n, p.kappa) for ps in got.values() for p in ps if p.first < p.second} == expected
     assert all(p.first == who for who, ps in got.items() for p in ps)
+
+
+def test_marking_words_is_part_of_a_labelling_not_another_label_made():
+    """Each mark of unsupported words is saved as a new record with the same label and note: the
+    Team page counts the labelling once (its time too); a change of label or note is a new one."""
+    def record(n: int, label: str, note: str = "", spans=()) -> labels.Label:
+        return labels.Label(1, "a#s0#c0", "a", 0, 0, "c", "f", label, note, "ana",
+                            f"2026-12-01T10:00:{n:02d}.000Z", "", spans=spans)
+
+    events = [record(0, "partial"), record(10, "partial", spans=((0, 4),)),
+              record(20, "partial", spans=((0, 4), (6, 9))), record(30, "not_supported", spans=((0, 4),)),
+              record(40, "not_supported", "the year differs", spans=((0, 4),))]
+    assert [e.at[-7:-5] for e in team.labels_made(events)] == ["00", "30", "40"]
+    (row,) = team.reviewers(events, datetime(2026, 12, 1, 12, tzinfo=timezone.utc))
+    assert (row.total, row.items) == (3, 1)
+    assert (row.seconds_per_item, row.timed) == (20.0, 2)  # the gaps 30 s (00 -> 30) and 10 s (30 -> 40): the re-marks in between are not items

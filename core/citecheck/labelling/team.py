@@ -4,7 +4,9 @@ from the labels store's events and a clock, as pure functions.
 The rules, precisely:
 
 - **Labels made** are label records a reviewer wrote, changes of mind and later-withdrawn ones
-  included (each is work done).  *Today* is the UTC date of ``now``; *this week* is the ISO week
+  included (each is work done), but not a re-marking: a record that repeats the label and note of
+  the reviewer's previous record on the same item and only changes the marked words (``spans``:
+  each mark is saved as a new record) is part of that labelling, not another one.  *Today* is the UTC date of ``now``; *this week* is the ISO week
   of ``now`` in UTC (Monday 00:00 UTC onwards); *total* is every one.  Times are the records' ``at``.
 - **Items labelled** are the items with a current label of the reviewer: their latest label
   that no retraction withdrew (``labels.effective`` then ``labels.latest``).
@@ -156,11 +158,24 @@ def assignments_of(events: Iterable[object]) -> dict[str, tuple[str, dict[str, l
             for a in made if isinstance(a, Assignment)}
 
 
+def labels_made(events: Iterable[object]) -> list[Label]:
+    """The label records that are labellings (the rules above): every label record but a re-marking."""
+    last: dict[tuple[str, str], Label] = {}
+    made = []
+    for e in events:
+        if isinstance(e, Label):
+            before = last.get((e.item, e.reviewer))
+            if before is None or (before.label, before.note) != (e.label, e.note):
+                made.append(e)
+            last[(e.item, e.reviewer)] = e
+    return made
+
+
 def reviewers(events: Sequence[object], now: datetime, assignments: Assignments | None = None,
               fingerprints: Mapping[str, str] | None = None) -> list[ReviewerFigures]:
     """One row per reviewer who made a label or has an assignment, by name (the rules above)."""
     assignments = assignments or {}
-    made = [e for e in events if isinstance(e, Label)]
+    made = labels_made(events)
     counted = effective(e for e in events if isinstance(e, (Label, Retraction)))
     current = latest(counted)
     adjudicated = {e.item: e for e in events if isinstance(e, Adjudication)}
