@@ -2,6 +2,7 @@
 """Benchmark searching the review queue of a checked store (issue #34: under 1 s at 1,000,000 answers).
 
     python bench/bench_search.py [--answers 1000000] [--base 50000] [--repeat 5]
+    python bench/bench_search.py --build [--base 50000]
 
 Writes a log of ``--base`` answers (bench/out/search-log-N.jsonl; kept and reused) drawn from a
 corpus of 5,000 chunks (200 documents of 25; each answer retrieves 5, so chunks recur as in a
@@ -9,6 +10,11 @@ real RAG log) with a vocabulary of 30 common words and 20,000 rarer ones (Zipf-l
 from templates, and four cited sentences; every 5,000th question holds the word "zyzzyva".  It is
 checked into a store (bench/out/search-store-N, reused) and the store's search index is built
 (timed: the one-off cost a first search on a store pays, per answer).
+
+``--build`` times only building the index, against checking the same log: a plain ``citecheck
+check LOG`` (its report thrown away), ``check LOG --store`` into a new folder, then ``citecheck store
+index`` of that store, each once in this process; it prints each time, its time per answer and the
+index's time as a ratio to the plain check's.
 
 Then for ``--answers / 10`` and ``--answers`` answers, a store of copies of that store and its index
 (each copy under another log id, its answer ids suffixed ``~k`` so they stay distinct; nothing is
@@ -126,6 +132,37 @@ def base_store(n: int) -> Path:
     return store
 
 
+class _Null(io.TextIOBase):
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+def build_timing(n: int) -> None:
+    """The index's build time against checking the same log (plain, and into a store), one run each."""
+    from citecheck.cli.main import main
+    from citecheck.storage.checked import search_index  # noqa: F401  (imported before the clock starts)
+
+    log = OUT / f"search-log-{n}.jsonl"
+    if not log.is_file():
+        generate(log, n)
+    work = OUT / f"search-build-{n}"
+    shutil.rmtree(work, ignore_errors=True)
+    took = {}
+    for name, argv in (("check LOG (plain)", ["check", str(log)]),
+                       ("check LOG --store DIR", ["check", str(log), "--store", str(work)]),
+                       ("store index DIR", ["store", "index", str(work)])):
+        start, cpu = time.perf_counter(), time.process_time()
+        code = main(argv, _Null(), _Null())
+        took[name] = (time.perf_counter() - start, time.process_time() - cpu)
+        assert code in (0, 1), f"{argv}: exit {code}"
+    plain, plain_cpu = took["check LOG (plain)"]
+    for name, (secs, cpu) in took.items():
+        print(f"  {name:24} {secs:7.1f} s  {secs / n * 1e6:6.0f} µs an answer  x{secs / plain:.2f} the plain check;"
+              f"  CPU {cpu:7.1f} s  x{cpu / plain_cpu:.2f}")
+    print(f"  index: {_size(work / search_index.FOLDER) / 2**20:.0f} MB")
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -214,7 +251,11 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=1_000_000)
     parser.add_argument("--base", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--build", action="store_true", help="time only building the index (against checking)")
     args = parser.parse_args()
+    if args.build:
+        build_timing(args.base)
+        return
     base = base_store(args.base)
     sizes = sorted({max(1, args.answers // 10 // args.base), max(1, args.answers // args.base)})
     results = {}

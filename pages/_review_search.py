@@ -66,7 +66,7 @@ def run(data, search: searching.Search, facts: searching.Facts, version: Hashabl
         return kept[1]
     if isinstance(data, StoreAnswers):
         with st.spinner("Searching (the first search of a store builds its index)..."):
-            found = search_index.search_store(data, search, facts)
+            found = search_index.search_store(data, search, facts, build_limit=search_index.BUILD_ON_PAGE)
     else:
         found = searching.search_dataset(data, search, facts)
     st.session_state["search_found"] = ((search, version), found)
@@ -77,6 +77,11 @@ def show(data, facts: searching.Facts = searching.Facts(), version: Hashable | N
     """Draw the search box and filters in the sidebar and say how many answers and items match;
     the result is the queue (None when nothing is asked: the page's own queue stands)."""
     with st.sidebar:
+        missing = search_index.unbuilt(data) if isinstance(data, StoreAnswers) else None
+        if missing is not None:  # (a big store's index is built by citecheck store index, not by a page run)
+            st.text_input("Search", key="search_text_unavailable", disabled=True, help=HELP)
+            st.html(notice_html("warning", str(missing)))
+            return None
         try:
             search = chosen(data, facts)
         except searching.SearchError as exc:

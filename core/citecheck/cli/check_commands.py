@@ -46,6 +46,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     if args.store:
         return store_cli.cmd_check_store(args, options, out, err)
+    if args.search_index:
+        err.write("citecheck check: --search-index builds a store's index: give --store DIR\n")
+        return EXIT_USAGE
     if args.engine != "local":
         err.write("citecheck check: --engine dask writes a store: give --store DIR\n")
         return EXIT_USAGE

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from citecheck.cli.common import (
     EXIT_DAMAGED,
@@ -22,6 +22,9 @@ from citecheck.errors import StoreError
 from citecheck.reports.check_report import error_record
 from citecheck.reports.inputs import Inputs, store_corpus
 
+if TYPE_CHECKING:
+    from citecheck.storage.checked.folder import Store
+
 
 def add_check_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("--store", metavar="DIR",
@@ -32,6 +35,9 @@ def add_check_options(check: argparse.ArgumentParser) -> None:
                        help="with --engine dask: the scheduler to use (default: a LocalCluster on this machine)")
     check.add_argument("--workers", type=int, default=2, metavar="N",
                        help="with --engine dask and no --scheduler: LocalCluster worker processes (default 2)")
+    check.add_argument("--search-index", action="store_true",
+                       help="with --store: then build the store's search index for the review page "
+                            "(as citecheck store index DIR does)")
 
 
 def add_report_options(rep: argparse.ArgumentParser) -> None:
@@ -64,6 +70,8 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
         err.write(f"unreadable: {e}\n")
     summary = query.summary()
     query.close()
+    if args.search_index:
+        err.write(build_index(store, err) + "\n")
     return finish_check(summary, args, as_json, out, err)
 
 
@@ -135,9 +143,47 @@ def cmd_store_verify(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def build_index(store: Store, err: TextIO) -> str:
+    """Bring the store's search index up to date, saying what it does on ``err``; the line that says
+    what was done, how long it took and how large the index is."""
+    import time
+
+    from citecheck.storage.checked import search_index
+
+    found = store.damage()
+    if found:
+        raise store.damaged(found)
+    start = time.perf_counter()
+
+    def say(line: str) -> None:
+        err.write(line + "\n")
+        err.flush()
+
+    made = search_index.ensure(store, say)
+    took = time.perf_counter() - start
+    where = search_index.index_root(store)
+    size = search_index.size(store) / 2**20
+    if made:
+        return f"search index: {len(made)} of {len(store.logs)} log(s) indexed in {took:.1f} s; {where} holds {size:,.1f} MB"
+    return f"search index: up to date, nothing to build ({len(store.logs)} log(s); {where} holds {size:,.1f} MB)"
+
+
+def cmd_store_index(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``citecheck store index DIR``: build the search index of every log of the store whose index is
+    missing or out of date (the review page's search reads it)."""
+    from citecheck.storage.checked.folder import Store
+
+    store = Store(args.dir)
+    out.write(build_index(store, err) + "\n")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     group = sub.add_parser("store", help="work with a checked store")
     store_sub = group.add_subparsers(dest="store_command", required=True)
     verify = store_sub.add_parser("verify", help="check that every part of a checked store is there and readable")
     verify.add_argument("dir", metavar="DIR", help="the checked store folder")
     verify.set_defaults(func=cmd_store_verify)
+    index = store_sub.add_parser("index", help="build the search index of a checked store (the review page's search)")
+    index.add_argument("dir", metavar="DIR", help="the checked store folder")
+    index.set_defaults(func=cmd_store_index)

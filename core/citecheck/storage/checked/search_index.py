@@ -1,8 +1,10 @@
 """Searching a checked store: an index of its words built beside it, and the search in SQL.
 
 The store keeps no answer or chunk text (they stay in the logs), so searching them needs an
-index: made on demand, one folder per log, ``DIR/search/log-<id>/`` (docs/store-format.md,
-"The search index"), by reading each log once.  Chunks are indexed once per log however many
+index: one folder per log, ``DIR/search/log-<id>/`` (docs/store-format.md, "The search index"),
+made by reading each log once, by ``citecheck store index`` (or ``check --search-index``), or by
+the review page's first search when few answers need indexing (``BUILD_ON_PAGE``; above it the
+page says which command to run: ``unbuilt``).  Chunks are indexed once per log however many
 answers retrieved them (a corpus's chunks come back again and again).  Each folder holds Parquet
 files, and ``stamp.json`` last:
 
@@ -23,6 +25,9 @@ those places (a bitmap of the store's answers per word, ANDed in numpy) until it
 ``store.json``: a log checked again (or with other options) has another stamp, and its index is
 made again the next time a search needs it; an index of a log no longer in the store is removed.
 
+The word tables are made in SQL from the texts as searched (``_TERMS``), not word by word in
+Python: reading the log, parsing and checking each answer is what is left to Python.
+
 A word, and a pair of words that follow one another, is found from the sorted ``word`` columns
 (DuckDB reads only the row groups that can hold it); a longer phrase by ``contains`` over the
 texts as searched (``review.search.field_text``) that hold each of its pairs: the comparison
@@ -31,15 +36,18 @@ texts as searched (``review.search.field_text``) that hold each of its pairs: th
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import itertools
 import json
 import os
+import shlex
 import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -52,6 +60,7 @@ from citecheck.checking.checker import check_answer
 from citecheck.contract import reasons as reason_codes
 from citecheck.contract.item_keys import ItemKey, item_key, parse_item_key
 from citecheck.contract.log import Answer, parse_answer
+from citecheck.errors import CitecheckError
 from citecheck.labelling.items import items_of
 from citecheck.review import search as searching
 from citecheck.storage.checked.answers import AnswerIds, StoreAnswers
@@ -115,33 +124,110 @@ def is_current(root: Path, entry: dict) -> bool:
 
 
 _BUILDING = threading.Lock()
+LOCK = ".lock"
+BUILD_ON_PAGE = 20_000  # answers to index that a page's first search builds in place; more: citecheck store index
+SECONDS_PER_ANSWER = 0.0005  # building, wall clock on 2 cores (bench/bench_search.py --build): for the estimate shown
 
 
-def ensure(store: Store) -> list[str]:
+class IndexNotBuilt(CitecheckError):
+    """The store's search index is missing or out of date for more answers than a page builds in
+    place (``BUILD_ON_PAGE``): the message names the command that builds it, and how long it takes."""
+
+
+def pending(store: Store) -> list[dict]:
+    """The store's logs whose index is missing or out of date."""
+    root = index_root(store)
+    return [entry for entry in store.logs if not is_current(root, entry)]
+
+
+def estimate(answers: int) -> str:
+    """How long building the index of ``answers`` answers takes, in words (``about 9 min``)."""
+    seconds = answers * SECONDS_PER_ANSWER
+    return f"about {max(1, round(seconds))} s" if seconds < 90 else f"about {round(seconds / 60)} min"
+
+
+def not_built(store: Store, limit: int) -> IndexNotBuilt | None:
+    """The error to give instead of building the index in place, when more than ``limit`` answers
+    need indexing (None: none, or few enough to build now)."""
+    waiting = pending(store)
+    lines = sum(int(entry.get("lines") or 0) for entry in waiting)
+    if lines <= limit:
+        return None
+    said = (f"The search index of this store is missing or out of date for {len(waiting)} of its "
+            f"{len(store.logs)} log(s) ({lines:,} answers), and search and filters need it. ")
+    if building(store):
+        return IndexNotBuilt(said + f"It is being built now (this takes {estimate(lines)} in all): come back "
+                                    "when it is done.")
+    return IndexNotBuilt(said + f"Building it takes {estimate(lines)}: run citecheck store index "
+                                f"{shlex.quote(str(store.root))} (or check with --search-index), then come back.")
+
+
+def building(store: Store) -> bool:
+    """Whether a build of the store's index is under way (its lock is held), here or in another process."""
+    lock = index_root(store) / LOCK
+    if _BUILDING.locked():
+        return True
+    try:
+        with open(lock, "a") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    except OSError:  # (no index folder yet, or not writable: nobody builds there)
+        return False
+    return False
+
+
+def size(store: Store) -> int:
+    """Bytes the store's search index takes on disk."""
+    root = index_root(store)
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
+
+
+Progress = Callable[[str], None]
+
+
+def ensure(store: Store, progress: Progress | None = None) -> list[str]:
     """Make the index of every log whose index is missing or out of date (and remove those of
-    logs no longer in the store); returns the sources indexed now."""
+    logs no longer in the store, and what a build that stopped left); returns the sources indexed
+    now.  ``progress`` is told of each log and of each ``BATCH`` answers read.  One build at a time
+    per index, in this process and between processes (a lock file in the index's folder)."""
     root = index_root(store)
     made = []
-    with _BUILDING:
-        for entry in store.logs:
-            if not is_current(root, entry):
-                build_log(store, entry, root)
-                made.append(entry["source"])
-        if root.is_dir():
-            known = {f"log-{e['source']}" for e in store.logs}
-            for folder in root.iterdir():
-                if folder.is_dir() and folder.name.startswith("log-") and folder.name not in known:
-                    shutil.rmtree(folder, ignore_errors=True)
+    with _BUILDING, _locked(root):
+        waiting = pending(store)
+        for n, entry in enumerate(waiting, 1):
+            if progress is not None:
+                progress(f"indexing log {n} of {len(waiting)}: {entry['file']} ({int(entry.get('lines') or 0):,} lines)")
+            build_log(store, entry, root, progress)
+            made.append(entry["source"])
+        known = {f"log-{e['source']}" for e in store.logs}
+        for folder in root.iterdir():
+            if folder.is_dir() and (folder.name.startswith(".log-") or (
+                    folder.name.startswith("log-") and folder.name not in known)):
+                shutil.rmtree(folder, ignore_errors=True)
     return made
 
 
-def build_log(store: Store, entry: dict, root: Path) -> None:
+@contextlib.contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / LOCK, "a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def build_log(store: Store, entry: dict, root: Path, progress: Progress | None = None) -> None:
     """Read the log ``entry`` once and write its index (into a new folder, renamed into place)."""
     source = entry["source"]
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".log-{source}-", dir=root))
     try:
-        _write(store, entry, work)
+        _write(store, entry, work, progress)
         (work / STAMP).write_text(json.dumps({"search_index_version": INDEX_VERSION, "source": source,
                                               "stamp": stamp(entry)}), encoding="utf-8")
         target = log_folder(root, source)
@@ -151,37 +237,56 @@ def build_log(store: Store, entry: dict, root: Path) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _write(store: Store, entry: dict, work: Path) -> None:
+def _write(store: Store, entry: dict, work: Path, progress: Progress | None) -> None:
     source = entry["source"]
     con = duckdb.connect(":memory:")
     try:
+        con.execute(f"SET temp_directory = {_list([str(work / '.spill')])[1:-1]}")  # (a big log's sort spills beside its index)
         files = store.files("answers", [source])
         found = con.execute(f"SELECT \"offset\", line_hash FROM read_parquet({_list(files)}, union_by_name = true) "
                             "ORDER BY \"offset\"").fetchall() if files else []
         kept = {offset: (row, bytes(digest)) for row, (offset, digest) in enumerate(found)}
-        raw = {name: pq.ParquetWriter(work / f"raw-{name}.parquet", schema) for name, schema in _TABLES.items()}
+        del found
+        raw = {name: pq.ParquetWriter(work / f"raw-{name}.parquet", _TABLES[name]) for name in _READ}
         try:
-            for batch in _batches(store, entry, kept):
+            for batch in _batches(store, entry, kept, progress):
                 for name, rows in batch.items():
                     raw[name].write_table(pa.Table.from_pydict(rows, schema=_TABLES[name]))
         finally:
             for writer in raw.values():
                 writer.close()
+        if progress is not None:
+            progress("  sorting and writing the index")
         for name in _TABLES:  # sorted, so a word's rows sit in few row groups
-            path = work / f"raw-{name}.parquet"
-            con.execute(f"COPY (SELECT * FROM read_parquet('{path}') ORDER BY {ORDER[name]}) TO "
-                        f"'{work / (name + '.parquet')}' (FORMAT parquet, COMPRESSION zstd, "
-                        f"ROW_GROUP_SIZE {ROW_GROUP})")
-            path.unlink()
+            select = _WORDS_OF.get(name, "SELECT * FROM read_parquet({raw})").format(
+                raw=_list([str(work / f"raw-{_FROM.get(name, name)}.parquet")]))
+            con.execute(f"COPY ({select} ORDER BY {ORDER[name]}) TO {_list([str(work / (name + '.parquet'))])[1:-1]} "
+                        f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})")
+        for name in _READ:
+            (work / f"raw-{name}.parquet").unlink()
     finally:
         con.close()
+        shutil.rmtree(work / ".spill", ignore_errors=True)
+
+
+# The word tables are made in SQL from the texts as searched (``searching.field_text``: words with
+# one space either side, an answer's question and answer a line each): each word of a line, and
+# each two words that follow one another in it, once per answer or chunk.
+_TERMS = ("SELECT DISTINCT source, unnest(list_concat(w, list_transform(range(1, len(w)), "
+          "lambda i: w[i] || ' ' || w[i + 1]))) AS word, {key} FROM (SELECT source, {key}, "
+          "list_filter(string_split(line, ' '), lambda x: x <> '') AS w FROM (SELECT source, {key}, "
+          "unnest(string_split(text, chr(10))) AS line FROM read_parquet({{raw}})))")
+_WORDS_OF = {"words": _TERMS.format(key="row"), "chunk_words": _TERMS.format(key="chunk")}
+_FROM = {"words": "texts", "chunk_words": "chunk_texts"}
+_READ = [name for name in _TABLES if name not in _FROM]  # the tables made while reading the log
 
 
 def _empty() -> dict[str, dict[str, list]]:
-    return {name: {f.name: [] for f in schema} for name, schema in _TABLES.items()}
+    return {name: {f.name: [] for f in _TABLES[name]} for name in _READ}
 
 
-def _batches(store: Store, entry: dict, kept: Mapping[int, tuple[int, bytes]]) -> Iterator[dict[str, dict[str, list]]]:
+def _batches(store: Store, entry: dict, kept: Mapping[int, tuple[int, bytes]],
+             progress: Progress | None = None) -> Iterator[dict[str, dict[str, list]]]:
     """The index's rows of the log's answers, ``BATCH`` answers at a time.  A line whose bytes
     changed since it was checked is left out (the review page says so when it shows it)."""
     source, file = entry["source"], entry["file"]
@@ -201,6 +306,8 @@ def _batches(store: Store, entry: dict, kept: Mapping[int, tuple[int, bytes]]) -
             _add(rows, source, place[0], line.offset, record, chunks, seen, options)
             count += 1
             if count % BATCH == 0:
+                if progress is not None:
+                    progress(f"  {count:,} of {len(kept):,} answers read")
                 yield rows
                 rows = _empty()
     yield rows
@@ -208,9 +315,7 @@ def _batches(store: Store, entry: dict, kept: Mapping[int, tuple[int, bytes]]) -
 
 def _add(rows: dict[str, dict[str, list]], source: str, row: int, offset: int, answer: Answer,
          chunks: dict[str, int], seen: set[int], options) -> None:
-    own = [answer.question, answer.answer]
-    _extend(rows["words"], source=source, word=sorted({w for t in own for w in _terms(searching.words(t))}), row=row)
-    _append(rows["texts"], source=source, row=row, text=searching.haystack(own))
+    _append(rows["texts"], source, row, searching.haystack([answer.question, answer.answer]))
     for chunk in dict.fromkeys(c.text for c in answer.chunks):
         key = chunks.get(chunk)
         if key is None:  # (a chunk text met before in this log is not read again)
@@ -219,37 +324,22 @@ def _add(rows: dict[str, dict[str, list]], source: str, row: int, offset: int, a
                                                  "big", signed=True)
             if key not in seen:  # (two texts that fold alike are one chunk of the index)
                 seen.add(key)
-                _extend(rows["chunk_words"], source=source, word=sorted(set(_terms(folded.split()))), chunk=key)
-                _append(rows["chunk_texts"], source=source, chunk=key, text=folded)
-        _append(rows["chunks"], source=source, row=row, chunk=key)
+                _append(rows["chunk_texts"], source, key, folded)
+        _append(rows["chunks"], source, row, key)
     result = check_answer(answer, options)
     items = items_of(result)
+    aid = answer.answer_id
     for n, item in enumerate(items):
-        _append(rows["items"], source=source, row=row, answer_id=answer.answer_id, n=n,
-                sentence=item.sentence, citation=item.citation, status=searching.status(result, item))
-    _append(rows["answers"], source=source, row=row, offset=offset, answer_id=answer.answer_id,
-            model=answer.model or searching.NONE, prompt_version=answer.prompt_version or searching.NONE,
-            reasons=[code for code, k in zip(reason_codes.ALL_REASONS, result.tally.reasons) if k], items=len(items))
+        _append(rows["items"], source, row, aid, n, item.sentence, item.citation, searching.status(result, item))
+    _append(rows["answers"], source, row, offset, aid, answer.model or searching.NONE,
+            answer.prompt_version or searching.NONE,
+            [code for code, k in zip(reason_codes.ALL_REASONS, result.tally.reasons) if k], len(items))
 
 
-def _terms(words: list[str]) -> Iterator[str]:
-    """What a text is listed under in the index: each word, and each two words that follow one
-    another (joined by a space: a two-word phrase is found as one entry, a longer one is looked
-    for only in the texts that hold each of its pairs)."""
-    yield from words
-    yield from (f"{a} {b}" for a, b in zip(words, words[1:]))
-
-
-def _append(columns: dict[str, list], **values) -> None:
-    for name, value in values.items():
-        columns[name].append(value)
-
-
-def _extend(columns: dict[str, list], word: list[str], **values) -> None:
-    """One row per word, the other columns repeated."""
-    columns["word"] += word
-    for name, value in values.items():
-        columns[name] += [value] * len(word)
+def _append(columns: dict[str, list], *values) -> None:
+    """One row: a value for each of the table's columns, in the schema's order (``_TABLES``)."""
+    for column, value in zip(columns.values(), values, strict=True):
+        column.append(value)
 
 
 # --- the search -----------------------------------------------------------------------------------
@@ -274,12 +364,20 @@ class StoreSearch:
         self.chunk_places = self.chunk_numbers = np.zeros(0, dtype=np.int32)
         self._counted: dict[str, np.ndarray] = {}
 
-    def prepare(self) -> None:
-        """Make the index (when missing or out of date) and its views; note which answers can match."""
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    def prepare(self, build_limit: int | None = None) -> None:
+        """Make the index (when missing or out of date) and its views; note which answers can match.
+        With ``build_limit``, an index that needs more answers indexed than that is not built here:
+        ``IndexNotBuilt`` says how to build it."""
         with self._lock:
             if self._ready:
                 return
             store = self.data.store
+            if build_limit is not None and (refused := not_built(store, build_limit)) is not None:
+                raise refused
             ensure(store)
             root = index_root(store)
             for name, schema in _TABLES.items():
@@ -331,8 +429,9 @@ class StoreSearch:
         out[self._places(sql, params)] = True
         return out
 
-    def search(self, search: searching.Search, facts: searching.Facts = searching.Facts()) -> searching.Found:
-        self.prepare()
+    def search(self, search: searching.Search, facts: searching.Facts = searching.Facts(),
+               build_limit: int | None = None) -> searching.Found:
+        self.prepare(build_limit)
         n = next(self._names)
         registered: list[str] = []
         try:
@@ -524,12 +623,29 @@ class _Items(Mapping):
         return len(AnswerIds(self.searches.data, f"pos IN (SELECT pos FROM {self.found})"))
 
 
-def search_store(data: StoreAnswers, search: searching.Search, facts: searching.Facts = searching.Facts()) -> searching.Found:
-    """``review.search.search_dataset`` on a checked store (one searcher is kept with ``data``)."""
+def searcher_of(data: StoreAnswers) -> StoreSearch:
+    """The searcher kept with ``data`` (one per store, shared by the sessions that share ``data``)."""
     searcher = data.__dict__.get("_search")
     if searcher is None:
         searcher = data.__dict__.setdefault("_search", StoreSearch(data))
-    return searcher.search(search, facts)
+    return searcher
+
+
+def search_store(data: StoreAnswers, search: searching.Search, facts: searching.Facts = searching.Facts(),
+                 build_limit: int | None = None) -> searching.Found:
+    """``review.search.search_dataset`` on a checked store (one searcher is kept with ``data``).
+    ``build_limit``: see ``StoreSearch.prepare``."""
+    return searcher_of(data).search(search, facts, build_limit)
+
+
+def unbuilt(data: StoreAnswers, limit: int | None = None) -> IndexNotBuilt | None:
+    """What the review page says instead of searching a store whose index a first search would
+    take long to build (more than ``limit`` answers to index, default ``BUILD_ON_PAGE``); None when it can search (the index
+    is ready, or small enough to build in place)."""
+    searcher = data.__dict__.get("_search")
+    if searcher is not None and searcher.ready:
+        return None
+    return not_built(data.store, BUILD_ON_PAGE if limit is None else limit)
 
 
 def values(data: StoreAnswers, column: str) -> list[str]:
