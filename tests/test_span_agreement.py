@@ -135,3 +135,21 @@ def test_labels_agreement_leaves_out_marks_that_no_longer_fit_their_sentence(tmp
     code, out, err = run_cli("labels", "agreement", path, "--log", log, "--format", "json")
     assert code == 0 and [p["reviewers"] for p in json.loads(out)["pairs"]] == [["ana", "ben"]]
     assert "warning: cy's label of a-001#s1#c1" in err and "spans[0] [4, 15] is outside the item's sentence" in err
+
+
+def test_calibrate_reports_the_reviewers_span_agreement_beside_their_kappa(tmp_path):
+    """The calibration report says how far reviewers agree on the words they marked, with n, in text
+    and JSON, with the same figures as ``labels agreement``."""
+    from citecheck.judging import verdicts as verdict_store
+
+    path, verdicts = tmp_path / "labels.jsonl", tmp_path / "verdicts.jsonl"
+    for record in [lab("a-001#s0#c0", "ana", [(4, 15), (25, 32)]), lab("a-001#s0#c0", "ben", [(4, 15)])]:
+        labels.append(path, record)
+    verdict_store.append(verdicts, [verdict_store.make("a-001#s0#c0", "partial", "", "baseline", "baseline.v1", "")])
+    code, out, err = run_cli("calibrate", "--labels", path, "--verdicts", verdicts)
+    assert code == 0, err
+    assert f"  ana / ben: {2 * 11 / 29:.3f} (n=1 item(s))" in out.splitlines()
+    code, out, err = run_cli("calibrate", "--labels", path, "--verdicts", verdicts, "--format", "json")
+    spans = json.loads(out)["reviewers"]["span_agreement"]
+    assert spans["pairs"] == [{"reviewers": ["ana", "ben"], "f1": pytest.approx(22 / 29), "n": 1,
+                               "overlap_chars": 11, "marked_chars": 29}]

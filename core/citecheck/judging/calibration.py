@@ -26,10 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from citecheck.judging.verdicts import VERDICTS, Verdict
+from citecheck.labelling import span_agreement
 from citecheck.labelling.agreement import krippendorff_alpha
 from citecheck.labelling.consensus import Resolution, counts_text, resolve, rule_counts
 from citecheck.labelling.events import Adjudication
 from citecheck.labelling.labels import Label
+from citecheck.labelling.span_agreement import SpanAgreement
 from citecheck.reports.rates import json_rate
 
 CLASSES = VERDICTS  # supported, partial, not_supported: in this order
@@ -349,6 +351,7 @@ class Calibration:
     verdicts: Mapping[str, Verdict] = field(default_factory=dict)  # the judge's verdict per item
     rules: Mapping[str, int] = field(default_factory=dict)  # items per consensus rule (review.consensus)
     guidelines: Mapping[str, int] = field(default_factory=dict)  # labels behind the pairs per guidelines version
+    spans: SpanAgreement | None = None  # reviewers' agreement on the words they marked unsupported
 
     @property
     def matrix(self) -> np.ndarray:
@@ -369,7 +372,8 @@ class Calibration:
             "human_label_rules": dict(self.rules), "guidelines_versions": dict(self.guidelines),
             "reviewers": {"reviewers": list(self.agreement.reviewers), "shared_items": self.agreement.shared_items,
                           "cohen_kappa": self.agreement.kappa, "krippendorff_alpha": self.agreement.alpha,
-                          "pairwise": self.agreement.pairwise},
+                          "pairwise": self.agreement.pairwise,
+                          "span_agreement": None if self.spans is None else span_agreement.to_dict(self.spans)},
         }
 
     def to_text(self) -> str:
@@ -413,6 +417,8 @@ class Calibration:
                          f"Krippendorff's alpha {alpha} (the ceiling a judge can be expected to reach)")
         else:
             lines.append("no item was labelled by two reviewers: human agreement unknown")
+        if self.spans is not None and self.spans.pairs:
+            lines.extend(span_agreement.agreement_lines(self.spans))
         return "\n".join(lines) + "\n"
 
 
@@ -430,4 +436,4 @@ def calibrate(labels: Sequence[Label], verdicts: Sequence[Verdict], judge: str, 
     raw = sum(v == POSITIVE for v in unlabelled) / len(unlabelled) if unlabelled else None
     return Calibration(judge, prompt_version, split, pairs, bootstrap(pairs.human, pairs.judge, draws), corrected,
                        raw, reviewer_agreement(labels), latest, rule_counts(settled.values()),
-                       guidelines_versions(settled, pairs.keys))
+                       guidelines_versions(settled, pairs.keys), span_agreement.span_agreement(labels, fingerprints))
