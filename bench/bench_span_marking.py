@@ -18,8 +18,11 @@ agreement at the issue's scale, and a mark saved in a real browser.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -77,10 +80,33 @@ def bench_agreement(count: int) -> None:
           f"{seconds * 1000:.0f} ms, pooled F1 {result.pooled.f1:.3f}")
 
 
+@contextlib.contextmanager
+def host(log: Path, target: Path, reviewer: str):
+    """The marker's test page (tests/data/span_marking/host.py) served for ``reviewer``: its URL."""
+    from appserver import free_port, healthy
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(DATA / "host.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", "--", str(log), str(target), reviewer],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        if not healthy(url):
+            raise SystemExit("the span marker's page did not start within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def bench_browser(marks: int) -> None:
     from playwright.sync_api import expect, sync_playwright
     from test_browser import launch
-    from test_span_marking_browser import host
 
     log = DATA / "answers.jsonl"
     data = dataset.load([log])

@@ -4,7 +4,7 @@ in ``review.thread_html``.  Comments and resolves are appended to the labels sto
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import streamlit as st
 from citecheck.errors import CitecheckError
@@ -31,23 +31,26 @@ def _save(event_of, thread_key: str, box: str | None) -> None:
 
 
 def show(thread_key: str, events: Sequence[object], reviewer: str, blind: bool, labelled: bool,
-         reviewers: Iterable[str] = ()) -> None:
+         reviewers: Iterable[str] = (), found: Mapping[str, comments.Thread] | None = None,
+         known: Iterable[str] | None = None) -> None:
     """Draw the thread ``thread_key`` (an item key, or an answer id for the answer's thread) for
     ``reviewer``.  ``labelled``: whether the reviewer has labelled the item (for an answer thread:
     every item of the answer); in blind mode nothing of the thread is shown before.
-    ``reviewers``: names a mention may name besides everyone in ``events``."""
+    ``reviewers``: names a mention may name besides everyone in ``events``.  ``found`` and ``known``:
+    ``comments.threads(events)`` and ``comments.known_reviewers(events)`` when the caller keeps them."""
     token = focus_token(thread_key)
     if not comments.shows_thread(blind, labelled):
         st.html(thread_html.hidden_html())  # (not even whether there is a thread: that too could sway)
         return
-    thread = comments.visible_threads(comments.threads(events), blind, {thread_key}).get(thread_key)
+    thread = comments.visible_threads(comments.threads(events) if found is None else found, blind,
+                                      {thread_key}).get(thread_key)
     if thread is not None:
         st.html(thread_html.thread_html(thread))
     flash = st.session_state.get(FLASH)
     if flash and flash[0] == thread_key:
         del st.session_state[FLASH]
         st.html(notice_html(flash[1], flash[2]))
-    known = sorted({*comments.known_reviewers(events), *reviewers})
+    known = sorted({*(comments.known_reviewers(events) if known is None else known), *reviewers})
     box = f"comment-box-{token}"
     st.text_area("Comment (mention a reviewer with @name)", key=box, height=80,
                  placeholder="Ask or explain; @name mentions a reviewer")
@@ -70,6 +73,7 @@ def open_threads(events: Sequence[object], reviewer: str = "", labelled: Collect
     if labelled is not None:
         found = comments.visible_threads(found, True, comments.labelled_keys(labelled))
     waiting = comments.open_threads(found)
-    links = ["./review?" + urlencode({"answer": comments.thread_answer(t.key), **({"reviewer": reviewer} if reviewer else {})})
-             for t in waiting]
+    links = ["./?" + urlencode(  # the review page is the default, served at the root (text.markup.review_link)
+        {"answer": comments.thread_answer(t.key), **({"reviewer": reviewer} if reviewer else {})})
+        for t in waiting]
     st.html(thread_html.open_threads_html(waiting, links))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 from citecheck.errors import CitecheckError, StoreError
-from citecheck.labelling import dataset, labels
+from citecheck.labelling import dataset
 from citecheck.review.html import FRAME_KEY, STYLE, notice_html
 from citecheck.web import notices
 from citecheck.web.settings import Settings, server_settings
@@ -135,14 +135,42 @@ def _or_stop(read, target):
         st.stop()
 
 
+@st.cache_resource(max_entries=4)
+def _label_cache(target: str):
+    """The labels store read incrementally, kept between runs and sessions (``labelling.label_cache``)."""
+    from citecheck.labelling.label_cache import LabelCache
+
+    return LabelCache(target)
+
+
+def label_cache():
+    """The configured labels store's cache (``LabelCache``): its ``team``, ``others`` and ``progress``
+    figures are kept between runs and updated with the labels appended since."""
+    return _label_cache(str(settings().labels))
+
+
+def label_state():
+    """The labels store as it is now (``label_cache.LabelState``: every event, the warnings, the labels
+    that count); each run reads only what other sessions appended since the last read."""
+    return _or_stop(lambda target: _label_cache(str(target)).state(), settings().labels)
+
+
+def label_figure(state, key, make, kinds=()):
+    """``make(state)`` kept until the labels store changes, or with ``kinds`` until an event of those
+    types is appended (``LabelCache.derived``); shared: not to be changed."""
+    return label_cache().derived(state, key, make, kinds)
+
+
 def read_labels():
-    """All label records and warnings; re-read on every run (the store is appended by other sessions)."""
-    return _or_stop(labels.read, settings().labels)
+    """The labels that count and the warnings, as the store is now (``label_state``)."""
+    state = label_state()
+    return state.effective, state.errors
 
 
 def read_label_events():
-    """Every label, retraction and adjudication, and warnings (the history and the disagreements view)."""
-    return _or_stop(labels.read_events, settings().labels)
+    """Every label, retraction, adjudication and team event, and warnings (the history, the disagreements view)."""
+    state = label_state()
+    return state.events, state.errors
 
 
 @st.cache_resource(max_entries=4)
@@ -163,11 +191,30 @@ def guidelines():
         return None, str(exc)
 
 
-def read_verdicts(path=None):
-    """All verdict records and warnings; re-read on every run (a judge run may be appending)."""
+@st.cache_resource(max_entries=4)
+def _verdict_cache(target: str):
+    """A verdicts store read incrementally, kept between runs and sessions (``storage.event_cache``)."""
     from citecheck.judging import verdicts
+    from citecheck.storage.event_cache import EventCache
 
-    return _or_stop(verdicts.read, path or settings().verdicts)
+    return EventCache(target, verdicts.STREAM, verdicts.parse_verdict_record)
+
+
+def read_verdicts(path=None):
+    """All verdict records and warnings as the store is now (a judge run may be appending: each run
+    reads only what was appended since the last read)."""
+    snap = _or_stop(lambda target: _verdict_cache(str(target)).read(), path or settings().verdicts)
+    return snap.records, snap.errors
+
+
+def judged_by_item():
+    """Item key -> the latest verdict of each judge run (``review_view.judged_by_item``) over the
+    configured verdicts, made again only when verdicts were appended; shared: not to be changed."""
+    from citecheck.review.review_view import judged_by_item as judged
+
+    cache = _verdict_cache(str(settings().verdicts))
+    snap = _or_stop(lambda _: cache.read(), None)
+    return cache.derived(snap, "judged_by_item", lambda s: judged(s.records))
 
 
 def signed_in_user() -> dict | None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 import streamlit as st
-from citecheck.labelling import labels
+from citecheck.labelling import comments
 from citecheck.reports.check_report import sentence_flags
 from citecheck.review import html as review_html
 from citecheck.review import navigation, paging, review_view
@@ -43,7 +43,8 @@ def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcut
             st.rerun()
 
 
-def focused(items, session: ReviewState, data, events, view: View) -> None:
+def focused(items, session: ReviewState, data, labels_read, view: View) -> None:
+    """``labels_read``: the labels store as this run read it (``common.label_state``)."""
     item = items[session.focus]
     with st.container(border=True):
         st.html(labelled_html(review_view.focused_heading(items, session.focus)))
@@ -54,16 +55,21 @@ def focused(items, session: ReviewState, data, events, view: View) -> None:
         moves.button("Undo my last label", key="undo", on_click=view.undo, shortcut="Z", disabled=not view.reviewer,
                      help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
         with st.expander("Label history of this item"):
-            st.html(review_view.history_html(events, item, view.reviewer, view.blind,
+            st.html(review_view.history_html(labels_read.item_events(item.key), item, view.reviewer, view.blind,
                                              review_view.chosen_label(item, view.current, view.reviewer)))
-        with st.expander("Comments on this item"):  # hidden in blind mode until the reviewer has labelled it
-            comment_thread.show(item.key, events, view.reviewer, view.blind,
-                                labelled=(item.key, view.reviewer) in view.current)
+        # hidden in blind mode until the reviewer has labelled it; keyed, so it stays open across the reruns
+        # of a label, a comment or a move (unkeyed, it closed whenever a notice above it came or went)
+        with st.expander("Comments on this item", key="comments_open", on_change="rerun"):
+            comment_thread.show(item.key, labels_read.events, view.reviewer, view.blind,
+                                labelled=(item.key, view.reviewer) in view.current,
+                                found=common.label_figure(labels_read, "threads", lambda r: comments.threads(r.events),
+                                                          (comments.Comment, comments.Resolve)),
+                                known=common.label_cache().names(labels_read))
 
 
 def sentences(result, items, session: ReviewState, judged, view: View) -> None:
     """One row per sentence of the page shown: a long answer a page at a time, so its cost stays bounded."""
-    others_of = labels.others_by_item(view.current, view.reviewer)
+    others_of = common.label_cache().others(view.current, view.reviewer)  # (kept between runs)
     page = 1
     if (count := paging.pages(len(result.sentences))) > 1:
         page = st.number_input("Sentences page", 1, count, review_view.start_page(items, session.focus),

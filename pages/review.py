@@ -5,6 +5,7 @@ _review_items) lay out the widgets."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import streamlit as st
@@ -52,8 +53,9 @@ work = holds.for_run(cfg.labels, events, current, reviewer, datetime.now(timezon
 verdict_records = common.read_verdicts()[0]
 facts = search_facts.facts_of(current, verdict_records, events, work.given.assignees, work.given.by)
 found = review_search.show(data, facts, version=(len(events), len(verdict_records)))  # None: nothing asked
-walk = ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes,
-                     found.answers if found is not None else None)
+walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes,
+                             found.answers if found is not None else None),
+               figures=common.label_cache())  # the team's labels and progress, kept between runs
 judged = common.judged_by_item()  # item key -> the latest verdict of each judge run (kept while no verdict is added)
 handled = session.take("label_saved")  # a label button's callback ran before this run
 result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer)
@@ -64,12 +66,12 @@ if items and reviewer:  # the item shown is held for this reviewer (review.holds
 
 # the callbacks: who is labelling, and the labels, are read when the button is pressed
 def resume() -> None:
-    walk.move_on(state, common.read_labels()[0], identity().name)
+    walk.move_on(state, common.label_state().current, identity().name)
 
 
 def save(at: tuple[str, int] | None, label: str) -> None:
     walk.save(state, at, label, common.settings().labels, identity(), rules.version if rules else "",
-              lambda: common.read_labels()[0])
+              lambda: common.label_state().current)
 
 
 def undo() -> None:
@@ -106,7 +108,7 @@ for part in extras:
 
 view = review_items.View(current, reviewer, rules, choices.blind, handled, save, undo)
 if items:
-    review_items.focused(items, session, data, events, view)
+    review_items.focused(items, session, data, label_state, view)
 review_items.sentences(result, items, session, judged, view)
 common.say_inputs(data, labels=common.settings().labels, verdicts=common.settings().verdicts)
 

@@ -261,7 +261,7 @@ def test_disagreements_page_lists_open_threads_and_a_lead_comments_and_resolves(
     at.switch_page("pages/disagreements.py").run()
     assert not at.exception
     shown = page_html(at)
-    assert 'href="./review?answer=a-001&amp;reviewer=lee"' in shown and "Open, 1 comment" in shown
+    assert 'href="./?answer=a-001&amp;reviewer=lee"' in shown and "Open, 1 comment" in shown
     assert '<mark class="cc-mention">@ben</mark> is the &lt;fee&gt; in the chunk?' in shown
     token = focus_token(item.key)
     at.text_area(key=f"comment-box-{token}").input("@ana agreed, *not* in it").run()

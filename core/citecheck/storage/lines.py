@@ -291,39 +291,72 @@ def read_records(path: str | Path, parse: Callable[[Any], Any]) -> Iterator[tupl
     return _read_lines(path, parse)
 
 
-def _read_lines(path: str | Path, parse: Callable[[Any], Any]) -> Iterator[tuple[int, Any]]:
-    """Stream :func:`parse_lines` over a file; memory stays flat however long it is.
+class Position(NamedTuple):
+    """A place in a JSON-lines file where a line starts: its byte offset and its line number.  A
+    reader started there (:func:`read_jsonl`) gives what a read from the start gives for the lines
+    from there on, when no group is open across it (see ``reached`` there)."""
+
+    offset: int = 0
+    line: int = 1
+
+
+START = Position()
+
+
+def _read_lines(path: str | Path, parse: Callable[[Any], Any], start: Position = START) -> Iterator[tuple[int, Any]]:
+    """Stream :func:`parse_lines` over a file from ``start``; memory stays flat however long it is.
 
     A torn last line gets a second look before it is reported: the reader waits for the writers'
     lock (a writer holds it for the whole of an append, see :func:`append_lines`) and reads the
     end of the file again, so a record another process was still writing is read whole instead of
     being reported as torn."""
+    return ((n, value) for n, value, _, _ in _scan_lines(path, parse, start))
+
+
+def _scan_lines(path: str | Path, parse: Callable[[Any], Any],
+                start: Position = START) -> Iterator[tuple[int, Any, int, Position | None]]:
+    """:func:`_read_lines` with, for each line, the byte offset where it starts and the position
+    just after it once its end is settled (it ends with ``\\n``, or a later line started), else
+    None: a last line ended by a lone ``\\r``, torn, or over the limit may still go on."""
     name = str(path)
     with open(path, "rb") as handle:
-        previous: tuple[int, bytes] | None = None  # (line, raw) of the last non-blank line
-        for n, raw in enumerate(physical_lines(handle), start=1):
+        handle.seek(start.offset)
+        previous: tuple[Line, bytes] | None = None  # the last non-blank line, and its bytes without a BOM
+        for line in numbered_lines(handle, start.offset, start.line):
             if previous is not None:
-                yield previous[0], parse_record(name, previous[0], previous[1], parse)
+                n, raw = previous[0].number, previous[1]
+                yield n, parse_record(name, n, raw, parse), previous[0].offset, Position(line.offset, line.number)
                 previous = None
-            if type(raw) is LongLine:
-                yield n, RecordError(name, n, "(line)", _too_long(int(raw)))
+            if type(line.raw) is LongLine:
+                yield (line.number, RecordError(name, line.number, "(line)", _too_long(int(line.raw))), line.offset,
+                       None)
                 continue
-            line = _without_bom(raw) if n == 1 else raw
-            previous = None if (not line or line.isspace()) else (n, line)
+            raw = _without_bom(line.raw) if line.number == 1 else line.raw
+            previous = None if (not raw or raw.isspace()) else (line, raw)
         if previous is None:
             return
-        value = parse_record(name, previous[0], previous[1], parse, torn=not _ends_line(previous[1]))
-        if _ends_line(previous[1]) or not isinstance(value, RecordError):
-            yield previous[0], value
+        last, raw = previous
+        ended = _ends_line(raw)
+        value = parse_record(name, last.number, raw, parse, torn=not ended)
+        if ended or not isinstance(value, RecordError):
+            after = Position(last.offset + len(cast(bytes, last.raw)), last.number + 1) if raw.endswith(b"\n") else None
+            yield last.number, value, last.offset, after
             return
-        start = handle.tell() - len(previous[1])  # a torn line is the end of the file as it was read
+        at = last.offset  # a torn line is the end of the file as it was read
         fcntl.flock(handle.fileno(), fcntl.LOCK_SH)  # second look, once any append in progress is done
         try:
-            handle.seek(start)
+            handle.seek(at)
             rest = handle.read()
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-        yield from parse_lines(name, rest.splitlines(keepends=True), parse, first_line=previous[0])
+    pieces = rest.splitlines(keepends=True)
+    starts = [at]
+    for piece in pieces:
+        starts.append(starts[-1] + len(piece))
+    for n, value in parse_lines(name, pieces, parse, first_line=last.number):
+        k = n - last.number
+        settled = pieces[k].endswith(b"\n") or k + 1 < len(pieces)
+        yield n, value, starts[k], Position(starts[k + 1], n + 1) if settled else None
 
 
 # --- groups: the records of one append, used whole or not at all ----------------------------------
@@ -403,27 +436,47 @@ def _whole_groups(name: str, results: Iterable[tuple[int, Any]],
         yield line, value
 
 
-def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value) -> Iterator[tuple[int, Any]]:
+def read_jsonl(path: str | Path, parse: Callable[[Any], Any] = lambda value: value, start: Position = START,
+               reached: list[Position] | None = None) -> Iterator[tuple[int, Any]]:
     """Stream the records of a JSON-lines file: ``(line, parse(value))`` or ``(line, RecordError)``.
 
     The records of one append (a group, :data:`GROUP_FIELD`) are given only once the whole group is
     read: a group a crash cut short is reported line by line and none of it is used.  A group still
     open at the end of the file gets a second look, as a torn line does: once any append in
-    progress is done (the writers' lock), the file is read again from the group's first line."""
+    progress is done (the writers' lock), the file is read again from the group's first line.
+
+    ``start``: read from there (a :class:`Position` a previous read reached), giving what a read
+    from the start gives for the lines from there on.  ``reached``: when given, the position after
+    the last record whose report is final (its line ended, no group open) is appended to it as the
+    read goes: a later read of the same file, grown by appends, may start there.  What follows it
+    (a torn last line, a group still open) is read again by that later read."""
     name = str(path)
     pending: list[tuple[int, _Member]] = []
-    yield from _whole_groups(name, _read_lines(path, _grouped(parse)), pending)
+    starts: dict[int, int] = {}  # line -> offset, of the lines read since the last final position
+
+    def tracked(rows: Iterable[tuple[int, Any, int, Position | None]]) -> Iterator[tuple[int, Any]]:
+        for n, value, offset, after in rows:
+            starts[n] = offset
+            yield n, value
+            # (resumed once _whole_groups has dealt with this line whole: its reports are out)
+            if after is not None and not pending:
+                starts.clear()
+                if reached is not None:
+                    reached.append(after)
+
+    yield from _whole_groups(name, tracked(_scan_lines(path, _grouped(parse), start)), pending)
     if not pending:
         return
-    start = pending[0][0]
+    first = pending[0][0]
+    again_from = Position(starts[first], first)
     with open(path, "rb") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
         try:
-            again = [(n, v) for n, v in _read_lines(path, _grouped(parse)) if n >= start]
+            again = list(_scan_lines(path, _grouped(parse), again_from))
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     pending.clear()
-    yield from _whole_groups(name, again, pending)
+    yield from _whole_groups(name, tracked(again), pending)
     if pending:
         yield from _incomplete(name, pending)
 

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import threading
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING, NamedTuple, TypeGuard
 from urllib.parse import unquote, urlsplit
 
 from citecheck.errors import DatabaseError
@@ -286,5 +286,43 @@ def ids(url: str, stream: str) -> list[str]:
         with conn.cursor() as cur:
             cur.execute("SELECT event_sha256 FROM citecheck_events WHERE stream = %s", (stream,))
             return [row[0] for row in cur]
+
+    return _run(url, work, retry=True)
+
+
+
+class Since(NamedTuple):
+    """The rows of a stream after a ``seq`` (:func:`read_since`) and the snapshot they were read in."""
+
+    rows: list[tuple[int, dict, str]]  # (seq, record, event_sha256)
+    xmin: int  # the oldest transaction still running then (every older one had ended)
+    xmax: int  # the first transaction id not yet given out then
+    known: bool  # the row ``seq`` named holds the hash given: the stream is the one read before (else: every row)
+
+
+def read_since(url: str, stream: str, seq: int = 0, sha256: str = "") -> Since:
+    """``(seq, record, event_sha256)`` of every event of ``stream`` with a ``seq`` over ``seq``, in
+    insertion order, read in one snapshot, with its transaction bounds.  When the row ``seq`` is not
+    there with ``event_sha256`` equal to ``sha256`` (``known`` false), every row of the stream.
+
+    A row's ``seq`` is taken when it is inserted, not when its transaction commits: a row of a
+    lower ``seq`` may still appear after a higher one was read, until every transaction running at
+    the time of that read has ended (a later read's ``xmin`` at or past this read's ``xmax``)."""
+
+    def work(conn) -> Since:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            xmin, xmax = conn.execute("SELECT pg_snapshot_xmin(s)::text::bigint, pg_snapshot_xmax(s)::text::bigint "
+                                      "FROM pg_current_snapshot() AS s").fetchone()
+            known = True
+            if seq:
+                row = conn.execute("SELECT event_sha256 FROM citecheck_events WHERE seq = %s AND stream = %s",
+                                   (seq, stream)).fetchone()
+                known = row is not None and row[0] == sha256
+            with conn.cursor() as cur:
+                cur.execute("SELECT seq, record, event_sha256 FROM citecheck_events WHERE stream = %s AND seq > %s "
+                            "ORDER BY seq", (stream, seq if known else 0))
+                rows = [(s, record, sha) for s, record, sha in cur]
+        return Since(rows, xmin, xmax, known)
 
     return _run(url, work, retry=True)

@@ -28,7 +28,8 @@ def describe(target: Target) -> str:
     return postgres.redact(target) if is_database(target) else str(target)
 
 
-def _where(target: Target, stream: str) -> str:
+def where(target: Target, stream: str) -> str:
+    """How a record's errors name the store: the file, or the database (without its password) and the stream."""
     return f"{describe(target)} ({stream})" if is_database(target) else str(target)
 
 
@@ -42,7 +43,8 @@ def append(target: Target, stream: str, records: list[dict], what: str | None = 
     return len(records)
 
 
-def _parsed(name: str, seq: int, value: Any, parse: Callable[[Any], Any]) -> Any:
+def parsed(name: str, seq: int, value: Any, parse: Callable[[Any], Any]) -> Any:
+    """``parse(value)``, or the :class:`RecordError` naming row ``seq`` of the database ``name``."""
     try:
         return parse(value)
     except FieldError as exc:
@@ -55,14 +57,19 @@ def scan(target: Target, stream: str, parse: Callable[[Any], Any] = lines.expect
     """``(line or seq, parse(record) or RecordError)`` for every stored record, in the order written
     (none for a file not written yet; a folder is refused with a sentence saying what to give)."""
     if not is_database(target):
-        if Path(target).is_dir():
-            raise StoreError(f"the {stream} file {target} is a folder: give the {stream} file itself "
-                             f"(JSON lines), for example {Path(target) / (stream + '.jsonl')}")
+        refuse_folder(target, stream)
         if not Path(target).exists():
             return []
         return list(lines.read_jsonl(target, parse))
-    name = _where(target, stream)
-    return [(seq, _parsed(name, seq, value, parse)) for seq, value in postgres.read(str(target), stream)]
+    name = where(target, stream)
+    return [(seq, parsed(name, seq, value, parse)) for seq, value in postgres.read(str(target), stream)]
+
+
+def refuse_folder(target: Target, stream: str) -> None:
+    """A folder given as the ``stream`` file is refused with a sentence saying what to give."""
+    if Path(target).is_dir():
+        raise StoreError(f"the {stream} file {target} is a folder: give the {stream} file itself "
+                         f"(JSON lines), for example {Path(target) / (stream + '.jsonl')}")
 
 
 def require(target: Target, stream: str) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from citecheck.labelling import labels as label_store
 from citecheck.labelling import sample as samples
@@ -44,6 +45,7 @@ class ReviewWalk:
     overlap: int  # reviewers wanted per item
     work: holds.Work | None = None  # assignments and holds (review.holds); None: the queue ignores them
     lock_minutes: int = holds.LOCK_MINUTES
+    figures: Any = None  # a labelling.label_cache.LabelCache keeping the team's labels and progress; None: made each time
 
     @classmethod
     def of(cls, data: AnswerSource, sample: samples.Sample | None, filter_name: str, current: dict[tuple[str, str], label_store.Label],
@@ -64,13 +66,14 @@ class ReviewWalk:
         """The answer's place among ``ids`` from 1, None when the filter leaves it out."""
         return self.where[answer_id] + 1 if answer_id in self.where else None
 
-    def next_item(self, labels: Sequence[label_store.Label], reviewer: str,
-                  after: tuple[str, int] | None = None) -> tuple[str, int] | None:
-        """The reviewer's next item (answer id, position) after ``after``, given ``labels`` as read now."""
-        fresh = label_store.latest(labels)
+    def next_item(self, labels: Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label],
+                  reviewer: str, after: tuple[str, int] | None = None) -> tuple[str, int] | None:
+        """The reviewer's next item (answer id, position) after ``after``, given ``labels`` as read now
+        (the labels that count, or already the current one per (item, reviewer): ``labels.latest``)."""
+        fresh = labels if isinstance(labels, dict) else label_store.latest(labels)
         if self.sample is not None:
             return next_in_sample(self.data, self.sample, fresh, reviewer)
-        team = labellers(fresh)
+        team = labellers(fresh) if self.figures is None else self.figures.team(fresh)
 
         def pool(claimed: Mapping[str, int] | None = None):
             return queue_next(self.data, self.ids, self.where, team, reviewer, self.overlap, after, claimed)
@@ -81,14 +84,16 @@ class ReviewWalk:
         return holds.next_place(self.work, reviewer, team, self.data.items, datetime.now(timezone.utc), pool,
                                 self.overlap, self.lock_minutes)
 
-    def move_on(self, state: State, labels: Sequence[label_store.Label], reviewer: str,
+    def move_on(self, state: State, labels: Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label],
+                reviewer: str,
                 after: tuple[str, int] | None = None) -> bool:
         """Focus the reviewer's next item; False (and a notice) when the queue is finished."""
         return navigation.arrive(state, self.next_item(labels, reviewer, after),
                         navigation.finished_text(self.overlap, self.sample is not None))
 
     def save(self, state: State, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
-             guidelines: str, read_labels: Callable[[], Sequence[label_store.Label]]) -> None:
+             guidelines: str,
+             read_labels: Callable[[], Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label]]) -> None:
         """A label button: save the label (``labelling.save``), then move on to the next item, the
         labels read again once the new one is stored."""
         done = label_actions.save(state, self.data, at, label, target, who, guidelines, self.sample)
@@ -103,6 +108,8 @@ class ReviewWalk:
 
     def team_progress(self, current: dict[tuple[str, str], label_store.Label], reviewer: str):
         """The reviewer's and the team's progress over every item."""
+        if self.figures is not None:
+            return self.figures.progress(self.data, current, reviewer, self.overlap)
         return progress(self.data, labellers(current), reviewer, self.overlap)
 
     def header(self, current: dict[tuple[str, str], label_store.Label], reviewer: str, items, who: Identity):

@@ -1,5 +1,5 @@
-"""A test-only page hosting the span marker (tests/test_span_marking_browser.py), until the review
-page shows it: ``streamlit run host.py -- LOG LABELS REVIEWER``.  Every item the reviewer labelled
+"""A page hosting the span marker alone, for bench/bench_span_marking.py (the browser tests use the
+review page itself): ``streamlit run host.py -- LOG LABELS REVIEWER``.  Every item the reviewer labelled
 gets its marker, as pages/_review_items.py would draw it under the item's label buttons."""
 
 from __future__ import annotations
