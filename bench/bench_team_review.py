@@ -214,11 +214,11 @@ def measure(browser, store: Path, labels: Path, reviewer: str, presses: int, war
 
 def search_times(store: Path, labels: Path, repeat: int) -> dict[str, tuple[float, str]]:
     from citecheck.labelling import comments
-    from citecheck.labelling.label_cache import LabelCache
     from citecheck.review.holds import Work
     from citecheck.review.search import NO_LABEL, Facts, Search
     from citecheck.storage.checked import search_index
     from citecheck.storage.checked.answers import StoreAnswers
+    from citecheck.web.label_cache import LabelCache
 
     state = LabelCache(labels).state()
     work = Work.of(state.events, state.current)

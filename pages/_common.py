@@ -137,8 +137,8 @@ def _or_stop(read, target):
 
 @st.cache_resource(max_entries=4)
 def _label_cache(target: str):
-    """The labels store read incrementally, kept between runs and sessions (``labelling.label_cache``)."""
-    from citecheck.labelling.label_cache import LabelCache
+    """The labels store read incrementally, kept between runs and sessions (``web.label_cache``)."""
+    from citecheck.web.label_cache import LabelCache
 
     return LabelCache(target)
 
@@ -205,6 +205,16 @@ def read_verdicts(path=None):
     reads only what was appended since the last read)."""
     snap = _or_stop(lambda target: _verdict_cache(str(target)).read(), path or settings().verdicts)
     return snap.records, snap.errors
+
+
+def search_verdict_facts():
+    """Each judge run's verdict per item and the unstable items (``web.search_facts.verdict_facts``),
+    made again only when verdicts were appended; shared: not to be changed."""
+    from citecheck.web.search_facts import verdict_facts
+
+    cache = _verdict_cache(str(settings().verdicts))
+    snap = _or_stop(lambda _: cache.read(), None)
+    return cache.derived(snap, "search_verdict_facts", lambda s: verdict_facts(s.records))
 
 
 def judged_by_item():

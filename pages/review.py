@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 
 import streamlit as st
+from citecheck.labelling.comments import Comment, Resolve
 from citecheck.review import holds, keypresses, label_actions, navigation, review_view
 from citecheck.review import html as review_html
 from citecheck.review.html import notice_html
@@ -32,7 +33,7 @@ if not len(data):
     st.info("No answers to review. Check the Data page: the configured logs may be empty or unreadable.")
     st.stop()
 
-label_state = common.label_state()  # read on from where the last run left off (labelling.label_cache)
+label_state = common.label_state()  # read on from where the last run left off (web.label_cache)
 events, label_warnings = label_state.events, label_state.errors  # labels, retractions (undo), adjudications, team events
 current = label_state.current  # the labels that count (retracted ones left out), latest per (item, reviewer)
 rules, rules_error = common.guidelines()
@@ -50,9 +51,11 @@ if sample_error:
 cfg = common.settings()
 work = holds.for_run(cfg.labels, events, current, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
                      common.holds_scan(str(cfg.labels)))
-verdict_records = common.read_verdicts()[0]
-facts = search_facts.facts_of(current, verdict_records, events, work.given.assignees, work.given.by)
-found = review_search.show(data, facts, version=(len(events), len(verdict_records)))  # None: nothing asked
+threads_state = common.label_figure(label_state, "thread_states", lambda s: search_facts.thread_states(s.events),
+                                    kinds=(Comment, Resolve))  # kept until a comment or a resolve is added
+facts = search_facts.facts_of(current, common.search_verdict_facts(), threads_state, work.given.assignees,
+                              work.given.by)
+found = review_search.show(data, facts, version=(label_state.version, len(common.read_verdicts()[0])))
 walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes,
                              found.answers if found is not None else None),
                figures=common.label_cache())  # the team's labels and progress, kept between runs

@@ -1,4 +1,4 @@
-"""The labels and verdicts stores read incrementally (storage.event_cache, labelling.label_cache):
+"""The labels and verdicts stores read incrementally (storage.event_cache, web.label_cache):
 after any run of appends (valid, invalid, torn and grouped records, a group a writer has not
 finished), a file replaced or truncated, the incremental read gives exactly what a read from the
 start gives, line numbers of the warnings included, for a file and for PostgreSQL; and the labels
@@ -16,9 +16,9 @@ import pytest
 from citecheck.contract.item_keys import CITATION_LABELS
 from citecheck.labelling import labels
 from citecheck.labelling.events import Retraction
-from citecheck.labelling.label_cache import LabelCache
 from citecheck.storage import lines, postgres, streams
 from citecheck.storage.event_cache import EventCache
+from citecheck.web.label_cache import LabelCache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -216,7 +216,7 @@ def test_labels_appended_without_a_retraction_are_applied_not_made_again(tmp_pat
     cache = LabelCache(path)
     cache.state()
     made = []
-    from citecheck.labelling import label_cache
+    from citecheck.web import label_cache
 
     real = label_cache._Made.__init__
     monkeypatch.setattr(label_cache._Made, "__init__", lambda self, events: (made.append(len(events)),

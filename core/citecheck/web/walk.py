@@ -45,7 +45,7 @@ class ReviewWalk:
     overlap: int  # reviewers wanted per item
     work: holds.Work | None = None  # assignments and holds (review.holds); None: the queue ignores them
     lock_minutes: int = holds.LOCK_MINUTES
-    figures: Any = None  # a labelling.label_cache.LabelCache keeping the team's labels and progress; None: made each time
+    figures: Any = None  # a web.label_cache.LabelCache keeping the team's labels and progress; None: made each time
 
     @classmethod
     def of(cls, data: AnswerSource, sample: samples.Sample | None, filter_name: str, current: dict[tuple[str, str], label_store.Label],
