@@ -60,7 +60,7 @@ walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewe
                              found.answers if found is not None else None),
                figures=common.label_cache())  # the team's labels and progress, kept between runs
 judged = common.judged_by_item()  # item key -> the latest verdict of each judge run (kept while no verdict is added)
-handled = session.take("label_saved")  # a label button's callback ran before this run
+handled = session.label_saved  # a label button's callback ran before this run (cleared once a run completes)
 result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer)
 if items and reviewer:  # the item shown is held for this reviewer (review.holds)
     holds.served(cfg.labels, work, items[session.focus].key, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
@@ -119,3 +119,6 @@ common.say_inputs(data, labels=common.settings().labels, verdicts=common.setting
 if session.session_token is None:
     session.session_token = session_token()
 common.script_frame(reconnect_script(session.session_token), "reconnect")
+# Cleared only here, at the end of a completed run: a run preempted after its label callback ran
+# may have its trigger replayed to the next run's body, which must not save that label again.
+session.label_saved = False
