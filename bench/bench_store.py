@@ -13,6 +13,15 @@ bench/out/, then, each in a fresh child process for its peak memory (max RSS of 
 Then the store's size per million answers, and DuckDB query times over answers tables of
 ``--rows`` rows made by repeating the store's rows (no check needed for 10 M rows).
 Targets (issue #14): report --store under 5 s at 1 M answers; dask 2 workers >= 1.7x local.
+
+    python bench/bench_store.py --answers 50000 --side-by-side 3 [--cpu 0]
+
+Issue #36's "Store writes" target: ``check LOG --store DIR`` at most 1.3 times a plain ``check LOG
+--quiet`` of the same log on one core, with the store no larger than 0.36 GB per million answers.
+Measured side by side in one run: the two commands alternately, each in a fresh process (imports
+included) pinned to the one core ``--cpu`` (``sched_setaffinity``: the check and any thread it
+starts share it), a new store each time; best of the rounds by the clock and by CPU time, their
+ratios, the store's size, and the load average before and after (the machine is shared).
 """
 
 from __future__ import annotations
@@ -38,21 +47,59 @@ PROMPTS = ("answer.v1", "answer.v2")
 
 CHILD = """
 import resource, sys, time, os
+if {cpu!r} is not None:
+    os.sched_setaffinity(0, {{{cpu!r}}})  # one core: the process and every thread it starts
+start = time.perf_counter()
 sys.path.insert(0, {root!r})
 from citecheck.cli.main import main
 with open(os.devnull, "w") as sink:
-    start = time.perf_counter()
     code = main({argv!r}, sink, sink)
     elapsed = time.perf_counter() - start
-print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, code)
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(elapsed, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, code)
 """
 
 
-def child(argv: list[str]) -> tuple[float, float]:
-    proc = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), argv=argv)],
+def child(argv: list[str], cpu: int | None = None) -> tuple[float, float]:
+    """(seconds on the clock, peak RSS in MB) of ``citecheck ARGV`` in a fresh process, imports included."""
+    elapsed, rss, _ = child_cpu(argv, cpu)
+    return elapsed, rss
+
+
+def child_cpu(argv: list[str], cpu: int | None = None) -> tuple[float, float, float]:
+    """(seconds on the clock, peak RSS in MB, CPU seconds) of ``citecheck ARGV`` in a fresh process
+    (imports included), on the one core ``cpu`` when given."""
+    proc = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT), argv=argv, cpu=cpu)],
                           capture_output=True, text=True, check=True)
-    elapsed, rss, _ = proc.stdout.split()[-3:]
-    return float(elapsed), float(rss)
+    elapsed, rss, used, _ = proc.stdout.split()[-4:]
+    return float(elapsed), float(rss), float(used)
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def side_by_side(log: Path, store: Path, n: int, rounds: int, cpu: int) -> None:
+    """``check LOG --quiet`` and ``check LOG --store DIR`` (a new store each time), alternately in
+    fresh processes pinned to the one core ``cpu``; best of ``rounds`` each, by the clock and by CPU
+    time, and their ratios (issue #36: check --store at most 1.3 times check)."""
+    print(f"side by side on core {cpu}, {rounds} rounds; load average before {load()}")
+    best: dict[str, list[float]] = {"check": [9e9, 9e9], "check --store": [9e9, 9e9]}
+    for r in range(rounds):
+        for name in best:
+            argv = ["check", str(log), "--quiet"]
+            if name != "check":
+                shutil.rmtree(store, ignore_errors=True)
+                argv = ["check", str(log), "--store", str(store)]
+            t, rss, used = child_cpu(argv, cpu)
+            print(f"  round {r + 1}: {name}: {t:.2f} s, {used:.2f} s CPU, peak RSS {rss:.0f} MB")
+            best[name] = [min(best[name][0], t), min(best[name][1], used)]
+    (t0, c0), (t1, c1) = best["check"], best["check --store"]
+    size = size_of(store)
+    print(f"check: {t0:.2f} s ({c0:.2f} s CPU); check --store: {t1:.2f} s ({c1:.2f} s CPU); "
+          f"check --store / check = {t1 / t0:.2f} by the clock, {c1 / c0:.2f} by CPU time (target <= 1.3)")
+    print(f"store: {size / 1e6:.1f} MB = {size / n * 1e6 / 1e9:.3f} GB per million answers (target <= 0.36); "
+          f"load average after {load()}")
 
 
 def generate(path: Path, n: int) -> None:
@@ -113,6 +160,9 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--rows", default="1000000,10000000")
     parser.add_argument("--skip-memory-report", action="store_true", help="skip the in-memory reference")
+    parser.add_argument("--side-by-side", type=int, default=0, metavar="ROUNDS",
+                        help="only check and check --store, alternately on one core, best of ROUNDS (issue #36)")
+    parser.add_argument("--cpu", type=int, default=0, help="the core --side-by-side pins both to")
     args = parser.parse_args()
     n = args.answers
     out = ROOT / "bench" / "out"
@@ -122,6 +172,9 @@ def main() -> None:
     print(f"log: {n:,} answers, {log.stat().st_size / 1e6:.0f} MB; cpu count {os.cpu_count()}")
     store = out / f"store-{n}"
     shutil.rmtree(store, ignore_errors=True)
+    if args.side_by_side:
+        side_by_side(log, store, n, args.side_by_side, args.cpu)
+        return
 
     if not args.skip_memory_report:
         t, rss = child(["report", str(log)])

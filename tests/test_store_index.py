@@ -9,12 +9,18 @@ from citecheck.contract.corpus import Corpus
 from citecheck.storage.checked.folder import Store
 from citecheck.storage.checked.index import make_index
 from citecheck.storage.checked.query import StoreQuery
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_store import CORPUS, generated_log
 
 # The index as one window over every answer of the store (what the review page made before).
 WHOLE = ('SELECT (row_number() OVER (ORDER BY seq, "offset") - 1)::BIGINT AS pos, answer_id, seq::INTEGER, line, '
          '"offset", (\'0x\' || hex(line_hash))::UHUGEINT, failed, refused, sentences > 0 FROM answers '
          'JOIN logs USING (source) ORDER BY pos')
+
+
+def parts(query: StoreQuery) -> list[list[str]]:
+    return [query.store.files("answers", [source]) for source in query.sources]
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +37,7 @@ def store(tmp_path_factory):
 def test_the_index_in_slices_equals_one_window(store, slice_lines):
     query = StoreQuery(store)
     want = query.con.execute(WHOLE).fetchall()
-    rows = make_index(query.con, query.sources, "nav_test", slice_lines=slice_lines)
+    rows = make_index(query.con, parts(query), "nav_test", slice_lines=slice_lines)
     got = query.con.execute("SELECT * FROM nav_test ORDER BY pos").fetchall()
     assert rows == len(want) == len(got) > 400
     assert got == want
@@ -41,7 +47,7 @@ def test_the_index_in_slices_equals_one_window(store, slice_lines):
 def test_the_index_follows_the_order_of_the_logs_asked_for(store):
     sources = list(reversed(StoreQuery(store).sources))
     query = StoreQuery(store, sources)
-    make_index(query.con, query.sources, "nav_rev", slice_lines=50)
+    make_index(query.con, parts(query), "nav_rev", slice_lines=50)
     logs = [log for (log,) in query.con.execute("SELECT log FROM nav_rev ORDER BY pos").fetchall()]
     sizes = dict(query.con.execute("SELECT source, count(*) FROM answers GROUP BY source").fetchall())
     assert logs == [n for n, source in enumerate(sources) for _ in range(sizes[source])]  # log = place in sources
@@ -52,7 +58,7 @@ def test_items_says_which_answers_have_a_sentence_to_review(store):
     """``items`` (``sentences > 0``) is the answers that hold a sentence that is not the refusal
     sentence: what the "unlabelled" filter found by joining every sentence of the store."""
     query = StoreQuery(store)
-    make_index(query.con, query.sources, "nav_items", slice_lines=64)
+    make_index(query.con, parts(query), "nav_items", slice_lines=64)
     got = query.con.execute('SELECT log, "offset" FROM nav_items WHERE NOT items ORDER BY pos').fetchall()
     want = query.con.execute(
         'SELECT seq, "offset" FROM answers JOIN logs USING (source) ANTI JOIN (SELECT DISTINCT source, "offset" '
@@ -65,7 +71,7 @@ def test_the_index_keeps_each_lines_hash(store):
     from citecheck.storage.checked.index import hash_int
 
     query = StoreQuery(store)
-    make_index(query.con, query.sources, "nav_hash", slice_lines=7)
+    make_index(query.con, parts(query), "nav_hash", slice_lines=7)
     rows = query.con.execute('SELECT n.line_hash, a.line_hash FROM nav_hash n JOIN logs l ON l.seq = n.log '
                              'JOIN answers a ON a.source = l.source AND a."offset" = n."offset"').fetchall()
     assert len(rows) > 400 and all(got == hash_int(bytes(want)) for got, want in rows)
@@ -84,3 +90,56 @@ def test_item_total_over_several_logs_is_every_items_of(store, monkeypatch, slic
     want = sum(len(items_of(r)) for _, _, r in check_files(logs, CheckOptions(corpus=Corpus(CORPUS)))
                if isinstance(r, figures.AnswerResult))
     assert answers.StoreAnswers(store.root)._item_total() == want > 400
+
+
+@settings(max_examples=200, deadline=None)
+@given(digests=st.lists(st.binary(min_size=16, max_size=16), min_size=1, max_size=40), skip=st.integers(0, 5))
+def test_hash_halves_give_each_hash_int_binary_or_fixed_width(digests, skip):
+    import pyarrow as pa
+    from citecheck.storage.checked.index import _hash_halves, hash_int
+
+    for kind in (pa.binary(), pa.binary(16)):
+        array = pa.array(digests, type=kind).slice(min(skip, len(digests) - 1))  # (an array with an offset too)
+        hi, lo = _hash_halves(array)
+        want = [hash_int(d) for d in digests[min(skip, len(digests) - 1):]]
+        assert [(int(h) << 64) | int(low) for h, low in zip(hi, lo)] == want
+    assert _hash_halves(pa.array(digests + [b"short"])) is None  # (then DuckDB converts each, as before)
+
+
+def test_a_log_whose_parts_are_not_in_offset_order_is_sorted(store, tmp_path):
+    import pyarrow.parquet as pq
+
+    query = StoreQuery(store)
+    (first,), *_ = parts(query)
+    table = pq.read_table(first)
+    half = table.num_rows // 2
+    early, late = tmp_path / "early.parquet", tmp_path / "late.parquet"
+    pq.write_table(table.slice(0, half), early)
+    pq.write_table(table.slice(half), late)
+    make_index(query.con, [[str(late), str(early)]], "nav_sorted", slice_lines=16)
+    want = query.con.execute(f"SELECT answer_id, \"offset\" FROM read_parquet('{first}') ORDER BY \"offset\"").fetchall()
+    assert query.con.execute('SELECT answer_id, "offset" FROM nav_sorted ORDER BY pos').fetchall() == want
+
+
+def test_item_total_is_the_recorded_review_items_and_counted_for_older_parts(store, tmp_path):
+    """``review_items`` (recorded per answer when checked) sums to the items counted from the
+    sentences; a store whose parts predate the column (the column dropped here) counts them."""
+    import shutil
+
+    import pyarrow.parquet as pq
+    from citecheck.checking.files import check_files
+    from citecheck.labelling.items import item_count, items_of
+    from citecheck.reports import figures
+    from citecheck.storage.checked import answers
+
+    results = [r for _, _, r in check_files([e["file"] for e in store.logs], CheckOptions(corpus=Corpus(CORPUS)))
+               if isinstance(r, figures.AnswerResult)]
+    assert all(item_count(r) == len(items_of(r)) for r in results)
+    want = sum(len(items_of(r)) for r in results)
+    recorded = answers.StoreAnswers(store.root)
+    assert recorded.item_total() == recorded._item_total() == want > 400
+    older = tmp_path / "older"
+    shutil.copytree(store.root, older)
+    for part in (older / "answers").rglob("*.parquet"):
+        pq.write_table(pq.read_table(part).drop_columns(["review_items"]), part)
+    assert answers.StoreAnswers(older).item_total() == want

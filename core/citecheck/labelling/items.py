@@ -37,6 +37,17 @@ def fingerprint(sentence: str, chunk_checksum: str | None, quote: str | None) ->
     return "sha256:" + hashlib.sha256(data).hexdigest()[:32]
 
 
+def item_count(result: AnswerResult) -> int:
+    """``len(items_of(result))`` without making the items: what a checked store records per answer
+    (``review_items``), so that the review page's "of N items" is a sum, not a join of every
+    sentence to its citations."""
+    total = 0
+    for s in result.sentences:
+        if not s.refusal:
+            total += max(1, sum(1 for i in s.citations if result.citations[i].chunk_index is not None))
+    return total
+
+
 def items_of(result: AnswerResult) -> list[Item]:
     """The items of one checked answer, in reading order."""
     a = result.answer

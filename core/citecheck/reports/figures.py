@@ -23,47 +23,9 @@ from citecheck.checking.checker import AnswerResult
 from citecheck.contract import reasons
 from citecheck.labelling.items import items_of
 from citecheck.labelling.labels import Label
+from citecheck.reports.answer_row import COLUMNS, NONE, answer_row  # noqa: F401  (made without pandas: the store writes them)
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, index, question_key
 from citecheck.reports.rates import json_rate
-
-NONE = "(none)"  # the group name of answers with no model / prompt version logged
-
-COLUMNS = (
-    "file", "line", "answer_id", "question", "model", "prompt_version", "timestamp", "refused", "ok",
-    "failing", "citations", "failed", "with_quote", "quote_in_source", "sentences", "uncited",
-    "invalid_markers", "unsupported_number", "problems", *reasons.ALL_REASONS,
-    "withheld", "faithfulness",  # the faithfulness gate: answer withheld; score x 1000 (-1: not scored)
-    "labelled", "not_supported",
-)
-
-
-_NUMBER_AT = reasons.ALL_REASONS.index(reasons.NUMBER_NOT_IN_SOURCE)
-
-
-def answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]:
-    """One answer's row of the figures' table: its text columns and its count columns (the label
-    counts last, zero here).  The checked store writes the same row (storage.checked.batch)."""
-    a = result.answer
-    t = result.tally
-    problems = t.problems  # (check's "clean" is the same test: one definition of a failing answer)
-    withheld, score = _faithfulness(a.extra)
-    return (file, line, a.answer_id, a.question, a.model or NONE, a.prompt_version or NONE, a.timestamp), [
-        result.refused, problems == 0, problems > 0, t.citations, t.failed, t.with_quote, t.quote_in_source,
-        t.sentences, t.uncited, len(result.invalid_markers), t.reasons[_NUMBER_AT] > 0, problems, *t.reasons,
-        withheld, score, 0, 0,
-    ]
-
-
-def _faithfulness(extra: dict) -> tuple[bool, int]:
-    """(withheld by the faithfulness gate, score in thousandths or -1) from a log line's extra."""
-    record = extra.get("faithfulness") if extra else None
-    if not isinstance(record, dict):
-        return False, -1
-    score, withheld = record.get("score"), record.get("withheld") is True
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1:
-        return withheld, round(score * 1000)
-    return withheld, -1
-
 
 _TEXT_COLUMNS = COLUMNS[:7]
 _COUNT_COLUMNS = COLUMNS[7:]

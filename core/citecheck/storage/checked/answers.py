@@ -64,7 +64,7 @@ class StoreAnswers:
         self._count: int | None = None
         self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
         self._files = {e["source"]: e["file"] for e in self.store.logs}
-        make_index(self.query.con, self.query.sources)
+        make_index(self.query.con, [self.store.files("answers", [s]) for s in self.query.sources])
         release_memory(self.query.con)  # (what the slices' sorts left: about 25 MB at a million answers)
 
     # --- what a Dataset answers -----------------------------------------------------------------
@@ -185,7 +185,11 @@ class StoreAnswers:
         resolved citation of a sentence that is not a refusal, one per such sentence with none
         (counted once)."""
         if ("items",) not in self._counts:
-            self._counts[("items",)] = self._item_total()
+            # recorded per answer when it was checked (``review_items``); parts written before that
+            # column was added read it as null, and the total is then counted from the sentences
+            recorded, missing = self.one("SELECT coalesce(sum(review_items), 0)::BIGINT, "
+                                         "count(*) - count(review_items) FROM answers") or (0, 0)
+            self._counts[("items",)] = int(recorded) if not missing else self._item_total()
         return self._counts[("items",)]
 
     def _item_total(self) -> int:

@@ -1,25 +1,38 @@
 """Log lines to the store's rows: each line parsed and checked exactly as ``citecheck check`` does,
-its results turned into columns of the four tables (``schema.TABLES``)."""
+its results turned into columns of the four tables (``schema.TABLES``).
+
+Written for speed (issue #36: ``check --store`` at the cost of a plain check): per line only what
+the check made is kept (one tuple per answer; the checker's citation and sentence tuples as they
+are), and the columns are made once per batch, in C where it can be: ints through numpy, the key
+columns of citations and sentences by ``take`` from the answers', lists that repeat (reason codes,
+invalid markers) from their distinct values, timestamps read once per distinct value.  Nothing here
+imports pandas (``_times`` falls back to it only for a timestamp of an unusual shape).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
+import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 
-import pandas as pd
+import numpy as np
 import pyarrow as pa
 
 from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer
 from citecheck.contract import reasons as reason_codes
 from citecheck.contract.log import parse_answer
 from citecheck.errors import RecordError
-from citecheck.reports import figures
+from citecheck.labelling.items import item_count
+from citecheck.reports.answer_row import COLUMNS, answer_row
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.lines import Line, LongLine, record_of
 
-_COUNT_NAMES = figures._COUNT_COLUMNS[:-2]  # the figures' count columns without labelled, not_supported
+_COUNT_NAMES = COLUMNS[7:-2]  # the figures' count columns without labelled, not_supported
 _FAITH_AT = _COUNT_NAMES.index("faithfulness")
+_BOOLS = {"refused", "ok", "failing", "unsupported_number", "withheld"}
 
 
 def line_hash(raw: bytes | LongLine) -> bytes:
@@ -30,8 +43,12 @@ def line_hash(raw: bytes | LongLine) -> bytes:
     return hashlib.blake2b(raw.rstrip(b"\n"), digest_size=16).digest()
 
 
-def _length(raw: bytes | LongLine) -> int:
-    return int(raw) if type(raw) is LongLine else len(raw.rstrip(b"\n"))
+def _measured(raw: bytes | LongLine) -> tuple[int, bytes]:
+    """A line's length (bytes without the newline) and its ``line_hash``."""
+    if type(raw) is LongLine:
+        return int(raw), line_hash(raw)
+    body = raw.rstrip(b"\n")
+    return len(body), hashlib.blake2b(body, digest_size=16).digest()
 
 
 _CITATION_FIELDS = ("index", "kind", "marker", "label", "answer_start", "answer_end", "chunk_index", "chunk_id",
@@ -40,21 +57,22 @@ _SENTENCE_FIELDS = ("index", "start", "end", "text", "citations", "uncited", "re
                     "unsupported_numbers", "unsupported_quotes")  # SentenceResult's order
 
 
-@dataclass
 class Batch:
-    """Rows of the four tables for a run of lines of one log, built line by line; the checker's
-    citation and sentence tuples are kept as they are and turned into columns at the end."""
+    """Rows of the four tables for a run of lines of one log, built line by line; turned into
+    Arrow tables (``tables``) once per batch."""
 
-    source: str
-    file: str
-
-    def __post_init__(self) -> None:
-        self.answers: dict[str, list] = {f.name: [] for f in store_schema.ANSWERS}
-        self.errors: dict[str, list] = {f.name: [] for f in store_schema.ERRORS}
-        self.citations: list = []  # CitationResult tuples
+    def __init__(self, source: str, file: str):
+        self.source = source
+        self.file = file
+        self.keys: list[tuple] = []  # (line, offset, length, line_hash) of each answer
+        self.texts: list[tuple] = []  # figures.answer_row's text columns of each answer
+        self.counts: list[list] = []  # ... and its count columns
+        self.more: list[tuple] = []  # (multi_claim, reason counts, invalid markers, chunk ids, review items) of each answer
+        self.citations: list = []  # CitationResult tuples, in order
         self.sentences: list = []  # SentenceResult tuples
-        self.citation_keys: list = []  # (line, offset, answer_id) of each, in order
-        self.sentence_keys: list = []
+        self.citation_counts: list[int] = []  # per answer
+        self.sentence_counts: list[int] = []
+        self.error_rows: list[tuple] = []  # (line, offset, length, line_hash, field, message)
         self.rows = 0
 
     def add(self, line: Line, options: CheckOptions) -> None:
@@ -65,84 +83,182 @@ class Batch:
             return
         self.rows += 1
         if type(record) is RecordError:
-            self._error(line, record.field, record.message)
+            self.error_rows.append((line.number, line.offset, *_measured(line.raw), record.field, record.message))
         else:
-            self._answer(line.number, line.offset, line.raw, check_answer(record, options))
+            self._answer(line, check_answer(record, options))
 
-    def _error(self, line: Line, field: str, message: str) -> None:
-        c = self.errors
-        for name, value in (("line", line.number), ("offset", line.offset), ("length", _length(line.raw)),
-                            ("line_hash", line_hash(line.raw)), ("field", field), ("message", message)):
-            c[name].append(value)
-
-    def _answer(self, number: int, offset: int, raw: bytes | LongLine, result: AnswerResult) -> None:
-        text, counts = figures.answer_row(result, self.file, number)
-        a = result.answer
-        c = self.answers
-        c["line"].append(number)
-        c["offset"].append(offset)
-        c["length"].append(_length(raw))
-        c["line_hash"].append(line_hash(raw))
-        for name, value in zip(("answer_id", "question", "model", "prompt_version", "timestamp"), text[2:]):
-            c[name].append(value)
-        for name, value in zip(_COUNT_NAMES, counts):
-            c[name].append(value)
-        score = counts[_FAITH_AT]
-        c["faithfulness"][-1] = score / 1000 if score >= 0 else None
-        c["multi_claim"].append(result.tally.multi_claim)
-        c["reasons"].append([code for code, n in zip(reason_codes.ALL_REASONS, result.tally.reasons) if n])
-        c["invalid_marker_list"].append(result.invalid_markers)
-        c["chunk_ids"].append([ch.chunk_id or "" for ch in a.chunks])
-        key = (number, offset, a.answer_id)
+    def _answer(self, line: Line, result: AnswerResult) -> None:
+        text, counts = answer_row(result, self.file, line.number)
+        self.keys.append((line.number, line.offset, *_measured(line.raw)))
+        self.texts.append(text)
+        self.counts.append(counts)
+        self.more.append((result.tally.multi_claim, result.tally.reasons, result.invalid_markers,
+                          [ch.chunk_id or "" for ch in result.answer.chunks], item_count(result)))
         self.citations += result.citations
-        self.citation_keys += [key] * len(result.citations)
+        self.citation_counts.append(len(result.citations))
         self.sentences += result.sentences
-        self.sentence_keys += [key] * len(result.sentences)
-
-    def _keyed(self, keys: list, rows: list, fields: tuple[str, ...]) -> dict:
-        n = len(rows)
-        out: dict = {"source": [self.source] * n, "file": [self.file] * n}
-        for name, values in zip(("line", "offset", "answer_id"), zip(*keys) if n else ((), (), ())):
-            out[name] = values
-        for name, values in zip(fields, zip(*rows) if n else [()] * len(fields)):
-            out[name] = values
-        return out
+        self.sentence_counts.append(len(result.sentences))
 
     def tables(self) -> dict[str, pa.Table]:
         """The batch as one Arrow table per store table (schema.TABLES)."""
-        answers = self.answers
-        n = len(answers["line"])
-        answers["source"] = [self.source] * n
-        answers["file"] = [self.file] * n
-        answers["time"] = _times(answers["timestamp"])
-        self.errors["source"] = [self.source] * len(self.errors["line"])
-        self.errors["file"] = [self.file] * len(self.errors["line"])
-        citations = self._keyed(self.citation_keys, self.citations, _CITATION_FIELDS)
-        citations["verified"] = [not r for r in citations.get("reasons", ())]
-        sentences = self._keyed(self.sentence_keys, self.sentences, _SENTENCE_FIELDS)
-        columns = {"answers": answers, "citations": citations, "sentences": sentences, "errors": self.errors}
-        return {name: pa.table({f.name: columns[name][f.name] for f in schema}, schema=schema)
+        answers = self._answers()
+        keys = {name: answers[name] for name in ("line", "offset", "answer_id")}
+        citations = self._rows(keys, self.citation_counts, self.citations, _CITATION_FIELDS, store_schema.CITATIONS)
+        citations["verified"] = pa.array([not c.reasons for c in self.citations], pa.bool_())
+        sentences = self._rows(keys, self.sentence_counts, self.sentences, _SENTENCE_FIELDS, store_schema.SENTENCES)
+        errors = self._errors()
+        columns = {"answers": answers, "citations": citations, "sentences": sentences, "errors": errors}
+        return {name: pa.Table.from_arrays([columns[name][f.name] for f in schema], schema=schema)
                 for name, schema in store_schema.TABLES.items()}
 
+    def _constant(self, n: int) -> dict[str, pa.Array]:
+        return {"source": pa.repeat(pa.scalar(self.source, pa.string()), n),
+                "file": pa.repeat(pa.scalar(self.file, pa.string()), n)}
 
-def _times(stamps: list) -> pa.Array:
-    """Timestamps read as the figures read them (pandas, ISO 8601, UTC), naive UTC; null if unreadable."""
-    if not stamps:
-        return pa.array([], type=pa.timestamp("us"))
+    def _answers(self) -> dict[str, pa.Array]:
+        schema = store_schema.ANSWERS
+        n = len(self.keys)
+        out = self._constant(n)
+        lines, offsets, lengths, hashes = zip(*self.keys) if n else ((), (), (), ())
+        out["line"] = pa.array(lines, pa.int64())
+        out["offset"] = pa.array(offsets, pa.int64())
+        out["length"] = pa.array(lengths, pa.int64())
+        out["line_hash"] = pa.array(hashes, pa.binary(16))
+        texts = list(zip(*self.texts)) if n else [()] * 7
+        for name, values in zip(COLUMNS[2:7], texts[2:]):
+            out[name] = pa.array(values, pa.string())
+        out["time"] = _times(texts[6])
+        matrix = np.array(self.counts, dtype=np.int64).reshape(n, len(COLUMNS) - 7)
+        for i, name in enumerate(_COUNT_NAMES):
+            column = matrix[:, i]
+            out[name] = pa.array(column.astype(bool) if name in _BOOLS else column, schema.field(name).type)
+        score = matrix[:, _FAITH_AT]
+        out["faithfulness"] = pa.array(score / 1000, pa.float64(), mask=score < 0)
+        multi, reason_counts, invalid, chunk_ids, items = zip(*self.more) if n else ((), (), (), (), ())
+        out["multi_claim"] = pa.array(multi, pa.int64())
+        out["reasons"] = _repeating(reason_counts, schema.field("reasons").type, _codes)
+        out["invalid_marker_list"] = _repeating(invalid, schema.field("invalid_marker_list").type, list)
+        out["chunk_ids"] = pa.array(chunk_ids, schema.field("chunk_ids").type)
+        out["review_items"] = pa.array(items, pa.int64())
+        return out
+
+    def _rows(self, keys: dict[str, pa.Array], counts: list[int], rows: list, fields: tuple[str, ...],
+              schema: pa.Schema) -> dict[str, pa.Array]:
+        """The columns of the citation or sentence tuples ``rows``; ``counts`` of them per answer,
+        whose key columns (``keys``) each row repeats."""
+        n = len(rows)
+        out = self._constant(n)
+        of = pa.array(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
+        for name, column in keys.items():
+            out[name] = column.take(of)
+        for name, values in zip(fields, zip(*rows) if n else [()] * len(fields)):
+            out[name] = pa.array(values, schema.field(name).type)
+        return out
+
+    def _errors(self) -> dict[str, pa.Array]:
+        n = len(self.error_rows)
+        out = self._constant(n)
+        columns = zip(*self.error_rows) if n else [()] * 6
+        for name, values in zip(("line", "offset", "length", "line_hash", "field", "message"), columns):
+            out[name] = pa.array(values, store_schema.ERRORS.field(name).type)
+        return out
+
+
+def _codes(counts: tuple[int, ...]) -> list[str]:
+    """The reason codes that occur, in canonical order, from an answer's counts of each."""
+    return [code for code, n in zip(reason_codes.ALL_REASONS, counts) if n]
+
+
+def _repeating(values: Iterable, kind: pa.DataType, convert) -> pa.Array:
+    """A list column of values that repeat (mostly empty): each distinct value (by ``convert`` of
+    it) converted once, the column taken from them."""
+    distinct: dict = {}
+    at = [distinct.setdefault(v, len(distinct)) for v in values]
+    return pa.array([convert(v) for v in distinct], kind).take(pa.array(at, pa.int64()))
+
+
+# --- timestamps: read as the figures read them (pandas.to_datetime, ISO 8601, UTC) --------------
+
+_ISO = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,6}))?"
+                  r"(Z|[+-][0-9]{2}:[0-9]{2})?", re.ASCII)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_UNUSUAL = object()
+
+
+def _micros(stamp) -> object:
+    """Microseconds since 1970 (UTC) of a timestamp of the usual shape (``2026-09-01T08:00:00Z``,
+    with optional fraction of up to 6 digits and ``Z`` or a ``±HH:MM`` offset or none), else
+    ``_UNUSUAL`` (read by pandas instead)."""
+    if stamp is None:
+        return None
+    found = _ISO.fullmatch(stamp) if type(stamp) is str else None
+    if found is None:
+        return _UNUSUAL
+    year, month, day, hour, minute, second, fraction, zone = found.groups()
+    if not 1900 <= int(year) <= 2200:
+        return _UNUSUAL
+    offset = timedelta(0)
+    if zone and zone != "Z":
+        hours, minutes = int(zone[1:3]), int(zone[4:6])
+        if hours > 23 or minutes > 59:
+            return _UNUSUAL
+        offset = timedelta(hours=hours, minutes=minutes) * (-1 if zone[0] == "-" else 1)
+    try:
+        moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
+                          int((fraction or "0").ljust(6, "0")), tzinfo=timezone.utc)
+    except ValueError:  # (a day or hour out of range: pandas says what it makes of it)
+        return _UNUSUAL
+    return (moment - offset - _EPOCH) // timedelta(microseconds=1)
+
+
+def _times(stamps: Iterable) -> pa.Array:
+    """Timestamps read as the figures read them (pandas, ISO 8601, UTC), naive UTC; null if unreadable.
+    Each distinct value is read once; the usual shape without pandas (``_micros``)."""
+    read: dict = {}
+    for stamp in stamps:
+        if stamp not in read:
+            read[stamp] = _micros(stamp)
+    unusual = [s for s, v in read.items() if v is _UNUSUAL]
+    if unusual:
+        read.update(zip(unusual, _pandas_micros(unusual)))
+    return pa.array([read[s] for s in stamps], pa.timestamp("us"))
+
+
+def _pandas_micros(stamps: list) -> list[int | None]:
+    import pandas as pd
+
     times = pd.to_datetime(pd.Series(stamps, dtype=object), utc=True, errors="coerce", format="ISO8601")
-    naive = times.dt.tz_localize(None)
-    return pa.array(naive.to_numpy().astype("datetime64[us]"), type=pa.timestamp("us"), mask=naive.isna().to_numpy())
+    naive = times.dt.tz_localize(None).to_numpy().astype("datetime64[us]")
+    return [None if np.isnat(t) else int(t.astype(np.int64)) for t in naive]
 
 
 def check_batches(source: str, file: str, lines: Iterable[Line], options: CheckOptions,
                   rows: int = 5_000) -> Iterator[dict[str, pa.Table]]:
     """The tables of ``lines`` (``storage.lines.numbered_lines``), ``rows`` lines per batch, so
     memory stays flat."""
-    batch = Batch(source, file)
-    for line in lines:
-        batch.add(line, options)
-        if batch.rows >= rows:
-            yield batch.tables()
+    lines = iter(lines)
+    while True:
+        with _no_gc():
             batch = Batch(source, file)
-    if batch.rows:
-        yield batch.tables()
+            for line in lines:
+                batch.add(line, options)
+                if batch.rows >= rows:
+                    break
+            tables = batch.tables() if batch.rows else None
+        if tables is None:
+            return
+        yield tables
+
+
+@contextlib.contextmanager
+def _no_gc():
+    """Pause the cyclic garbage collector while a batch is built (never across a ``yield``): the
+    collections that the batch's many small tuples trigger walk every result it holds, and took
+    more time than making the columns (issue #36); nothing built here holds a reference cycle."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

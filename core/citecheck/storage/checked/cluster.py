@@ -2,11 +2,15 @@
 
 The logs are split into partitions: whole files, and byte ranges of large files.  A partition
 ``[start, end)`` holds the lines that start inside it (a range that starts inside a line skips to
-the next line start, so every line is in exactly one partition).  A first round of tasks counts
-each partition's lines, so each knows its first line number; then each partition is read, checked
+the next line start, so every line is in exactly one partition).  Each partition is read, checked
 exactly as the single-process engine does (``batch.Batch``) and written by its worker as one part
-of the store (so the store folder must be one every worker can write: a LocalCluster's is).  The
-driver only lists the parts in store.json: the store holds the same rows as after ``--engine local``.
+of the store (so the store folder must be one every worker can write: a LocalCluster's is).  Its
+first line number is the sum of the line counts of the partitions before it: small counting tasks
+(a numpy pass over the bytes) that the checking tasks depend on, so the scheduler hands them out
+first and starts each check as soon as the counts before it are in.  The driver reads no byte of
+a log and waits for nothing before every task is submitted (it used to gather every count first,
+issue #36); it only lists the parts in store.json: the store holds the same rows as after
+``--engine local``.
 
 Paths are anything fsspec (Dask's filesystem layer) opens: local paths, ``memory://``, ``s3://``...
 (the workers must be able to read them).  A partition whose worker dies is run again by the
@@ -111,10 +115,13 @@ def check_range(path: str, source: str, start: int, end: int, options: CheckOpti
 
 
 def check_part(root: str, path: str, source: str, part: str, start: int, end: int, options: CheckOptions,
-               lines_before: int) -> int:
+               lines_before: int | Sequence[int]) -> int:
     """On a worker: check one partition and write it as the part ``part`` of the store at ``root``
-    (a folder every worker can write); the non-blank lines written.  Run again, it writes the same file."""
-    return write_tables(root, source, part, range_batches(path, source, start, end, options, lines_before))
+    (a folder every worker can write); the non-blank lines written.  ``lines_before``: the lines of
+    the log before ``start``, or the line counts (``count_lines``) of the partitions before it.
+    Run again, it writes the same file."""
+    before = lines_before if isinstance(lines_before, int) else sum(lines_before)
+    return write_tables(root, source, part, range_batches(path, source, start, end, options, before))
 
 
 def client_for(scheduler: str | None, workers: int = 2):
@@ -135,8 +142,8 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
                   on_result: Callable[[int], None] | None = None) -> list[LogRun]:
     """Check ``paths`` into ``store`` on a Dask cluster (``client``, or one for ``scheduler``).
 
-    Two rounds of tasks: each partition's line count (so each knows its first line number), then
-    each partition checked and written by its worker as a part of the store.  Every line is
+    Each partition is checked and written by its worker as a part of the store, once the line
+    counts of the partitions before it (small tasks, submitted first) are in.  Every line is
     checked (none is kept from an earlier check).  ``on_result(n)`` is called after the n-th
     partition was written."""
     own, made = None, client is None
@@ -150,18 +157,18 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
             n = max(1, len(client.scheduler_info().get("workers", {})))
             block = min(BLOCK, max(MIN_BLOCK, -(-total // (PARTS_PER_WORKER * n))))
         split = [(path, source_id(path), partitions(path, block)) for path in paths]
-        counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges]
+        # Every partition's line count but the last's, submitted first (the scheduler runs tasks
+        # in the order they were submitted when it can): each check takes the counts before it.
+        counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges[:-1]]
                   for path, _, ranges in split]
         jobs = []
         for (path, source, ranges), futures in zip(split, counts):
-            before = 0
             names, writes = [], []
-            for (start, end), counted in zip(ranges, client.gather(futures)):
+            for k, (start, end) in enumerate(ranges):
                 part = store.new_part()
                 names.append(part)
-                writes.append(client.submit(check_part, root, path, source, part, start, end, options, before,
+                writes.append(client.submit(check_part, root, path, source, part, start, end, options, futures[:k],
                                             retries=RETRIES, pure=False))
-                before += counted
             jobs.append((path, source, names, writes))
         runs = []
         done = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import duckdb
@@ -25,7 +25,8 @@ from citecheck.labelling.labels import Label
 from citecheck.reports import figures as report_figures
 from citecheck.reports.check_report import Summary
 from citecheck.reports.failures import Overview
-from citecheck.reports.golden import GoldenQuestion, evaluate_retrieval
+from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, question_key
+from citecheck.reports.golden import index as golden_index
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
@@ -264,12 +265,7 @@ class StoreQuery:
         n = self.answers_count()
         refusals = retrieval = None
         if golden is not None:
-            df = self.sql("SELECT answer_id, question, refused FROM answers JOIN logs USING (source) "
-                          "ORDER BY seq, \"offset\"")
-            refusals = report_figures.refusals(df, golden)
-            runs = self.con.execute("SELECT answer_id, coalesce(question, ''), chunk_ids FROM answers JOIN logs "
-                                    "USING (source) ORDER BY seq, \"offset\"").fetchall()
-            retrieval = evaluate_retrieval(golden, runs, k)
+            refusals, retrieval = self._golden_figures(golden, n, k)
         has_models = self.one(f"SELECT count(*) > 0 FROM answers WHERE model <> '{report_figures.NONE}'")[0]
         has_prompts = self.one(f"SELECT count(*) > 0 FROM answers WHERE prompt_version <> '{report_figures.NONE}'")[0]
         overview = StoreOverview(
@@ -280,6 +276,38 @@ class StoreQuery:
             faithfulness=self.faithfulness_scores(), models=bool(has_models), prompts=bool(has_prompts))
         release_memory(self.con)
         return overview
+
+    def _golden_figures(self, golden: Sequence[GoldenQuestion], n: int,
+                        k: int) -> tuple[report_figures.RefusalFigures, RetrievalEval]:
+        """``figures.refusals`` and ``golden.evaluate_retrieval`` of every answer, reading only the
+        answers whose question the golden set has: each distinct question is matched once (by
+        ``question_key``, in Python, as the in-memory report matches), and the few that match go
+        back to DuckDB as a table to join.  A million answers whose questions are not in the set
+        cost one DISTINCT, not a million rows in Python."""
+        by_key = golden_index(golden)
+        kinds = {}
+        for (question,) in self.con.execute("SELECT DISTINCT coalesce(question, '') FROM answers").fetchall():
+            if (g := by_key.get(question_key(question))) is not None:
+                kinds[question] = int(g.answerable)
+        self.con.register("golden_kinds", pd.DataFrame({"question": list(kinds), "kind": list(kinds.values())},
+                                                        columns=["question", "kind"]).astype({"question": object,
+                                                                                            "kind": "int64"}))
+        try:
+            rows = self.con.execute(
+                "SELECT answer_id, coalesce(a.question, ''), chunk_ids, refused, kind FROM answers a "
+                "JOIN logs USING (source) JOIN golden_kinds g ON coalesce(a.question, '') = g.question "
+                "ORDER BY seq, \"offset\"").fetchall()
+        finally:
+            self.con.unregister("golden_kinds")
+        answerable = sum(1 for r in rows if r[4] == 1)
+        refusals = report_figures.RefusalFigures(
+            answerable=answerable, over_refused=sum(1 for r in rows if r[4] == 1 and r[3]),
+            unanswerable=len(rows) - answerable, under_refused=sum(1 for r in rows if r[4] == 0 and not r[3]),
+            not_in_golden=n - len(rows),
+            over_refused_ids=tuple(r[0] for r in rows if r[4] == 1 and r[3]),
+            under_refused_ids=tuple(r[0] for r in rows if r[4] == 0 and not r[3]))
+        retrieval = evaluate_retrieval(golden, ((r[0], r[1], r[2]) for r in rows), k)
+        return refusals, replace(retrieval, not_in_golden=retrieval.not_in_golden + n - len(rows))
 
     # --- what the Failures page asks -----------------------------------------------------------
 

@@ -58,6 +58,7 @@ ANSWERS = pa.schema([
     pa.field("reasons", pa.list_(pa.string())),  # the codes that occur, in canonical order
     pa.field("invalid_marker_list", pa.list_(pa.int64())),
     pa.field("chunk_ids", pa.list_(pa.string())),  # retrieved chunk ids in prompt order ("" when none)
+    pa.field("review_items", pa.int64()),  # the answer's review items (labelling.items.item_count); null in older parts
 ])
 
 CITATIONS = pa.schema([
@@ -104,3 +105,14 @@ ERRORS = pa.schema([
 ])
 
 TABLES = {"answers": ANSWERS, "citations": CITATIONS, "sentences": SENTENCES, "errors": ERRORS}
+
+# Columns written without Parquet's dictionary encoding: nearly every value differs (offsets, hashes,
+# ids, texts), so a dictionary only costs time and, once zstd has run, bytes (issue #36: the parts
+# of bench_store.py's log were 11% smaller and written faster).  Every other column repeats a few
+# values (log, model, counts, reason codes, positions within an answer) and keeps its dictionary.
+PLAIN = frozenset({"line", "offset", "length", "line_hash", "answer_id", "question", "quote", "text"})
+
+
+def dictionary_columns(schema: pa.Schema) -> list[str]:
+    """The columns of a table written with a dictionary (all but ``PLAIN``)."""
+    return [name for name in schema.names if name not in PLAIN]

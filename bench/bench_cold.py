@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Benchmark a freshly started server as a user meets it (issue #36, "Cold server").
+
+    python bench/bench_cold.py [--store DIR] [--pages review,failures] [--rounds 3]
+
+For each round and page, a new server is started as ``python3 dev.py run`` starts one (``python -m
+citecheck app``, on the bundled sample data, or with ``--store DIR`` on a checked store), and the
+clock starts when it reports ready (its health check answers).  Chromium (already running, through
+Playwright) then opens the page in a new browser context, and the time until the page is fully
+drawn is the first session's figure; a second context (a second reviewer's session on the same
+server) opening the same page gives the second session's.  "Fully drawn": the app's script run has
+finished, no element is still a placeholder, every chart has drawn its canvas or SVG, and the page's
+own mark is there (Review: the focused item; Failures: the headline figures).
+
+Targets: first session under 2 s on the sample and under 3 s on a 1,000,000-answer store, for
+Review and for Failures; a second session under 1 s.  The figures are wall seconds on a shared
+2-core machine: the load average is printed before and after, and each figure is the median of
+``--rounds`` (each round a new server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+# the page's own mark, once its run has finished
+MARKS = {
+    "review": "() => !!document.querySelector('.cc-focus')",
+    "failures": "() => !!document.querySelector('[data-testid=\"stMetric\"]')",
+}
+DRAWN = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  for (const c of document.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]'))
+    if (c.offsetParent !== null && !c.querySelector('canvas, svg')) return false;  // (charts in closed tabs wait)
+  return true;
+}"""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(settings: list[str]) -> tuple[subprocess.Popen, str, float]:
+    """A server as ``dev.py run`` starts it; returns it, its URL and the seconds until it was ready."""
+    port = free_port()
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citecheck", "app", "--port", str(port), "--address", "127.0.0.1", *settings], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                return proc, url, time.perf_counter() - began
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    sys.exit("the app did not start within 180 s")
+
+
+def drawn(browser, url: str, page_name: str) -> float:
+    """Seconds from opening ``page_name`` in a new context until it is fully drawn."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    began = time.perf_counter()
+    page.goto(f"{url}/{page_name}?reviewer=bench", wait_until="commit", timeout=180_000)
+    # polled from here: the first request to a fresh server is handed to the router, and a
+    # navigation drops a wait_for_function started before it
+    check = f"() => ({MARKS[page_name]})() && ({DRAWN})()"
+    deadline = time.time() + 180
+    while True:
+        try:
+            if page.evaluate(check):
+                break
+        except Exception:  # (the document was replaced while evaluating)
+            pass
+        if time.time() > deadline:
+            sys.exit(f"{page_name} was not drawn within 180 s")
+        time.sleep(0.02)
+    seconds = time.perf_counter() - began
+    context.close()
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--store", help="a checked store (default: the bundled sample data)")
+    parser.add_argument("--pages", default="review,failures")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+    from test_browser import launch
+
+    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    results: dict[tuple[str, str], list[float]] = {}
+    with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
+        browser = launch(pw)
+        for page_name in args.pages.split(","):
+            for _ in range(args.rounds):
+                labels = Path(tmp) / "labels.jsonl"
+                settings = ["--labels", str(labels), "--verdicts", str(Path(tmp) / "verdicts.jsonl")]
+                if args.store:
+                    settings += ["--store", args.store]
+                proc, url, ready = start(settings)
+                try:
+                    first = drawn(browser, url, page_name)
+                    second = drawn(browser, url, page_name)
+                finally:
+                    proc.terminate()
+                    proc.wait(timeout=30)
+                    for name in ("labels.jsonl", "verdicts.jsonl"):
+                        (Path(tmp) / name).unlink(missing_ok=True)
+                    shutil.rmtree(Path(tmp) / "local_data", ignore_errors=True)
+                for what, value in (("ready", ready), ("first", first), ("second", second)):
+                    results.setdefault((page_name, what), []).append(value)
+                print(f"  {page_name}: ready {ready:.2f} s, first session {first:.2f} s, second {second:.2f} s",
+                      flush=True)
+        browser.close()
+    where = f"store {args.store}" if args.store else "the sample data"
+    print(f"\n{where}: median of {args.rounds} fresh servers (seconds)")
+    print(f"{'page':<10} {'ready':>7} {'first':>7} {'second':>7}")
+    for page_name in args.pages.split(","):
+        row = [statistics.median(results[(page_name, w)]) for w in ("ready", "first", "second")]
+        print(f"{page_name:<10} {row[0]:>7.2f} {row[1]:>7.2f} {row[2]:>7.2f}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print("targets: first under 2 s (sample) / 3 s (1,000,000-answer store); second under 1 s")
+
+
+if __name__ == "__main__":
+    main()
