@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
-"""Benchmark ``citecheck collect``: OTLP/HTTP exports per second, acknowledged once on disk.
+"""Benchmark ``citecheck collect``: OTLP/HTTP exports per second, acknowledged once on disk (issue #33).
 
     python bench/bench_collect.py [--seconds 20] [--senders 8] [--protobuf]
+
+Target (issue #33): at least 2,000 requests per second of 10 spans each from a local exporter,
+with memory flat over a 10-minute run (--seconds 600), the guarantees of docs/collect.md intact.
 
 Starts ``citecheck collect`` on a free port of 127.0.0.1, then --senders processes each send, over
 one keep-alive ``http.client`` connection, export requests of 10 spans (one trace each: a CHAIN
 root with the question and the answer, a RETRIEVER with 3 documents, an LLM and 7 more spans, as
-OpenInference writes them) for --seconds.  The bodies are prepared in advance (JSON, or protobuf
-with --protobuf); only the trace id is put in per request.  Prints exports/s and spans/s
-acknowledged (target >= 2,000 exports/s), the receiver's RSS at start, middle and end (flat over
-a long run: --seconds 600), the p50/p99 time from sending an export to its 200, and how long the
-receiver took to write the last answers once the senders stopped (every acknowledged trace must
-be in the log once).
+OpenInference writes them) for --seconds, each waiting for its answer before the next.  The bodies
+are prepared in advance (JSON, or protobuf with --protobuf); only the trace id is put in per
+request.  Prints exports/s and spans/s acknowledged (the ratio to 2,000 exports/s), the CPU time
+each export cost the receiver's main process (HTTP, decoding, the spool), its answer builder (the
+child process) and the senders themselves, which run on the same 2 cores, so that the figure can
+be read apart from the senders' cost and the machine's other load (both load averages are
+printed); the receiver's RSS at start, middle and end (flat over a long run); the p50/p99 time
+from sending an export to its 200; and how long the receiver took to write the last answers once
+the senders stopped (every acknowledged trace must be in the log once).  With k senders each
+waiting for its answer, the rate is also bound by k / (the spool's fsync time).
 """
 
 from __future__ import annotations
@@ -109,7 +116,23 @@ def sender(port: int, protobuf: bool, deadline: float, worker: int, results) -> 
         else:
             errors += 1
     connection.close()
-    results.put((n, latencies, errors))
+    results.put((n, latencies, errors, time.process_time()))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (/proc/PID/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 def rss_mb(pid: int) -> float:
@@ -164,6 +187,9 @@ def main() -> None:
         try:
             wait_for_port(port, receiver)
             rss = {"start": rss_mb(receiver.pid)}
+            builders = children(receiver.pid)  # (the child that builds the answers)
+            cpu_before = cpu_seconds(receiver.pid), sum(cpu_seconds(b) for b in builders)
+            load_before = os.getloadavg()
             context = multiprocessing.get_context("fork")
             results = context.Queue()
             started = time.time()
@@ -179,14 +205,19 @@ def main() -> None:
             for w in workers:
                 w.join()
             rss["end"] = rss_mb(receiver.pid)
-            acked = sum(n for n, _, _ in outcomes)
-            errors = sum(e for _, _, e in outcomes)
-            latencies = [x for _, lat, _ in outcomes for x in lat]
+            cpu_during = (cpu_seconds(receiver.pid) - cpu_before[0],
+                          sum(cpu_seconds(b) for b in builders) - cpu_before[1])
+            acked = sum(n for n, _, _, _ in outcomes)
+            errors = sum(e for _, _, e, _ in outcomes)
+            latencies = [x for _, lat, _, _ in outcomes for x in lat]
+            senders_cpu = sum(c for _, _, _, c in outcomes)
             stopped = time.time()
             while count_lines(log) < acked and time.time() - stopped < 120:
                 time.sleep(0.1)
             drained = time.time() - stopped
             written = count_lines(log)
+            cpu_after = cpu_seconds(receiver.pid) - cpu_before[0], sum(cpu_seconds(b) for b in builders) - cpu_before[1]
+            load_after = os.getloadavg()
         finally:
             receiver.send_signal(signal.SIGTERM)
             receiver.wait(timeout=120)
@@ -198,6 +229,16 @@ def main() -> None:
               f"bodies of 10 spans, {elapsed:.0f} s on {os.cpu_count()} cores")
         print(f"acknowledged: {acked:,} exports = {rate:,.0f} exports/s (target >= {TARGET:,}: ratio "
               f"{rate / TARGET:.2f}), {rate * 10:,.0f} spans/s; {errors} not acknowledged")
+        per = 1e6 / max(acked, 1)
+        print(f"CPU per export acknowledged: receiver {cpu_during[0] * per:.0f} us (HTTP, decoding, spool), answer "
+              f"builder {cpu_during[1] * per:.0f} us (to the end of the drain: {cpu_after[1] * per:.0f} us), senders "
+              f"{senders_cpu * per:.0f} us; the {os.cpu_count()} cores give {os.cpu_count() * 1e6 / max(acked / elapsed, 1):.0f} "
+              "us of CPU per export at this rate")
+        print(f"receiver alone (main + builder, to the end of the drain): {sum(cpu_after) * per:.0f} us of CPU per export "
+              f"= at most {1e6 / max(sum(cpu_after) * per, 1) * os.cpu_count():,.0f} exports/s on {os.cpu_count()} cores "
+              "with free senders")
+        print(f"load average before {' '.join(f'{x:.2f}' for x in load_before)}, after "
+              f"{' '.join(f'{x:.2f}' for x in load_after)}")
         print(f"ack latency: p50 {percentile(latencies, 0.5) * 1000:.1f} ms, p99 {percentile(latencies, 0.99) * 1000:.1f} ms")
         print(f"receiver RSS: start {rss['start']:.0f} MB, middle {rss['middle']:.0f} MB, end {rss['end']:.0f} MB "
               f"(end / middle {rss['end'] / rss['middle']:.2f})")

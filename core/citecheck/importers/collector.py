@@ -19,9 +19,12 @@ spans to ``POST /v1/traces``, as protobuf or JSON, gzipped or not (docs/collect.
 - **Bounded.**  At most ``max_traces`` traces wait: past that, the one waiting longest since its
   last span is written as it is, with a note.  The spool is rewritten with only the traces still
   waiting when it holds only written ones, or when it grew by :data:`COMPACT_BYTES`.
-- **Two cores.**  This process reads exports (HTTP, JSON or protobuf, :func:`spans_from_request`)
-  and writes the spool and the log; the answers (:func:`~.traces.to_answer`, the costlier half)
-  are built in a child process (:class:`Builder`), a batch of ready traces at a time.
+- **Two cores.**  This process reads exports and writes the spool and the log: one event loop
+  (:class:`CollectServer`, a thread of its own) reads every connection's HTTP/1.1 requests
+  (keep-alive, pipelined, chunked) and their exports (JSON or protobuf, :func:`spans_from_request`)
+  and hands them to the writer thread, whose group commit answers them; the answers
+  (:func:`~.traces.to_answer`, the costlier half) are built in a child process (:class:`Builder`),
+  a batch of ready traces at a time.
 
 The spool's lines (``"spool": 1`` in each; another version is refused, not guessed at)::
 
@@ -33,6 +36,7 @@ The spool's lines (``"spool": 1`` in each; another version is refused, not guess
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import json
 import os
@@ -43,10 +47,9 @@ import sys
 import threading
 import time
 import zlib
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
@@ -171,7 +174,7 @@ def read_export(request: Any) -> Export:
     others kept; :class:`Refused` (400) when the export itself is malformed or no span is readable."""
     spans: list[Span] = []
     problems: list[FieldError] = []
-    for item in spans_from_request(request, ""):
+    for item in spans_from_request(request, "", "(export)"):  # (where: a span here is named by its field)
         if isinstance(item, Span):
             spans.append(item)
         elif ".spans[" in item.field:
@@ -397,12 +400,14 @@ class _Trace:
 
 
 class _Waiter:
-    __slots__ = ("export", "event", "error")
+    """An export waiting for its group's fsync; ``done(error)`` is called (on the writer thread)
+    once it is on disk (error ``""``) or could not be saved."""
 
-    def __init__(self, export: Export) -> None:
+    __slots__ = ("export", "done")
+
+    def __init__(self, export: Export, done: Callable[[str], None]) -> None:
         self.export = export
-        self.event = threading.Event()
-        self.error = ""
+        self.done = done
 
 
 class Collector:
@@ -484,16 +489,28 @@ class Collector:
 
     def submit(self, export: Export) -> None:
         """Returns once the export's spans are in the spool; :class:`Refused` (503) if they could not be."""
-        waiter = _Waiter(export)
+        event = threading.Event()
+        errors: list[str] = []
+
+        def done(error: str) -> None:
+            errors.append(error)
+            event.set()
+
+        self.enqueue(export, done)
+        if not event.wait(WAIT_SECONDS):
+            raise Refused(503, f"the spool was not written within {WAIT_SECONDS:g} s; the exporter will retry")
+        if errors[0]:
+            raise Refused(503, errors[0])
+
+    def enqueue(self, export: Export, done: Callable[[str], None]) -> None:
+        """Queue an export for the next group commit; ``done(error)`` is called on the writer thread
+        once its spans are in the spool (``""``) or could not be saved (what went wrong).
+        :class:`Refused` (503) when the receiver is stopping."""
         with self._cond:
             if self._stopping:
                 raise Refused(503, "citecheck collect is shutting down; the exporter will retry")
-            self._queue.append(waiter)
+            self._queue.append(_Waiter(export, done))
             self._cond.notify()
-        if not waiter.event.wait(WAIT_SECONDS):
-            raise Refused(503, f"the spool was not written within {WAIT_SECONDS:g} s; the exporter will retry")
-        if waiter.error:
-            raise Refused(503, waiter.error)
 
     def count(self, what: str, n: int = 1) -> None:
         with self._cond:
@@ -533,8 +550,7 @@ class Collector:
             append_lines(self.settings.spool, lines, what=f"the spans of {len(batch)} export(s)")
         except OSError as exc:  # (WriteFailed: the disk is full...) nothing acknowledged
             for w in batch:
-                w.error = f"the spans were not saved ({exc}); the exporter will retry"
-                w.event.set()
+                w.done(f"the spans were not saved ({exc}); the exporter will retry")
             return
         self._pending_done = []
         self._grown += sum(len(line) + 1 for line in lines)
@@ -546,7 +562,7 @@ class Collector:
             self.counts.update({"exports": len(batch), "spans": sum(len(w.export.spans) for w in batch),
                                 "rejected spans": sum(w.export.rejected for w in batch), "late spans": late})
         for w in batch:
-            w.event.set()
+            w.done("")
 
     def _add(self, spans: Iterable[Span], now: float) -> int:
         """Add spans to their traces; returns how many came late (their trace was written: the answer is out)."""
@@ -775,118 +791,331 @@ class Collector:
 
 # --- the HTTP server -----------------------------------------------------------------------------
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "citecheck-collect"
-    timeout = 300  # (seconds an idle keep-alive connection is kept)
-    server: CollectServer
+MAX_HEAD_BYTES = 64 * 1024  # a request line and headers longer than this: 431 (exporters send a few hundred bytes)
+IDLE_SECONDS = 300.0  # an idle keep-alive connection is closed after this
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 411: "Length Required",
+            413: "Content Too Large", 415: "Unsupported Media Type", 431: "Request Header Fields Too Large",
+            503: "Service Unavailable"}
 
-    def setup(self) -> None:
-        super().setup()
-        # the headers and the body of an answer are two writes: without this, Nagle's algorithm
-        # holds the body until the client's delayed ACK of the headers, 40 ms later
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def log_message(self, format: str, *args: Any) -> None:  # (no line per request)
-        pass
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """A request's line and headers (names in lowercase; a repeated header: the first)."""
 
-    def _content_type(self) -> str:
-        return (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    method: str
+    path: str
+    headers: dict[str, str]
+    keep_alive: bool
 
-    def do_POST(self) -> None:
-        protobuf = self._content_type() == PROTOBUF
-        path = urlsplit(self.path).path
-        if path != PATH:
-            return self._status(Refused(404, f"nothing at {path}: send OTLP/HTTP traces to POST {PATH}", True),
-                                protobuf)
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def parse_head(raw: bytes) -> _Head:
+    """The request line and headers of one request (without the blank line ending them);
+    :class:`Refused` (400, closing the connection) when they are not HTTP/1.x."""
+    lines = raw.decode("latin-1").split("\n")
+    parts = lines[0].strip().split()
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise Refused(400, f"not an HTTP/1.1 request line: {lines[0][:80]!r}", close=True)
+    method, target, version = parts
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        name, colon, value = line.rstrip("\r").partition(":")
+        if not colon or not name or name != name.strip():
+            raise Refused(400, f"a malformed header line: {line[:80]!r}", close=True)
+        headers.setdefault(name.lower(), value.strip())
+    tokens = headers.get("connection", "").lower()
+    keep_alive = "close" not in tokens if version != "HTTP/1.0" else "keep-alive" in tokens
+    return _Head(method, urlsplit(target).path, headers, keep_alive)
+
+
+def chunked_body(buffer: bytearray, at: int, limit: int = MAX_BODY_BYTES) -> tuple[bytes, int] | None:
+    """``(body, end)`` of a chunked body starting at ``buffer[at]`` (``end``: just past its last
+    trailer line); None while it has not all come; :class:`Refused` when it is malformed or too large."""
+    pieces: list[tuple[int, int]] = []
+    total = 0
+    while True:
+        eol = buffer.find(b"\n", at)
+        if eol < 0:
+            if len(buffer) - at > 1000:
+                raise Refused(400, "the chunked body is malformed", close=True)
+            return None
         try:
-            body = self._body()
-            export = read_export(request_of(body, self._content_type(), self.headers.get("Content-Encoding", "")))
-            if export.spans:
-                self.server.collector.submit(export)
-        except Refused as exc:
-            self.server.collector.count("refused")
-            return self._status(exc, protobuf)
-        self._reply(200, success_body(protobuf, export), protobuf)
+            size = int(bytes(buffer[at:eol]).split(b";")[0].strip(), 16)
+        except ValueError:
+            raise Refused(400, "the chunked body is malformed", close=True) from None
+        if size < 0:
+            raise Refused(400, "the chunked body is malformed", close=True)
+        at = eol + 1
+        if size == 0:
+            break
+        total += size
+        if total > limit:
+            raise Refused(413, f"the body is more than {limit:,} bytes; lower the exporter's batch size "
+                               "(OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", close=True)
+        if len(buffer) < at + size:
+            return None
+        pieces.append((at, at + size))
+        at += size
+        eol = buffer.find(b"\n", at)  # (the CRLF after the chunk)
+        if eol < 0:
+            return None
+        at = eol + 1
+    while True:  # trailers, up to a blank line
+        eol = buffer.find(b"\n", at)
+        if eol < 0:
+            return None
+        blank = not buffer[at:eol].strip()
+        at = eol + 1
+        if blank:
+            return b"".join(bytes(buffer[a:b]) for a, b in pieces), at
 
-    def _not_post(self) -> None:
-        path = urlsplit(self.path).path
-        if path != PATH:
-            refused = Refused(404, f"nothing at {path}: send OTLP/HTTP traces to POST {PATH}", True)
-        else:
-            refused = Refused(405, f"{self.command} is not taken here: send traces with POST {PATH}", True)
-        self._status(refused, self._content_type() == PROTOBUF)
 
-    do_GET = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = _not_post
+class _Connection(asyncio.Protocol):
+    """One client's connection: its requests read from the bytes as they come and answered in
+    order, one at a time (a pipelined request waits until the one before is answered); kept open
+    between requests (HTTP/1.1 keep-alive) unless the client or an error says otherwise."""
 
-    def _body(self) -> bytes:
-        length = self.headers.get("Content-Length")
+    def __init__(self, server: CollectServer) -> None:
+        self.server = server
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.head: _Head | None = None  # the request whose body is awaited
+        self.continued = False  # "100 Continue" sent for it
+        self.waiting: Export | None = None  # the export whose fsync is awaited
+        self.protobuf = False  # (the request being answered is protobuf: so is its answer)
+        self.keep_alive = True  # (the request being answered lets the connection stay open)
+        self.since = 0.0  # (monotonic) when it began waiting, or its last activity
+        self.paused = False
+
+    # -- asyncio's calls ----------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # (the headers and body of an answer leave in one write, but a 100 Continue does not)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.since = time.monotonic()
+        self.server.connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server.connections.discard(self)
+        self.transport = None
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        self.since = time.monotonic() if self.waiting is None else self.since
+        if self.waiting is None:
+            self._serve()
+        elif len(self.buffer) > MAX_BODY_BYTES and not self.paused and self.transport is not None:
+            self.transport.pause_reading()  # (a client pipelining more than one export's worth)
+            self.paused = True
+
+    # -- requests -----------------------------------------------------------------------------------
+
+    def _serve(self) -> None:
+        """Answer every whole request in the buffer, until one waits for its fsync."""
+        while self.waiting is None and self.transport is not None:
+            try:
+                if not self._request():
+                    return
+            except Refused as exc:
+                self.head = None
+                self.server.collector.count("refused")
+                self._status(exc if self.keep_alive else Refused(exc.status, exc.message, close=True))
+
+    def _request(self) -> bool:
+        """Read (and answer, or send to the spool) the next request; False when it has not all come."""
+        if self.head is None:
+            while self.buffer[:2] == b"\r\n":  # (blank lines before a request line are ignored)
+                del self.buffer[:2]
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                if len(self.buffer) > MAX_HEAD_BYTES:
+                    self.protobuf = False
+                    raise Refused(431, f"the request line and headers are over {MAX_HEAD_BYTES:,} bytes", close=True)
+                return False
+            raw = bytes(self.buffer[:end])
+            del self.buffer[:end + 4]
+            self.protobuf, self.keep_alive = False, False
+            self.head = parse_head(raw)
+            self.continued = False
+            self.protobuf, self.keep_alive = self.head.content_type == PROTOBUF, self.head.keep_alive
+        head = self.head
+        if head.method != "POST":
+            self.head = None
+            if head.path != PATH:
+                raise Refused(404, f"nothing at {head.path}: send OTLP/HTTP traces to POST {PATH}", close=True)
+            raise Refused(405, f"{head.method} is not taken here: send traces with POST {PATH}", close=True)
+        if head.path != PATH:
+            raise Refused(404, f"nothing at {head.path}: send OTLP/HTTP traces to POST {PATH}", close=True)
+        body = self._body(head)
+        if body is None:
+            return False
+        self.head = None
+        export = read_export(request_of(body, head.content_type, head.headers.get("content-encoding", "")))
+        if not export.spans:
+            self._reply(200, success_body(self.protobuf, export), close=not head.keep_alive)
+            return True
+        self.waiting = export
+        self.since = time.monotonic()
+        close = not head.keep_alive
+        acked = self.server.acked
+        try:
+            self.server.collector.enqueue(export, lambda error: acked((self, export, error, close)))
+        except Refused:
+            self.waiting = None
+            raise
+        return True
+
+    def _body(self, head: _Head) -> bytes | None:
+        length = head.headers.get("content-length")
         if length is None:
-            if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-                return self._chunked()
-            raise Refused(411, "send the export with a Content-Length", close=True)
+            if "chunked" not in head.headers.get("transfer-encoding", "").lower():
+                raise Refused(411, "send the export with a Content-Length", close=True)
+            self._continue(head)
+            found = chunked_body(self.buffer, 0)
+            if found is None:
+                return None
+            body, end = found
+            del self.buffer[:end]
+            return body
         try:
             size = int(length)
         except ValueError:
             raise Refused(400, f"Content-Length {length!r} is not a number", close=True) from None
+        if size < 0:
+            raise Refused(400, f"Content-Length {length!r} is not a number of bytes", close=True)
         if size > MAX_BODY_BYTES:
             raise Refused(413, f"the body is {size:,} bytes; citecheck collect takes at most {MAX_BODY_BYTES:,} per "
                                "export: lower the exporter's batch size (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", close=True)
-        body = self.rfile.read(size)
-        if len(body) != size:
-            raise Refused(400, f"the body ended after {len(body):,} of {size:,} bytes", close=True)
+        if len(self.buffer) < size:
+            self._continue(head)
+            return None
+        body = bytes(self.buffer[:size])
+        del self.buffer[:size]
         return body
 
-    def _chunked(self) -> bytes:
-        parts, total = [], 0
-        while True:
-            try:
-                size = int(self.rfile.readline(100).split(b";")[0].strip(), 16)
-            except ValueError:
-                raise Refused(400, "the chunked body is malformed", close=True) from None
-            if size == 0:
-                break
-            total += size
-            if total > MAX_BODY_BYTES:
-                raise Refused(413, f"the body is more than {MAX_BODY_BYTES:,} bytes; lower the exporter's batch "
-                                   "size (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)", close=True)
-            parts.append(self.rfile.read(size))
-            self.rfile.readline(3)
-        while self.rfile.readline(1000) not in (b"\r\n", b"\n", b""):
-            pass  # (trailers)
-        return b"".join(parts)
+    def _continue(self, head: _Head) -> None:
+        if not self.continued and head.headers.get("expect", "").lower() == "100-continue" \
+                and self.transport is not None:
+            self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.continued = True
 
-    def _status(self, refused: Refused, protobuf: bool) -> None:
+    def _saved(self, export: Export, error: str, close: bool) -> None:
+        """(on the event loop) The export's group was fsynced, or could not be written."""
+        if self.waiting is not export:
+            return  # (answered 503 already: it waited too long)
+        self.waiting = None
+        self.since = time.monotonic()
+        if error:
+            self.server.collector.count("refused")
+            self._status(Refused(503, error))
+        else:
+            self._reply(200, success_body(self.protobuf, export), close=close)
+        if self.paused and self.transport is not None:
+            self.paused = False
+            self.transport.resume_reading()
+        self._serve()
+
+    def expire(self, now: float) -> None:
+        """(every second) Answer 503 to an export whose fsync is overdue; close an idle connection."""
+        if self.waiting is not None and now - self.since > WAIT_SECONDS:
+            self.waiting = None
+            self._status(Refused(503, f"the spool was not written within {WAIT_SECONDS:g} s; the exporter will "
+                                      "retry", close=True))
+        elif self.waiting is None and not self.buffer and now - self.since > IDLE_SECONDS and self.transport:
+            self.transport.close()
+
+    # -- answers ------------------------------------------------------------------------------------
+
+    def _status(self, refused: Refused) -> None:
         headers = {"Retry-After": "1"} if refused.status == 503 else {}
         if refused.status == 405:
             headers["Allow"] = "POST"
         code = {404: 5, 405: 12, 413: 8, 503: 14}.get(refused.status, 3)  # gRPC codes, as OTLP says
-        self._reply(refused.status, status_body(protobuf, refused.message, code), protobuf, refused.close, headers)
+        self._reply(refused.status, status_body(self.protobuf, refused.message, code), refused.close, headers)
 
-    def _reply(self, status: int, body: bytes, protobuf: bool, close: bool = False,
-               headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", PROTOBUF if protobuf else JSON)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
+    def _reply(self, status: int, body: bytes, close: bool = False, headers: dict[str, str] | None = None,
+               ) -> None:
+        transport = self.transport
+        if transport is None:
+            return
+        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", "Server: citecheck-collect",
+                 f"Content-Type: {PROTOBUF if self.protobuf else JSON}", f"Content-Length: {len(body)}"]
+        lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
         if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+            lines.append("Connection: close")
+        transport.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        if close:
+            transport.close()
+            self.transport = None
 
 
-class CollectServer(ThreadingHTTPServer):
-    """``POST /v1/traces`` in front of a :class:`Collector`; a thread per connection."""
-
-    daemon_threads = True
-    request_queue_size = 512
+class CollectServer:
+    """``POST /v1/traces`` in front of a :class:`Collector`: one event loop (a thread of its own)
+    reads every connection, and hands each export to the collector's writer thread, whose group
+    commit answers it."""
 
     def __init__(self, address: tuple[str, int], collector: Collector) -> None:
         self.collector = collector
-        super().__init__(address, _Handler)
+        self.connections: set[_Connection] = set()
+        self._acks: deque[tuple[_Connection, Export, str, bool]] = deque()  # (from the writer thread)
+        self._ack_scheduled = False
+        self.loop = asyncio.new_event_loop()
+        try:
+            self.server = self.loop.run_until_complete(
+                self.loop.create_server(lambda: _Connection(self), address[0], address[1], backlog=512))
+        except BaseException:
+            self.loop.close()
+            raise
+        self.server_address = self.server.sockets[0].getsockname()
+        self._thread: threading.Thread | None = None
+
+    def acked(self, ack: tuple[_Connection, Export, str, bool]) -> None:
+        """(on the writer thread) An export's group was fsynced, or could not be: answered on the
+        event loop, every export of a group woken by one call."""
+        self._acks.append(ack)
+        if not self._ack_scheduled:
+            self._ack_scheduled = True
+            self.loop.call_soon_threadsafe(self._answer_acks)
+
+    def _answer_acks(self) -> None:
+        self._ack_scheduled = False  # (before taking them: an ack added from now on schedules another call)
+        acks = self._acks
+        while acks:
+            connection, export, error, close = acks.popleft()
+            connection._saved(export, error, close)
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        for connection in list(self.connections):
+            connection.expire(now)
+        self.loop.call_later(1.0, self._sweep)
+
+    def start(self) -> None:
+        self.loop.call_soon(self._sweep)
+        self._thread = threading.Thread(target=self.loop.run_forever, name="citecheck-collect-http", daemon=True)
+        self._thread.start()
+
+    def stop_listening(self) -> None:
+        """Take no new connection (those open are still answered)."""
+        self.loop.call_soon_threadsafe(self.server.close)
+
+    def close(self) -> None:
+        """Close every connection, once the answers queued for them are sent, and stop the loop."""
+        def finish() -> None:
+            for connection in list(self.connections):
+                if connection.transport is not None:
+                    connection.transport.close()
+            self.loop.stop()
+
+        if self._thread is not None:
+            self.loop.call_soon_threadsafe(finish)
+            self._thread.join(timeout=10)
 
 
 def serve(settings: CollectSettings, host: str, port: int, err: TextIO) -> int:
@@ -901,8 +1130,7 @@ def serve(settings: CollectSettings, host: str, port: int, err: TextIO) -> int:
                              "OpenTelemetry collector?) may have that port; give another --port") from None
     stop = threading.Event()
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
-    thread.start()
+    server.start()
     bound = server.server_address[1]
     err.write(f"citecheck collect: listening on http://{host}:{bound}{PATH}, writing {settings.log} "
               f"(spool {settings.spool})" + (f"; {replayed} trace(s) replayed from the spool" if replayed else "")
@@ -913,9 +1141,9 @@ def serve(settings: CollectSettings, host: str, port: int, err: TextIO) -> int:
             err.write(collector.stats_line())
             err.flush()
     finally:
-        server.shutdown()
-        server.server_close()
-        collector.stop()
+        server.stop_listening()
+        collector.stop()  # (the exports queued are saved and answered first)
+        server.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     err.write(collector.stats_line().replace("collect:", "collect: stopped;", 1))

@@ -7,6 +7,7 @@ rotates them), then grouped into requests, one answer each (:mod:`citecheck.impo
 from __future__ import annotations
 
 import argparse
+import gc
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -22,12 +23,18 @@ def import_spans(paths: list[str], read: ReadSpans, fmt: str, summary: TraceSumm
                  skip_without_retrieval: bool = False) -> Iterator[Answer | RecordError]:
     """Every unreadable record first (each naming its file, line and field), then one answer per request."""
     spans: list[Span] = []
-    for path in paths:
-        for item in read(path):
-            if isinstance(item, RecordError):
-                yield item
-            else:
-                spans.append(item)
+    enabled = gc.isenabled()
+    gc.disable()  # (each collection would walk every span read so far; spans hold no reference cycles)
+    try:
+        for path in paths:
+            for item in read(path):
+                if isinstance(item, RecordError):
+                    yield item
+                else:
+                    spans.append(item)
+    finally:
+        if enabled:
+            gc.enable()
     yield from answers(spans, fmt, summary, skip_without_retrieval)
 
 

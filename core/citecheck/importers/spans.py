@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,8 +151,33 @@ def any_value(value: Any, where: str, depth: int = 0) -> Any:
     return None  # an empty AnyValue
 
 
+def plain_key_values(items: Any) -> dict[str, Any] | None:
+    """:func:`key_values` of a well-formed list (each item a ``{key, value}`` object whose key is a
+    string and whose value reads), in one quick pass; None for anything else, which
+    :func:`key_values` reads again to name the bad item."""
+    out: dict[str, Any] = {}
+    try:
+        for item in items:
+            key = item["key"]
+            value = item["value"]
+            text = value.get("stringValue")
+            if type(key) is not str:
+                return None
+            out[key] = text if type(text) is str else any_value(value, "")
+    except (KeyError, TypeError, AttributeError, FieldError):
+        return None
+    return out
+
+
 def key_values(items: Any, where: str, depth: int = 0) -> dict[str, Any]:
     """A list of OTLP ``KeyValue`` objects as a dict (later keys win, as in OTel)."""
+    if depth == 0 and type(items) is list and (quick := plain_key_values(items)) is not None:
+        return quick
+    return named_key_values(items, where, depth)
+
+
+def named_key_values(items: Any, where: str, depth: int = 0) -> dict[str, Any]:
+    """:func:`key_values` item by item, naming the first that cannot be read."""
     out: dict[str, Any] = {}
     if items is None:
         return out
@@ -228,13 +254,18 @@ def flattened_items(attributes: Mapping[str, Any], prefix: str) -> list[dict[str
     """The items of a flattened list attribute (``prefix.N.field...``) as dicts of their dotted
     fields, in index order, without building the whole tree (the common case, and the fast one)."""
     start = prefix + "."
+    size = len(start)
     found: dict[int, dict[str, Any]] = {}
-    for key, value in attributes.items():
+    for key in attributes:
         if key.startswith(start):
-            index, _, rest = key[len(start):].partition(".")
-            if index.isdigit() and rest:
-                found.setdefault(int(index), {})[rest] = value
-    return [found[i] for i in sorted(found)]
+            index, _, rest = key[size:].partition(".")
+            if rest and index.isdigit():
+                number = int(index)
+                item = found.get(number)
+                if item is None:
+                    item = found[number] = {}
+                item[rest] = attributes[key]
+    return [found[i] for i in sorted(found)] if found else []
 
 
 def node(tree: Any, path: str) -> Any:
@@ -325,6 +356,51 @@ def span_from_otlp(obj: Any, where: str, resource: Mapping[str, Any], origin: st
                 start, end, attributes, origin or where, resource, _status_error(obj.get("status")))
 
 
+def quick_span(obj: Any, resource: Mapping[str, Any], origin: str) -> Span | None:
+    """:func:`span_from_otlp` of a span written the usual way (camelCase fields, hex ids,
+    attributes that read), without naming fields; None for any other span, which
+    :func:`span_from_otlp` reads (naming what is wrong)."""
+    if type(obj) is not dict:
+        return None
+    trace_id, span_id, parent = obj.get("traceId"), obj.get("spanId"), obj.get("parentSpanId")
+    if not (type(trace_id) is str and len(trace_id) == 32 and _HEX.issuperset(trace_id)
+            and type(span_id) is str and len(span_id) == 16 and _HEX.issuperset(span_id)) or "parent_span_id" in obj:
+        return None
+    if parent == "" or parent is None:
+        parent = None
+    elif type(parent) is str and len(parent) == 16 and _HEX.issuperset(parent):
+        parent = parent.lower()
+    else:
+        return None
+    attributes = obj.get("attributes")
+    attributes = {} if attributes is None else plain_key_values(attributes) if type(attributes) is list else None
+    if attributes is None:
+        return None
+    start, end = obj.get("startTimeUnixNano"), obj.get("endTimeUnixNano")
+    if type(start) is str and 0 < len(start) < 20 and start.isdigit() and start.isascii():
+        start = int(start)  # (the usual: nanoseconds as a string of digits, under 2**64)
+    elif start is None and "start_time_unix_nano" in obj:
+        return None
+    else:
+        try:
+            start = nanos(start, "") or 0
+        except FieldError:
+            return None
+    if type(end) is str and 0 < len(end) < 20 and end.isdigit() and end.isascii():
+        end = None if end == "0" else int(end)
+    elif end is None and "end_time_unix_nano" in obj:
+        return None
+    else:
+        try:
+            end = nanos(end, "")
+        except FieldError:
+            return None
+    name = obj.get("name")
+    return Span(trace_id.lower(), span_id.lower(), parent, name if isinstance(name, str) else "",
+                semantic_kind(attributes), start, end, attributes, origin, resource,
+                _status_error(obj.get("status")))
+
+
 def _unfit(value: Any) -> str | None:
     """Where a record a lenient decode let through holds a lone surrogate (not Unicode text, which no
     log line may hold); None when it holds none."""
@@ -386,13 +462,16 @@ def spans_from_request(request: Any, where: str, origin: str = "", careful: bool
                     yield FieldError(f"{there}.spans[{k}]{bad}", "holds a lone surrogate, which is not Unicode text "
                                      "(fix the exporter that escaped half of a character pair); the span is left out")
                     continue
+                if not careful and (quick := quick_span(span, resource, origin or f"{there}.spans[{k}]")) is not None:
+                    yield quick
+                    continue
                 try:
                     yield span_from_otlp(span, f"{there}.spans[{k}]", resource, origin)
                 except FieldError as exc:
                     yield exc
 
 
-def _lenient(raw: bytes) -> tuple[Any, bool] | FieldError:
+def _lenient(raw: bytes | memoryview) -> tuple[Any, bool] | FieldError:
     """(value, careful) of one JSON text: orjson's decode, else the standard library's, which also
     takes a lone surrogate escape (then ``careful``: each span is looked at before it is used, so
     one bad span does not cost the others in its export); a :class:`FieldError` when neither can."""
@@ -401,7 +480,7 @@ def _lenient(raw: bytes) -> tuple[Any, bool] | FieldError:
     except orjson.JSONDecodeError:
         pass
     try:
-        value = json.loads(raw)
+        value = json.loads(bytes(raw))
     except UnicodeDecodeError as exc:
         return FieldError("(encoding)", f"not UTF-8 text ({exc.reason})")
     except json.JSONDecodeError as exc:
@@ -411,17 +490,22 @@ def _lenient(raw: bytes) -> tuple[Any, bool] | FieldError:
     return value, True
 
 
+_BLANK = re.compile(rb"[ \t\n\r\x0b\x0c]*")  # (what bytes.strip strips)
+
+
 def _otlp_records(path: str) -> Iterator[tuple[int, Any, bool] | RecordError]:
     """``(position, record, careful)`` of an OTLP JSON file: one JSON value (an export, or a list
     of them: position is the item) or one export a line (position is the line).  A line may be of
-    any length: a collector's batch can be large, and the file is in memory already."""
+    any length: a collector's batch can be large, and the file is in memory already (its lines are
+    decoded where they lie, not copied out)."""
     data = Path(path).read_bytes()
     if data[:4] == b"PAR1":
         yield RecordError(path, 1, "(file)", "this is a Parquet file, not OTLP JSON: Phoenix span exports are "
                                              "read by `citecheck import phoenix`")
         return
-    stripped = data.lstrip()
-    if stripped.startswith(b"[") or (stripped.startswith(b"{") and b"\n" in stripped.rstrip()):
+    first = _BLANK.match(data).end()  # type: ignore[union-attr]  # (it matches the empty string)
+    head = data[first:first + 1]
+    if head == b"[" or (head == b"{" and _spans_lines(data, first) and not _first_line_is_json(data, first)):
         whole = _lenient(data)
         if not isinstance(whole, FieldError):
             value, careful = whole
@@ -431,14 +515,46 @@ def _otlp_records(path: str) -> Iterator[tuple[int, Any, bool] | RecordError]:
             if isinstance(value, dict):
                 yield 1, value, careful
                 return
-    for position, raw in enumerate(data.splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for position, raw in _lines(data):
         found = _lenient(raw)
         if isinstance(found, FieldError):
             yield RecordError(path, position, found.field, found.message)
         else:
             yield position, found[0], found[1]
+
+
+def _spans_lines(data: bytes, first: int) -> bool:
+    """Whether a newline stands between the first and the last non-blank byte of ``data``."""
+    newline = data.find(b"\n", first)
+    return newline >= 0 and _BLANK.match(data, newline).end() < len(data)  # type: ignore[union-attr]
+
+
+def _first_line_is_json(data: bytes, first: int) -> bool:
+    """Whether the first line is one JSON value by itself: then the file, which has more after it,
+    is not one JSON value (neither decoder would read it whole), and is read a line at a time."""
+    newline = data.find(b"\n", first)
+    try:
+        orjson.loads(memoryview(data)[first:newline])
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _lines(data: bytes) -> Iterator[tuple[int, bytes | memoryview]]:
+    """``(line number, line)`` of every non-blank line, split as :meth:`bytes.splitlines` splits
+    (at ``\\n``, ``\\r\\n`` and a lone ``\\r``); the lines are views into ``data``, not copies."""
+    if b"\r" in data:
+        yield from ((n, raw) for n, raw in enumerate(data.splitlines(), start=1) if raw.strip())
+        return
+    view = memoryview(data)
+    at, number, size = 0, 1, len(data)
+    while at < size:
+        end = data.find(b"\n", at)
+        if end < 0:
+            end = size
+        if _BLANK.match(data, at, end).end() < end:  # type: ignore[union-attr]
+            yield number, view[at:end]
+        at, number = end + 1, number + 1
 
 
 def read_otlp(path: str) -> Iterator[Span | RecordError]:

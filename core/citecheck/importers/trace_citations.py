@@ -78,6 +78,9 @@ def link_citations(text: str, chunks: Sequence[Chunk], urls: Sequence[str | None
     return out
 
 
+_NO_FIELDS = (None,) * 8  # (a marker citation's fields from answer_start to label, as _make takes them)
+
+
 def marker_entries(text: str, count: int) -> tuple[Citation, ...]:
     """A ``kind: marker`` entry for every ``[n]`` in ``text`` that names one of ``count`` chunks,
     with ``locator.no_quote``: the answer gives the marker and no quote, so ``check`` reports the
@@ -85,10 +88,11 @@ def marker_entries(text: str, count: int) -> tuple[Citation, ...]:
     quoted words against it), never *quote missing*."""
     out = []
     for start, end in marker_spans(text, 0):
-        for part in text[start + 1:end - 1].split(","):
+        inside = text[start + 1:end - 1]
+        for part in inside.split(",") if "," in inside else (inside,):
             part = part.strip()
-            if part.isdigit() and 1 <= int(part) <= count:
-                out.append(Citation("marker", marker=int(part), at=start, locator={"type": "marker", "no_quote": True}))
+            if part.isdigit() and 1 <= (number := int(part)) <= count:
+                out.append(Citation._make(("marker", number, start, *_NO_FIELDS, {"type": "marker", "no_quote": True})))
     return tuple(out)
 
 
@@ -152,11 +156,10 @@ def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
     """``(answer, provider, note, documents_assumed)`` read by the provider's importer from the
     response an LLM span recorded; None when it recorded none.  Without the request's documents,
     the trace's documents stand in for them, in order (``documents_assumed``)."""
-    from citecheck.importers import anthropic, cohere, gemini, openai
-
     body = span_value(span, "output.value")
     if not isinstance(body, str) or not any(mark in body for mark in _MARKS):
         return None  # (no provider body: not worth decoding)
+    from citecheck.importers import anthropic, cohere, gemini, openai
     body = maybe_json(body)
     provider = provider_of(body)
     if provider is None:

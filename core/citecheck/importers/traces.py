@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from citecheck.contract.log import Answer, Chunk
 from citecheck.contract.log import checksum as text_checksum
@@ -48,6 +48,11 @@ _QUESTION_KEYS = ("question", "query", "user_input", "input", "prompt", "message
 _ANSWER_KEYS = ("answer", "output", "result", "response", "content", "text", "final_answer", "output_text")
 _TEXT_KEYS = ("content", "page_content", "text", "raw_content", "snippet", "body", "chunk", "document")
 _URL_KEYS = ("url", "source", "link", "uri", "file_path", "file_name", "source_url")
+_URL_SET = frozenset(_URL_KEYS)
+_TITLE_KEYS = ("title", "name")
+_TITLE_SET = frozenset(_TITLE_KEYS)
+_SECTION_KEYS = ("section", "heading")
+_SECTION_SET = frozenset(_SECTION_KEYS)
 
 
 @dataclass
@@ -138,7 +143,10 @@ def _trace_requests(trace_id: str, members: dict[str, Span], summary: TraceSumma
             children[span.parent_id].append(span)
     notes: list[str] = []
     reached: dict[str, int] = {}
-    _descendants(roots, children, reached, 0)
+    found = _descendants(roots, children, reached, 0)
+    if len(roots) == 1 and len(reached) == len(members):  # (one root, every span under it: the usual trace)
+        yield Request(trace_id, roots[0], tuple(sorted(found, key=_order)), reached, (), True)
+        return
     # a span whose parent is missing (or that hangs in a loop of parents) heads a subtree of its own
     # (the heads of missing parents first, so a subtree is placed whole; then loops, by time)
     loose = sorted((s for s in members.values() if s.span_id not in reached),
@@ -261,7 +269,7 @@ def llm_output(span: Span) -> str | None:
     """The text an LLM span produced: its last assistant output message, else its output."""
     tree = span_tree(span)
     messages = _messages(tree, "llm.output_messages") or _genai_messages(tree, "output")
-    for message in reversed(messages):
+    for message in messages[::-1]:  # (not reversed(): mypyc cannot compile that loop over Any)
         text = _message_text(message)
         if text:
             return text
@@ -309,6 +317,8 @@ def _first_str(obj: dict, keys: tuple[str, ...]) -> str | None:
 
 def _score(value: Any) -> float | None:
     """A document's score as a number; None when it is not one, or not finite (a log holds no NaN)."""
+    if type(value) is float:
+        return value if math.isfinite(value) else None
     if isinstance(value, bool):
         return None
     try:
@@ -318,8 +328,9 @@ def _score(value: Any) -> float | None:
     return score if score is not None and math.isfinite(score) else None
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(NamedTuple):
+    """A retrieved document: its chunk, its URL (for links to cite it) and whether it had text."""
+
     chunk: Chunk
     url: str | None
     has_text: bool
@@ -327,30 +338,43 @@ class Document:
 
 def document(raw: Any, default_id: str, score_field: str = "retrieval") -> Document | None:
     """One retrieved document in any of the shapes spans record it in."""
-    raw = maybe_json(raw)
-    if isinstance(raw, str):
-        raw = {"content": raw}
-    if not isinstance(raw, dict):
-        return None
-    if any("." in key for key in raw):  # an item with dotted keys ("document.id")
-        stripped = {key.removeprefix("document."): value for key, value in raw.items()}
-        raw = stripped if not any("." in key for key in stripped) else attribute_tree(raw)
+    if type(raw) is not dict:
+        raw = maybe_json(raw)
+        if isinstance(raw, str):
+            raw = {"content": raw}
+        if not isinstance(raw, dict):
+            return None
+    for key in raw:
+        if "." in key:  # an item with dotted keys ("document.id")
+            stripped = {key.removeprefix("document."): value for key, value in raw.items()}
+            raw = stripped if not any("." in key for key in stripped) else attribute_tree(raw)
+            break
     inner = raw.get("document")
     body: dict = inner if isinstance(inner, dict) else raw
-    meta = _metadata(body.get("metadata"))
+    meta = body.get("metadata")
+    if meta is not None:
+        meta = _metadata(meta)
     text = body.get("content")
     if type(text) is not str or not text:
         text = _first_str(body, _TEXT_KEYS)
     doc_id = body.get("id")
-    doc_id = str(doc_id) if isinstance(doc_id, str | int) and not isinstance(doc_id, bool) and doc_id != "" else None
-    doc_id = doc_id or (_first_str(meta, ("chunk_id", "id", "doc_id")) if meta else None)
-    url = _first_str(body, _URL_KEYS) or (_first_str(meta, _URL_KEYS) if meta else None)
+    if not isinstance(doc_id, str):
+        doc_id = str(doc_id) if isinstance(doc_id, int) and not isinstance(doc_id, bool) else None
+    if not doc_id and meta:
+        doc_id = _first_str(meta, ("chunk_id", "id", "doc_id"))
+    url = None if _URL_SET.isdisjoint(body) else _first_str(body, _URL_KEYS)
     chunk_id = doc_id or default_id
-    document_id = (_first_str(meta, ("document_id", "doc_id", "source_id")) if meta else None) or chunk_id
-    title = _first_str(body, ("title", "name")) or (_first_str(meta, ("title", "name")) if meta else None)
+    title = None if _TITLE_SET.isdisjoint(body) else _first_str(body, _TITLE_KEYS)
+    if meta:
+        if url is None:
+            url = _first_str(meta, _URL_KEYS)
+        document_id = _first_str(meta, ("document_id", "doc_id", "source_id")) or chunk_id
+        title = title or _first_str(meta, _TITLE_KEYS)
+        section = None if _SECTION_SET.isdisjoint(meta) else _first_str(meta, _SECTION_KEYS)
+    else:
+        document_id, section = chunk_id, None
     score = _score(body.get("score", raw.get("score")))
-    chunk = Chunk(chunk_id, document_id, url or document_id, title,
-                  _first_str(meta, ("section", "heading")) if meta else None,
+    chunk = Chunk(chunk_id, document_id, url or document_id, title, section,
                   text or "", None, None, text_checksum(text) if text else None,
                   score if score_field == "retrieval" else None, score if score_field == "rerank" else None)
     return Document(chunk, url, bool(text))
@@ -373,8 +397,47 @@ def _tool_documents(value: Any) -> list:
     return []
 
 
+def _flattened_documents(attributes: Mapping[str, Any], prefix: str) -> list[dict]:
+    """:func:`flattened_items` of flattened documents, each item as :func:`document` reads it
+    first: its keys without ``document.`` when none is left dotted (``retrieval.documents.0.document.id``
+    gives ``{"id": ...}``); when one is, every item as :func:`flattened_items` gives it."""
+    start = prefix + "."
+    size = len(start)
+    found: dict[str, dict[str, Any]] = {}
+    for key in [key for key in attributes if key.startswith(start)]:
+        index, _, rest = key[size:].partition(".")
+        if rest and index.isdigit():
+            item = found.get(index)
+            if item is None:
+                item = found[index] = {}
+            if rest.startswith("document."):
+                rest = rest[9:]
+            if "." in rest:  # (a field deeper than the document's own: read the slow way)
+                return flattened_items(attributes, prefix)
+            item[rest] = attributes[key]
+    if not found:
+        return []
+    order = sorted(found, key=int)
+    if len({int(index) for index in order}) < len(order):  # ("01" and "1": one item, read the slow way)
+        return flattened_items(attributes, prefix)
+    return [found[index] for index in order]
+
+
 _DOCUMENT_KINDS = ("RETRIEVER", "TOOL", "RERANKER")
 _DOCUMENT_KEYS = ("retrieval.documents", "gen_ai.retrieval.documents", "reranker.output_documents")
+
+
+# Paths whose value :func:`span_value` reads differently once a span's tree is built (a key under
+# them, with none at them, gives the subtree): read after the documents, so the tree is built
+# whenever one is there, as it always was, and skipped (the common case, and the costly part) when not.
+_READ_LATER = ("gen_ai.retrieval.documents.", "output.value.", "input.value.")
+
+
+def _tree_matters(attributes: Mapping[str, Any], head: str) -> bool:
+    """Whether the span's attribute tree may hold documents under ``head`` (an attribute named
+    ``head`` or under it) or change what is read later (:data:`_READ_LATER`)."""
+    under = head + "."
+    return any(key == head or key.startswith(under) or key.startswith(_READ_LATER) for key in attributes)
 
 
 def span_documents(span: Span) -> tuple[str, list]:
@@ -382,10 +445,16 @@ def span_documents(span: Span) -> tuple[str, list]:
     if span.kind not in _DOCUMENT_KINDS and not any(k.startswith(_DOCUMENT_KEYS) for k in span.attributes):
         return "", []
     if span.kind == "RERANKER":
-        found = flattened_items(span.attributes, "reranker.output_documents")
-        return "rerank", found or items(node(span_tree(span), "reranker.output_documents"))
-    found = flattened_items(span.attributes, "retrieval.documents") or \
-        items(node(span_tree(span), "retrieval.documents")) or items(span_value(span, "gen_ai.retrieval.documents"))
+        found = _flattened_documents(span.attributes, "reranker.output_documents")
+        if found or not _tree_matters(span.attributes, "reranker"):
+            return "rerank", found
+        return "rerank", items(node(span_tree(span), "reranker.output_documents"))
+    found = _flattened_documents(span.attributes, "retrieval.documents")
+    if not found and _tree_matters(span.attributes, "retrieval"):
+        found = items(node(span_tree(span), "retrieval.documents")) or \
+            items(span_value(span, "gen_ai.retrieval.documents"))
+    elif not found:  # (no attribute under "retrieval": the tree would hold no documents there)
+        found = items(span_value(span, "gen_ai.retrieval.documents"))
     if found:
         return "retrieval", found
     if span.kind in ("RETRIEVER", "TOOL"):
