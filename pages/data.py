@@ -21,9 +21,9 @@ records, warnings = read_labels()
 labels = label_store.latest(records) if records else {}
 golden, golden_warning = failures_view.golden_set(cfg.golden)
 if cfg.store is not None:  # the store is what every page serves: its figures, its logs, its unreadable lines
-    opened = failures_source.open_store(cfg, golden, labels, st.session_state.setdefault("_failures_store", failures_source.Slot()), failures_view.K)
+    opened = failures_source.open_store(cfg, golden, labels, k=failures_view.K)
     store_logs = opened.source.query.store.logs if opened.source is not None else []
-    errors = list(opened.source.query.unreadable()) if opened.source is not None else []
+    errors = opened.source.unreadable() if opened.source is not None else []
 else:
     data = current_dataset()
     show_notice(data, data_page=None)

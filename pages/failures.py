@@ -30,7 +30,7 @@ golden, golden_warning = failures_view.golden_set(cfg.golden)
 if golden_warning:
     st.html(notice_html("warning", golden_warning))
 if cfg.store is not None:  # a checked store: every figure is SQL over its Parquet (no answer in memory)
-    opened = failures_source.open_store(cfg, golden, labels, st.session_state.setdefault("_failures_store", failures_source.Slot()), failures_view.K)
+    opened = failures_source.open_store(cfg, golden, labels, k=failures_view.K)
 else:
     data = current_dataset()
     show_notice(data)

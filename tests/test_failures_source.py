@@ -191,3 +191,25 @@ def test_the_failing_csv_names_each_answers_file_and_line_on_every_path(tmp_path
     assert [{k: v for k, v in r.items() if k != "file"} for r in from_store] == [
         {k: v for k, v in r.items() if k != "file"} for r in page]
     assert all(Path(r["file"]).name == "answers.jsonl" for r in from_store)
+
+
+def test_a_stores_figures_are_made_once_for_every_session_and_its_queries_take_turns(tmp_path):
+    """Without a slot of its own, every session of the server gets the same figures (a second
+    reviewer's first view costs nothing); sessions asking at once get what one asking alone gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from citecheck.reports import figures as report_figures
+
+    store = tmp_path / "store"
+    check_into(write_log(tmp_path / "first.jsonl", LINES), store)
+    shared, _ = failures_source.store_source(store, None, {})
+    assert failures_source.store_source(str(store), None, {})[0] is shared  # (the folder however named)
+    alone = [shared.failing(report_figures.Filters()).to_dict("records"), shared.over_time("W").to_dict("records"),
+             shared.values("model"), shared.undated()]
+
+    def ask(_):
+        return [shared.failing(report_figures.Filters()).to_dict("records"), shared.over_time("W").to_dict("records"),
+                shared.values("model"), shared.undated()]
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(got == alone for got in pool.map(ask, range(16)))

@@ -28,7 +28,8 @@ def test_the_app_settings_reach_the_app_as_given():
 def test_the_command_serves_the_checkouts_app_with_every_servers_options():
     command = serve.launch(["--log", "a.jsonl"], port=8700, address="127.0.0.1", streamlit_options=["--theme.base=dark"],
                            environ={})
-    assert command.argv[:5] == [sys.executable, "-m", "streamlit", "run", str(serve.CHECKOUT / "app.py")]
+    assert command.argv[:4] == [sys.executable, str(serve.CHECKOUT / "pages" / "_server.py"), "run",
+                                str(serve.CHECKOUT / "app.py")]
     assert "--client.toolbarMode" in command.argv and command.argv[command.argv.index("--client.toolbarMode") + 1] == "viewer"
     assert command.argv[-3:] == ["--", "--log", "a.jsonl"] and "--theme.base=dark" in command.argv
     assert command.url == "http://127.0.0.1:8700" and command.notes == []  # a checkout keeps its local_data/

@@ -81,7 +81,7 @@ def open_log(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tupl
 
 
 def open_store(settings, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
-               slot: Slot, k: int = 5) -> Opened:
+               slot: Slot | None = None, k: int = 5) -> Opened:
     """The figures of the checked store ``settings.store``, with a warning per labelled answer
     whose line changed in its log; the store's error (it never shows a password) when the folder
     is not one."""
@@ -94,11 +94,20 @@ def open_store(settings, golden: Sequence[GoldenQuestion] | None, labels: Mappin
     return Opened(src, [("warning", w) for w in warnings], inputs, bool(src.report.unreadable))
 
 
+_SHARED: dict[str, Slot] = {}  # store folder -> its figures, shared by every session of the server
+_SHARED_LOCK = threading.Lock()
+
+
 def store_source(folder: str | Path, golden: Sequence[GoldenQuestion] | None,
-                 labels: Mapping[tuple[str, str], Label], slot: Slot, k: int = 5) -> tuple[StoreSource, list[str]]:
+                 labels: Mapping[tuple[str, str], Label], slot: Slot | None = None,
+                 k: int = 5) -> tuple[StoreSource, list[str]]:
     """The figures of the checked store ``folder`` and the warnings of reading its labelled answers
-    back, kept in ``slot`` (one per session: a store's figures answer queries on its own DuckDB
-    connection, which is not for two threads at once).  Raises ``StoreError`` for a folder that
-    is not a store."""
+    back, made once per server for each state of the store, labels, golden set and ``k`` and shared
+    by its sessions (a second reviewer's first view of a million answers costs nothing; the
+    source's queries take turns on its connection).  ``slot``: a slot of the caller's own instead
+    (a test's).  Raises ``StoreError`` for a folder that is not a store."""
     key = (stamp(Path(folder) / META), dict(labels), golden, k)
+    if slot is None:
+        with _SHARED_LOCK:
+            slot = _SHARED.setdefault(str(Path(folder).resolve()), Slot())
     return slot.get(key, lambda: StoreSource.of(folder, golden, labels, k))

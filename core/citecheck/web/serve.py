@@ -82,7 +82,9 @@ def launch(settings: Sequence[str], port: int | None = None, address: str | None
     address = address if address is not None else given.get("--server.address")
     host = address if address not in (None, "0.0.0.0", "::", "") else "localhost"
     base = given.get("--server.baseUrlPath", "").strip("/")
-    argv = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), *options, "--", *settings]
+    # Streamlit's ``streamlit run``, started by the app's own launcher: it also warms the pages up
+    # in the background once the server answers (pages/_server.py)
+    argv = [sys.executable, str(root / "pages" / "_server.py"), "run", str(root / "app.py"), *options, "--", *settings]
     return Launch(argv, f"http://{host}:{shown_port}" + (f"/{base}" if base else ""), notes)
 
 

@@ -4,8 +4,9 @@ with the same figures, so the page does not know which it has."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -60,11 +61,14 @@ class TableSource:
 
 @dataclass(frozen=True)
 class StoreSource:
-    """The checked store: every figure is SQL over its Parquet; no answer is held in memory."""
+    """The checked store: every figure is SQL over its Parquet; no answer is held in memory.
+    Shared by the sessions of a server (``web.failures_source``): its queries take turns on the
+    one DuckDB connection (``_turn``), which is not for two threads at once."""
 
     query: StoreQuery
     report: Overview
     limit: int | None = TABLE_LIMIT
+    _turn: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     @classmethod
     def of(cls, folder, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
@@ -78,22 +82,34 @@ class StoreSource:
         return len(self.report.table)
 
     def any_failing(self) -> bool:
-        return self.query.any_failing()
+        with self._turn:
+            return self.query.any_failing()
 
     def over_time(self, freq: str) -> pd.DataFrame:
-        return self.query.over_time(freq)
+        with self._turn:
+            return self.query.over_time(freq)
 
     def undated(self) -> int:
-        return self.query.undated()
+        with self._turn:
+            return self.query.undated()
 
     def values(self, column: str) -> list[str]:
-        return self.query.values(column)
+        with self._turn:
+            return self.query.values(column)
 
     def date_range(self):
-        return self.query.date_range()
+        with self._turn:
+            return self.query.date_range()
 
     def failing(self, filters: figures.Filters) -> pd.DataFrame:
-        return self.query.failing(filters, self.limit)
+        with self._turn:
+            return self.query.failing(filters, self.limit)
 
     def compare(self, column: str, a: str, b: str) -> list[figures.Difference]:
-        return self.query.compare(column, a, b)
+        with self._turn:
+            return self.query.compare(column, a, b)
+
+    def unreadable(self) -> list:
+        """The store's unreadable lines (``StoreQuery.unreadable``)."""
+        with self._turn:
+            return list(self.query.unreadable())

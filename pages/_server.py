@@ -1,0 +1,99 @@
+"""The server of ``citecheck app`` and ``python3 dev.py run``: Streamlit's ``streamlit run``, plus a
+warm-up.  Once the server answers, a background thread imports what the pages import and makes
+what a first visit to Review or Failures would make (the answers checked or the store opened,
+the labels read, the Failures figures, a first chart), into the caches every session shares.  A
+fresh server's first visitor then finds them made, or being made (the caches make each value
+once: a visitor who comes first waits for the same work, not for it twice).  Issue #36.
+
+    python pages/_server.py run app.py [Streamlit options] -- [app settings]
+
+Nothing here decides what a page shows: the warm-up calls the functions the pages call, with the
+arguments they pass, and a failure is left for the page to say (it is only logged here).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import logging
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent  # the folder holding app.py and pages/
+if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
+    sys.path[0] = str(ROOT)  # (run as a script: pages/ itself is no place to import from, the app's folder is)
+WARMED_PAGES = ("review.py", "failures.py")  # the pages a first visitor opens (Review is the default)
+
+
+def page_imports(root: Path = ROOT) -> list[str]:
+    """The modules the app's pages import at their top level, in order, each once; for ``from M
+    import N``, ``M`` and ``M.N`` (N may be a module of M, or only a name in it)."""
+    names: list[str] = []
+    for page in [root / "app.py", *sorted((root / "pages").glob("*.py"))]:
+        for node in ast.parse(page.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                found = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            names += [n for n in found if n not in names and n != "__future__"]
+    return names
+
+
+def _running() -> bool:
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.runtime import RuntimeState
+
+    return Runtime.exists() and Runtime.instance().state in (RuntimeState.NO_SESSIONS_CONNECTED,
+                                                              RuntimeState.ONE_OR_MORE_SESSIONS_CONNECTED)
+
+
+def warm(deadline_seconds: float = 120) -> None:
+    """Wait for the server to answer, then import and make what the first visit would."""
+    give_up = time.monotonic() + deadline_seconds
+    while not _running():
+        if time.monotonic() > give_up:
+            return
+        time.sleep(0.05)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    started = time.perf_counter()
+    try:
+        for name in page_imports():
+            try:
+                importlib.import_module(name)
+            except ModuleNotFoundError:  # (``M.N`` where N is a name in M, not a module)
+                pass
+        from pages import _common
+
+        _common.warm()
+    except BaseException as exc:  # (StopException included: the page will say what went wrong)
+        print(f"citecheck: warming up the pages stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        return
+    print(f"citecheck: pages ready ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+
+
+class _NotFromWarmUp(logging.Filter):
+    """Streamlit warns, on each cached call, that the warm-up thread has no script run: expected."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return threading.current_thread().name != WARM_THREAD
+
+
+WARM_THREAD = "citecheck-warm-up"
+
+
+def main(argv: list[str]) -> int:
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NotFromWarmUp())
+    threading.Thread(target=warm, name=WARM_THREAD, daemon=True).start()
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", *argv]  # (what ``python -m streamlit`` reads)
+    return cli.main(prog_name="streamlit")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,53 @@
+"""The app's launcher (pages/_server.py): Streamlit's server, and once it answers, the pages' imports
+and what a first visit to Review or Failures makes, made in the background (issue #36)."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from appserver import free_port
+from citecheck.web import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _server_module():
+    spec = importlib.util.spec_from_file_location("citecheck_app_server", ROOT / "pages" / "_server.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_page_imports_are_every_top_level_import_of_the_pages():
+    names = _server_module().page_imports()
+    assert len(names) == len(set(names))
+    for needed in ("streamlit", "citecheck.review.holds", "citecheck.web.failures_source", "pages._common"):
+        assert needed in names
+    assert "__future__" not in names
+
+
+def test_a_fresh_server_answers_first_then_warms_the_pages_up(tmp_path):
+    """The server is ready (its health check answers) before the warm-up has run; the warm-up then
+    runs to its end without an error (it says so on the server's standard error), and the pages work."""
+    port = free_port()
+    command = serve.launch(["--labels", str(tmp_path / "labels.jsonl"), "--verdicts", str(tmp_path / "v.jsonl")],
+                           port=port, address="127.0.0.1", environ={})
+    log = tmp_path / "server.err"
+    with log.open("wb") as err:
+        proc = subprocess.Popen(command.argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.time() + 120
+        while "pages ready" not in log.read_text(errors="replace"):
+            assert proc.poll() is None, log.read_text(errors="replace")
+            assert time.time() < deadline, log.read_text(errors="replace")
+            time.sleep(0.2)
+        assert urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10).status == 200
+        said = log.read_text(errors="replace")
+        assert "stopped" not in said and "missing ScriptRunContext" not in said
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
