@@ -180,19 +180,22 @@ class AnswerResult:
 # --- citations -------------------------------------------------------------------------------
 
 
-class _Raw(NamedTuple):
+class _Raw:
     """A citation before checking: where it sits in the answer, and the logged citation it checks
     (its quote, offsets, label, and for a span the chunk or document it names).  A marker found in
     the text with no logged entry checks :data:`_BARE`; a marker never names a chunk by id (its
-    number does), so ``cited.chunk_id`` is read for spans only."""
+    number does), so ``cited.chunk_id`` is read for spans only.  A plain class, not a NamedTuple:
+    the compiled build makes one without ``tuple.__new__``'s generic call (eight per answer)."""
 
-    kind: str
-    answer_start: int
-    answer_end: int
-    marker: int | None
-    cited: Citation
-    span_mismatch: bool = False  # the answer text at the span is not the provider's text for it
-    no_quote: bool = False  # the format gives no quote (locator.no_quote): not verifiable, not missing
+    def __init__(self, kind: str, answer_start: int, answer_end: int, marker: int | None, cited: Citation,
+                 span_mismatch: bool = False, no_quote: bool = False) -> None:
+        self.kind = kind
+        self.answer_start = answer_start
+        self.answer_end = answer_end
+        self.marker = marker
+        self.cited = cited
+        self.span_mismatch = span_mismatch  # the answer text at the span is not the provider's text for it
+        self.no_quote = no_quote  # the format gives no quote (locator.no_quote): not verifiable, not missing
 
 
 _BARE = Citation("marker")  # what a marker with no logged entry asks: nothing beyond its number
@@ -246,10 +249,11 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
     used = 0
     taken: list[bool] = [False] * len(entries)
     out: list[_Raw] = []
+    inside: list[int] = []  # (one list, cleared for each marker)
     k, end_k = 0, len(placed)
     for start, end in _marker_spans(text):
         group = text[start + 1:end - 1]
-        inside: list[int] = []  # the entries logged inside this marker, in log order
+        inside.clear()  # the entries logged inside this marker, in log order
         while k < end_k and placed[k][0] < start:
             k += 1
         while k < end_k and placed[k][0] < end:
@@ -292,10 +296,9 @@ def _marker_citations(answer: Answer) -> tuple[list[_Raw], bool]:
                 entry = entries[pick]
                 loc = entry.locator
                 # (a format that gives the marker and no quote: not verifiable, not "quote missing")
-                out.append(_new(_Raw, ("marker", start, end, n, entry, False,
-                                       loc is not None and loc.get("no_quote") is True)))
+                out.append(_Raw("marker", start, end, n, entry, False, loc is not None and loc.get("no_quote") is True))
             else:
-                out.append(_new(_Raw, ("marker", start, end, n, _BARE, False, False)))
+                out.append(_Raw("marker", start, end, n, _BARE, False, False))
     if used == len(entries):
         return out, True
     for i, entry in enumerate(entries):  # entries whose marker is not in the text still get checked
@@ -341,7 +344,7 @@ class _Chunks:
         self.by_id: dict[str, int] | None = None
         self.by_doc: dict[str, list[int]] = {}
         self._integrity: dict[int, tuple[str, ...]] = {}
-        self._numbers: dict[tuple[int, str], bool] = {}
+        self._numbers: dict[int, dict[str, bool]] = {}  # chunk -> number -> in its text
         self._normalised: dict[int, str] = {}
 
     def _index(self) -> dict[str, int]:
@@ -397,10 +400,12 @@ class _Chunks:
         return found
 
     def has_number(self, i: int, number: str) -> bool:
-        key = (i, number)
-        found = self._numbers.get(key)
+        known = self._numbers.get(i)
+        if known is None:
+            known = self._numbers[i] = {}
+        found = known.get(number)
         if found is None:
-            found = self._numbers[key] = number_in(self.chunks[i].text, number)
+            found = known[number] = number_in(self.chunks[i].text, number)
         return found
 
     def normalised(self, i: int) -> str:
@@ -491,7 +496,8 @@ def _numbers_scan(text: str) -> list[str]:
     n = len(text)
     i = 0
     while i < n:
-        if not digit_at(text, i):
+        c = ord(text[i])
+        if c < 48 or (57 < c and (c < 128 or not text[i].isdecimal())):  # (digit_at, inline)
             i += 1
             continue
         start = i
@@ -595,30 +601,43 @@ def _sentence_result(
                     textless = True
                 else:
                     verified.append(c.chunk_index)
-    codes: list[str] = []
-    bad_numbers: list[str] = []
-    bad_quotes: list[str] = []
+    codes: tuple[str, ...] = ()
+    bad_numbers: tuple[str, ...] = ()
+    bad_quotes: tuple[str, ...] = ()
     if cited and not is_refusal and (verified or not textless):
         numbers = _numbers(plain)
         if numbers:
+            bad: list[str] | None = None  # (made only for a sentence that has one: most have none)
             for n in dict.fromkeys(numbers) if len(numbers) > 1 else numbers:
-                if not any(chunks.has_number(i, n) for i in verified):
-                    bad_numbers.append(n)
-            if bad_numbers:
-                codes.append(reason_codes.NUMBER_NOT_IN_SOURCE)
+                found = False
+                for i in verified:
+                    if chunks.has_number(i, n):
+                        found = True
+                        break
+                if not found:
+                    if bad is None:
+                        bad = []
+                    bad.append(n)
+            if bad is not None:
+                bad_numbers = tuple(bad)
+                codes = _NUMBER_CODE
         if '"' in plain or "\u201c" in plain:
+            quotes: list[str] = []
             for m in _QUOTED.finditer(plain):
                 quoted = normalise(m.group(1) or m.group(2), casefold)
                 if quoted and not any(quoted in chunks.normalised(i) for i in verified):
-                    bad_quotes.append(m.group(1) or m.group(2))
-            if bad_quotes:
-                codes.append(reason_codes.QUOTED_TEXT_NOT_IN_SOURCE)
+                    quotes.append(m.group(1) or m.group(2))
+            if quotes:
+                bad_quotes = tuple(quotes)
+                codes = (*codes, reason_codes.QUOTED_TEXT_NOT_IN_SOURCE)
     multi = bool(verified) and _has_clause_hint(plain) and _is_multi_claim(plain, cited)
     return _new(SentenceResult, (
-        s.index, s.start, s.end, text, tuple([c.index for c in cited]),
-        not valid and not is_refusal, is_refusal, multi,
-        tuple(codes), tuple(bad_numbers), tuple(bad_quotes),
+        s.index, s.start, s.end, text, tuple([c.index for c in cited]) if cited else (),
+        not valid and not is_refusal, is_refusal, multi, codes, bad_numbers, bad_quotes,
     ))
+
+
+_NUMBER_CODE: Final = (reason_codes.NUMBER_NOT_IN_SOURCE,)
 
 
 class _Refusals:
@@ -702,18 +721,22 @@ def check_answer(answer: Answer, options: CheckOptions = CheckOptions()) -> Answ
     raws = _raw_citations(answer)
     any_no_quote = any(r.no_quote for r in raws) if answer.citations else False
     for raw in raws:
-        if raw.kind == "marker":  # (the common case inline: the sentence holding the marker)
+        if raw.kind == "marker":  # (the common case inline: the sentence holding the marker, no list)
             i = bisect_right(starts, raw.answer_start) - 1
-            where = [i] if i >= 0 and (raw.answer_start < sentences[i].end or i == last) else []
+            if i >= 0 and (raw.answer_start < sentences[i].end or i == last):
+                result = _check_citation(len(results), raw, chunks, i)
+                per_sentence[i].append(result)
+            else:
+                result = _check_citation(len(results), raw, chunks, None)
         else:
             where = _sentences_of(raw, sentences, starts)
             loc = raw.cited.locator
             if loc is not None and "link_start" in loc:
                 where = _with_link_sentence(where, loc, sentences, starts)
-        result = _check_citation(len(results), raw, chunks, where[0] if where else None)
+            result = _check_citation(len(results), raw, chunks, where[0] if where else None)
+            for i in where:
+                per_sentence[i].append(result)
         results.append(result)
-        for i in where:
-            per_sentence[i].append(result)
         codes = result.reasons
         if codes:
             failed += 1

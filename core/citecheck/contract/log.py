@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
+from msgspec import UNSET
+from msgspec.structs import astuple
+
+from citecheck.contract.log_line import decode_line
 from citecheck.errors import FieldError, RecordError
 from citecheck.storage import lines as line_reader
 from citecheck.storage.lines import MAX_DEPTH, MAX_INT_DIGITS, MAX_LINE_BYTES, LongLine, decode  # noqa: F401 (re-exported)
@@ -219,6 +223,8 @@ def _pair(obj: dict, start_key: str, end_key: str, where: str) -> tuple[int | No
 # Offsets below this are compared as machine integers by the compiled build (core/citecheck/text/compiled.py);
 # MAX_OFFSET itself is past its small-integer range, so only a larger offset is compared with it.
 _SMALL: Final = 2**60
+# tuple.__new__ called as a value: the compiled build then skips looking the method up on each call.
+_new: Final = tuple.__new__
 
 
 def _fast_chunk(obj: Any) -> Chunk | None:
@@ -241,7 +247,7 @@ def _fast_chunk(obj: Any) -> Chunk | None:
              or (type(start) is int and type(end) is int and 0 <= start <= end
                  and (end < _SMALL or end <= MAX_OFFSET)))
     ):
-        return tuple.__new__(Chunk, (chunk_id, document_id, source, title, section, text, start, end, checksum_, rs, rr))
+        return _new(Chunk, (chunk_id, document_id, source, title, section, text, start, end, checksum_, rs, rr))
     return None
 
 
@@ -289,7 +295,7 @@ def _fast_citation(obj: Any) -> Citation | None:
                  or (type(qs) is int and type(qe) is int and 0 <= qs <= qe and (qe < _SMALL or qe <= MAX_OFFSET)))
             # (fields of a span citation, which the careful path checks)
             and "answer_start" not in d and "answer_end" not in d and "chunk_id" not in d and "document_id" not in d):
-        return tuple.__new__(Citation, ("marker", marker, at, None, None, None, None, quote, qs, qe, label, None))
+        return _new(Citation, ("marker", marker, at, None, None, None, None, quote, qs, qe, label, None))
     return None
 
 
@@ -401,6 +407,84 @@ def _check_depth(value: Any, depth: int, where: str) -> None:
         stack.extend((c, level + 1) for c in children if type(c) in (list, dict))
 
 
+# The integers orjson decodes as integers (a 64-bit signed or unsigned one; past them it gives a
+# float, which msgspec does not): an integer outside them goes the careful way, as orjson reads it.
+_INT_LOW: Final = -(2**63)
+_INT_HIGH: Final = 2**64
+
+
+def _offset(value: Any) -> bool:
+    """An offset as the fast path takes it: an integer from 0 to MAX_OFFSET."""
+    return type(value) is int and 0 <= value and (value < _SMALL or value <= MAX_OFFSET)
+
+
+def _score(value: Any) -> bool:
+    return type(value) is not int or (-_SMALL < value < _SMALL or _INT_LOW <= value < _INT_HIGH)
+
+
+def fast_answer(raw: bytes) -> Answer | None:
+    """The :class:`Answer` :func:`parse_line` makes of ``raw``, for a line of the common shape
+    (:mod:`citecheck.contract.log_line`: decoded by msgspec into typed records in one pass, then
+    range-checked here); None for any other line, which the careful path then reads (and words
+    its errors).  The reader of a log tries this first (:func:`read_log`)."""
+    line = decode_line(raw)
+    if line is None:
+        return None
+    chunks: list[Chunk] = []
+    for c in line.chunks:
+        t = astuple(c)  # (one call for every field, in Chunk's order, instead of a lookup each)
+        start, end = t[6], t[7]
+        if start is UNSET and end is UNSET:
+            t = (*t[:6], None, None, *t[8:])
+        elif not (_offset(start) and _offset(end) and start <= end):
+            return None
+        if not (_score(t[9]) and _score(t[10])):
+            return None
+        chunks.append(_new(Chunk, t))
+    citations: list[Citation] = []
+    for m in line.citations:
+        t = astuple(m)  # kind, marker, at, quote, quote_start, quote_end, label, locator
+        marker, at, qs, qe = t[1], t[2], t[4], t[5]
+        if not (-_SMALL < marker < _SMALL or -MAX_OFFSET <= marker <= MAX_OFFSET):
+            return None
+        if at is UNSET:
+            at = None
+        elif not _offset(at):
+            return None
+        if qs is UNSET and qe is UNSET:
+            qs = qe = None
+        elif not (_offset(qs) and _offset(qe) and qs <= qe):
+            return None
+        citations.append(_new(Citation, ("marker", marker, at, None, None, None, None, t[3], qs, qe, t[6], None)))
+    return Answer(line.answer_id, line.question, line.answer, tuple(chunks), tuple(citations), line.timestamp,
+                  line.model, line.prompt_version, line.index_snapshot, line.refused, {})
+
+
+class FastReader:
+    """:func:`fast_answer` for a reader of one log, tried less often while it keeps missing: a log
+    of another shape (fields of its own on every line, span citations) is then read the careful
+    way without a failed fast try of nearly every line first.  After a miss the next 1, 2, 4 ...
+    64 lines go straight the careful way; a hit puts every line back on the fast path.  Either
+    way each line gives the same record."""
+
+    def __init__(self, fast: Callable[[bytes], Answer | None] = fast_answer) -> None:
+        self.fast = fast
+        self.skip = 0  # lines to leave to the careful path after the next miss
+        self.wait = 0  # lines still to leave to it now
+
+    def __call__(self, raw: bytes) -> Answer | None:
+        if self.wait:
+            self.wait -= 1
+            return None
+        found = self.fast(raw)
+        if found is None:
+            self.skip = min(64, 2 * self.skip or 1)
+            self.wait = self.skip
+        else:
+            self.skip = 0
+        return found
+
+
 def parse_line(text: str | bytes) -> Answer:
     """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON,
     ``(encoding)`` for bytes that are not UTF-8)."""
@@ -485,4 +569,4 @@ def read_log(path: str | Path) -> Iterator[tuple[int, Answer | RecordError]]:
     checked store, its Dask partitions and the review page reading one answer back by its offset
     too); answer logs are written a line at a time, so append groups (a labels-file rule) do not apply.
     """
-    return line_reader.read_records(path, parse_answer)
+    return line_reader.read_records(path, parse_answer, FastReader())

@@ -181,6 +181,21 @@ def _end_spans_scan(text: str) -> list[tuple[int, int]]:
     closing quotes or brackets, then whitespace, ``[`` or the end; or a line break (``\\r\\n`` as one)."""
     out: list[tuple[int, int]] = []
     n = len(text)
+    if not ("!" in text or "?" in text or "\r" in text or "\n" in text):
+        # Full stops only (nearly every answer): each found by ``str.find``, not a walk of every character.
+        i = text.find(".")
+        while i >= 0:
+            j = i + 1
+            while j < n and ord(text[j]) == 46:
+                j += 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            if j == n or ord(text[j]) == 91 or text[j].isspace():
+                out.append((i, j))
+                i = text.find(".", j)
+            else:
+                i = text.find(".", i + 1)
+        return out
     i = 0
     while i < n:
         c = ord(text[i])
@@ -216,13 +231,17 @@ def split_sentences(text: str) -> list[Sentence]:
     for end in [*_ends(text), len(text)]:
         if end < start:
             continue
-        raw = text[start:end]
-        piece = raw.strip()
-        s = start + (len(raw) - len(raw.lstrip()))
-        e = s + len(piece)
+        # text[start:end].strip() and where it sits, by walking its ends (one string made, not three)
+        s = start
+        while s < end and text[s].isspace():
+            s += 1
+        e = end
+        while e > s and text[e - 1].isspace():
+            e -= 1
         start = end
-        if not piece:
+        if s == e:
             continue
+        piece = text[s:e]
         if out and piece[0] == "[" and MARKER_ONLY.match(piece):
             prev = out[-1]  # (its text is cut once, below: a run of marker-only lines stays linear)
             out[-1] = tuple.__new__(Sentence, (prev.index, prev.start, e, prev.text))
