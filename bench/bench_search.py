@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Benchmark searching the review queue of a checked store (issue #34: under 1 s at 1,000,000 answers).
+"""Benchmark searching the review queue of a checked store (issue #34: every search under 1 s at
+1,000,000 answers with 20 reviewers' labels).
 
-    python bench/bench_search.py [--answers 1000000] [--base 50000] [--repeat 5]
+    python bench/bench_search.py [--answers 1000000] [--base 50000] [--repeat 5] [--rounds 3]
     python bench/bench_search.py --build [--base 50000]
 
 Writes a log of ``--base`` answers (bench/out/search-log-N.jsonl; kept and reused) drawn from a
@@ -19,10 +20,21 @@ index's time as a ratio to the plain check's.
 Then for ``--answers / 10`` and ``--answers`` answers, a store of copies of that store and its index
 (each copy under another log id, its answer ids suffixed ``~k`` so they stay distinct; nothing is
 checked or indexed again, as bench_app_store.py makes its million) is opened as the review page
-opens it (``StoreAnswers``) and each typical search is timed (median of ``--repeat``): a rare word,
-a common word, a phrase of two words and one of three, two words, a filter combination (model, status, text), a label filter
-over 100,000 labelled items, and nothing asked (every answer).  The figures and the ratio of the
-two sizes are printed.
+opens it (``StoreAnswers``) and each typical search is timed: a rare word, a common word, a phrase
+of two words and one of three, two words, a filter combination (model, status, text), and the
+label filters over 100,000 labels by 20 reviewers (a label and a reviewer; "nobody's label yet",
+alone, one label more each time as after each label on the review page, and with a status and a
+word; "not labelled by r3"), and nothing asked (every answer).
+
+The target (issue #34): each search's first run on a store opened afresh under 1 s at 1,000,000
+answers.  Each round opens each store afresh (so the labelled items are placed again) and times
+each search's first run and the median of ``--repeat`` more; ``--rounds`` rounds alternate the two
+sizes and the best of each figure is kept (other benchmarks share the machine: the load average is
+printed before, during and after), with the CPU time of the first run (all of this process's
+threads: on an idle machine of two cores the clock time is at most about that).  Printed beside each figure: its ratio to "nothing asked" timed
+in the same round (the floor of any search: marking every answer and keeping the result), the
+ratio of the two sizes (how search scales), and the slowest first run at the larger size against
+the target.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ import argparse
 import io
 import itertools
 import json
+import os
 import random
 import shutil
 import statistics
@@ -41,6 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "core"))
 
+import pyarrow.parquet as pq  # noqa: E402
 from citecheck.contract.log import checksum  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
@@ -175,6 +189,7 @@ def copies(base: Path, k: int) -> Path:
 
     out = OUT / f"search-copies-{base.name}-{k}"
     if (out / "store.json").is_file():
+        recompress(out)
         return out
     store = Store(base)
     (entry,) = store.logs
@@ -199,51 +214,98 @@ def copies(base: Path, k: int) -> Path:
         for name, order in search_index.ORDER.items():
             ids = ", answer_id || " + suffix + " AS answer_id" if name == "items" else ""
             con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source{ids}) FROM read_parquet('{index / name}.parquet') "
-                        f"ORDER BY {order}) TO '{folder / name}.parquet' (FORMAT parquet, COMPRESSION zstd, "
+                        f"ORDER BY {order}) TO '{folder / name}.parquet' (FORMAT parquet, "
+                        f"COMPRESSION {search_index.compression(name)}, "
                         f"ROW_GROUP_SIZE {search_index.ROW_GROUP})")
         (folder / search_index.STAMP).write_text(json.dumps({"stamp": search_index.stamp(new)}))
     (out / "store.json").write_text(json.dumps({"store_version": schema.STORE_VERSION, "next_part": 2, "logs": logs}))
     return out
 
 
-def timings(folder: Path, repeat: int) -> dict[str, tuple[float, str]]:
+def _label(n: int, key: str, who: str):
     from citecheck.labelling.labels import Label
+
+    return Label(2, key, key.rsplit("#", 2)[0], 0, 0, None, "", ("supported", "partial")[n % 2],
+                 "checked the invoice" if n % 50 == 0 else "", who, "", "")
+
+
+def recompress(store: Path) -> None:
+    """Bring the index tables of a store of copies kept from an earlier run to the compression the
+    index is written with now (``search_index.COMPRESSION``): each file is written anew beside it
+    and renamed over it, rows and order unchanged, so a reader sees the old file or the new one."""
+    import duckdb
+    from citecheck.storage.checked import search_index
+
+    con = duckdb.connect()
+    for folder in sorted((store / search_index.FOLDER).glob("log-*")):
+        for name in search_index.ORDER:
+            path = folder / f"{name}.parquet"
+            want = search_index.compression(name).upper()
+            meta = pq.ParquetFile(path).metadata
+            if meta.num_row_groups and all(meta.row_group(0).column(c).compression.startswith(want)
+                                           for c in range(meta.num_columns)):
+                continue
+            work = folder / f".{name}.parquet"
+            con.execute(f"COPY (SELECT * FROM read_parquet('{path}')) TO '{work}' (FORMAT parquet, COMPRESSION "
+                        f"{search_index.compression(name)}, ROW_GROUP_SIZE {search_index.ROW_GROUP})")
+            os.replace(work, path)
+
+
+def timings(folder: Path, repeat: int) -> dict[str, tuple[float, float, float, str]]:
+    """Each search on a store opened afresh: (its first run, the median of ``repeat`` more, the CPU
+    time of its first run in this process's threads, its summary).
+    A first run places the labelled items (``StoreSearch._placed``); "a label added" searches again
+    with one more label each time, as the review page does after each label."""
     from citecheck.review.search import Facts, Search
     from citecheck.storage.checked import search_index
     from citecheck.storage.checked.answers import StoreAnswers
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     data = StoreAnswers(folder)
-    opened = time.perf_counter() - start
+    opened, opened_cpu = time.perf_counter() - start, time.process_time() - cpu
     searcher = search_index.StoreSearch(data)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     searcher.prepare()
-    prepared = time.perf_counter() - start
+    prepared, prepared_cpu = time.perf_counter() - start, time.process_time() - cpu
     keys = [r[0] for r in data.rows("SELECT answer_id || '#s' || sentence || '#c' || citation FROM s_items "
                                     "WHERE citation IS NOT NULL USING SAMPLE 100000 ROWS (reservoir, 7)")]
-    labels = {(k, f"r{n % 20}"): Label(2, k, k.rsplit("#", 2)[0], 0, 0, None, "", ("supported", "partial")[n % 2],
-                                       "checked the invoice" if n % 50 == 0 else "", f"r{n % 20}", "", "")
-              for n, k in enumerate(keys)}
+    labels = {(k, f"r{n % 20}"): _label(n, k, f"r{n % 20}") for n, k in enumerate(keys)}
     facts = Facts(labels=labels)
+    more = [r[0] for r in data.rows("SELECT answer_id || '#s' || sentence || '#c' || citation FROM s_items "
+                                    f"WHERE citation IS NOT NULL USING SAMPLE {repeat + 1} ROWS (reservoir, 11)")]
+    added, grown = [], dict(labels)
+    for n, k in enumerate(more):  # (a label more each time: the review page searching again after a label)
+        grown[(k, "r3")] = _label(n, k, "r3")
+        added.append(Facts(labels=dict(grown)))
     cases = {
-        "rare word (zyzzyva)": Search(text="zyzzyva"),
-        "common word (policy)": Search(text="policy"),
-        'phrase ("leave days")': Search(text='"leave days"'),
-        'phrase of three ("the policy says")': Search(text='"the policy says"'),
-        "two words (invoice hotel)": Search(text="invoice hotel"),
-        "model + failed + word": Search(text="refund", model=MODELS[1], status="failed"),
-        "label partial by r3": Search(label="partial", reviewer="r3"),
-        "nothing asked": Search(),
+        "rare word (zyzzyva)": (Search(text="zyzzyva"), [facts]),
+        "common word (policy)": (Search(text="policy"), [facts]),
+        'phrase ("leave days")': (Search(text='"leave days"'), [facts]),
+        'phrase of three ("the policy says")': (Search(text='"the policy says"'), [facts]),
+        "two words (invoice hotel)": (Search(text="invoice hotel"), [facts]),
+        "model + failed + word": (Search(text="refund", model=MODELS[1], status="failed"), [facts]),
+        "label partial by r3": (Search(label="partial", reviewer="r3"), [facts]),
+        "nobody's label yet": (Search(label="none"), [facts]),
+        "nobody's label yet, a label added": (Search(label="none"), added),
+        "not labelled by r3": (Search(label="none", reviewer="r3"), [facts]),
+        "nobody's label yet + failed + word": (Search(text="invoice", label="none", status="failed"), [facts]),
+        "nothing asked": (Search(), [facts]),
     }
-    out = {"(opening the store)": (opened, ""), "(first search: the index's views)": (prepared, "")}
-    for name, search in cases.items():
-        took = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            found = searcher.search(search, facts)
+    out = {"(opening the store)": (opened, opened, opened_cpu, ""),
+           "(first search: the index's views)": (prepared, prepared, prepared_cpu, "")}
+    for name, (search, given) in cases.items():
+        took, cpu = [], 0.0
+        for n in range(repeat + 1):
+            start, started = time.perf_counter(), time.process_time()
+            found = searcher.search(search, given[n % len(given)])
             took.append(time.perf_counter() - start)
-        out[name] = (statistics.median(took), found.summary)
+            cpu = cpu or time.process_time() - started
+        out[name] = (took[0], statistics.median(took[1:]), cpu, found.summary)
     return out
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -251,6 +313,7 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=1_000_000)
     parser.add_argument("--base", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds alternating the two sizes; the best of each is kept")
     parser.add_argument("--build", action="store_true", help="time only building the index (against checking)")
     args = parser.parse_args()
     if args.build:
@@ -258,19 +321,40 @@ def main() -> None:
         return
     base = base_store(args.base)
     sizes = sorted({max(1, args.answers // 10 // args.base), max(1, args.answers // args.base)})
-    results = {}
+    folders = {}
     for k in sizes:
         start = time.perf_counter()
-        folder = copies(base, k)
+        folders[k] = copies(base, k)
         print(f"store of {k * args.base:,} answers ({k} copies) ready in {time.perf_counter() - start:.0f} s")
-        results[k] = timings(folder, args.repeat)
-        for name, (took, summary) in results[k].items():
-            print(f"  {name:34} {took * 1000:8.0f} ms  {summary}")
+    print(f"before: {load()}")
+    best: dict[int, dict[str, tuple[float, float, float, str]]] = {}
+    for r in range(args.rounds):
+        for k in sizes if r % 2 == 0 else sizes[::-1]:
+            got = timings(folders[k], args.repeat)
+            kept = best.setdefault(k, got)
+            for name, (first, then, cpu, summary) in got.items():
+                assert summary == kept[name][3], f"{name}: {summary} in one round, {kept[name][3]} in another"
+                kept[name] = (min(first, kept[name][0]), min(then, kept[name][1]), min(cpu, kept[name][2]), summary)
+            print(f"  round {r + 1}, {k * args.base:,} answers done ({load()})")
+    print(f"after: {load()}")
+    for k in sizes:
+        floor = best[k]["nothing asked"][1]
+        print(f"{k * args.base:,} answers (best of {args.rounds} rounds; first run, then the median of {args.repeat} "
+              "more; x: against nothing asked, timed in the same run; CPU: the first run's, all threads):")
+        for name, (first, then, cpu, summary) in best[k].items():
+            print(f"  {name:38} {first * 1000:7.0f} ms {then * 1000:7.0f} ms  x{then / max(floor, 1e-9):5.1f}  "
+                  f"CPU {cpu * 1000:6.0f} ms  {summary}")
     if len(sizes) == 2:
-        small, big = (results[k] for k in sizes)
-        print(f"ratio {sizes[1] * args.base:,} / {sizes[0] * args.base:,} answers (x{sizes[1] // sizes[0]}):")
+        small, big = (best[k] for k in sizes)
+        print(f"ratio {sizes[1] * args.base:,} / {sizes[0] * args.base:,} answers (x{sizes[1] // sizes[0]}), first run "
+              "and then:")
         for name in small:
-            print(f"  {name:34} x{big[name][0] / max(small[name][0], 1e-9):.1f}")
+            print(f"  {name:38} x{big[name][0] / max(small[name][0], 1e-9):5.1f}  x{big[name][1] / max(small[name][1], 1e-9):5.1f}")
+        slowest = max((v[0], n) for n, v in big.items() if not n.startswith("("))
+        costliest = max((v[2], n) for n, v in big.items() if not n.startswith("("))
+        print(f"slowest search at {sizes[1] * args.base:,} answers: {slowest[1]} in {slowest[0] * 1000:.0f} ms "
+              f"(its first run; target under 1 s: {'met' if slowest[0] < 1 else 'NOT met'}); the most CPU: "
+              f"{costliest[1]}, {costliest[0] * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

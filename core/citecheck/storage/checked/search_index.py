@@ -32,6 +32,11 @@ A word, and a pair of words that follow one another, is found from the sorted ``
 (DuckDB reads only the row groups that can hold it); a longer phrase by ``contains`` over the
 texts as searched (``review.search.field_text``) that hold each of its pairs: the comparison
 ``review.search.search_dataset`` makes in memory.
+
+The item filters (labels, verdicts, assignments, comments) name few items: a rule's item keys and
+answer ids are placed once (answer, item) and kept while the set stays the same or changes by a
+few names (a label added); an item no rule names passes each negated rule and fails the others,
+so "nobody's label yet" is every item less the labelled ones, counted per answer in numpy.
 """
 
 from __future__ import annotations
@@ -42,12 +47,14 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import shlex
 import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -58,7 +65,7 @@ import pyarrow.parquet as pq
 
 from citecheck.checking.checker import check_answer
 from citecheck.contract import reasons as reason_codes
-from citecheck.contract.item_keys import ItemKey, item_key, parse_item_key
+from citecheck.contract.item_keys import item_key
 from citecheck.contract.log import Answer, parse_answer
 from citecheck.errors import CitecheckError
 from citecheck.labelling.items import items_of
@@ -75,6 +82,12 @@ STAMP = "stamp.json"
 ROW_GROUP = 65_536  # rows per Parquet row group: a word's rows are read a group at a time
 BATCH = 20_000  # answers indexed before their rows are written out
 FOUND_KEPT = 16  # searches whose matching answers are kept (a temp table of positions each)
+PLACED_KEPT = 8  # sets of item keys or answer ids whose items are kept placed (``StoreSearch._placed``)
+# an item key as ``contract.item_keys.item_key`` writes it (answer id, sentence, citation), for DuckDB's regexp_extract
+_ITEM_KEY = r"(?s)^(.*)#s(0|[1-9][0-9]{0,17})#(uncited|c(0|[1-9][0-9]{0,17}))$"
+DENSE = 0.125  # a pair of words held by this share of answers (or chunks) or more is not listed for a longer phrase
+_NAMES = itertools.count()  # numbers the temp tables and frames searches make
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # (a string holding one cannot be given to DuckDB, nor be an item's key)
 
 _TABLES = {
     "answers": pa.schema([("source", pa.string()), ("row", pa.int64()), ("offset", pa.int64()),
@@ -89,8 +102,16 @@ _TABLES = {
                         ("n", pa.int64()), ("sentence", pa.int64()), ("citation", pa.int64()),
                         ("status", pa.string())]),
 }
+# the texts a phrase of three words or more is looked for in are read in full: LZ4 decompresses them
+# twice as fast as zstd (bench/bench_search.py), for a file about 1.6 times the size; the rest is zstd
+COMPRESSION = {"texts": "lz4", "chunk_texts": "lz4"}
 ORDER = {"answers": "row", "words": "word, row", "chunk_words": "word, chunk", "chunks": "row, chunk",
          "texts": "row", "chunk_texts": "chunk", "items": "row, n"}
+
+
+def compression(table: str) -> str:
+    """The Parquet compression of one of the index's tables (a reader takes any)."""
+    return COMPRESSION.get(table, "zstd")
 
 
 def stamp(entry: dict) -> str:
@@ -261,7 +282,7 @@ def _write(store: Store, entry: dict, work: Path, progress: Progress | None) -> 
             select = _WORDS_OF.get(name, "SELECT * FROM read_parquet({raw})").format(
                 raw=_list([str(work / f"raw-{_FROM.get(name, name)}.parquet")]))
             con.execute(f"COPY ({select} ORDER BY {ORDER[name]}) TO {_list([str(work / (name + '.parquet'))])[1:-1]} "
-                        f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {ROW_GROUP})")
+                        f"(FORMAT parquet, COMPRESSION {compression(name)}, ROW_GROUP_SIZE {ROW_GROUP})")
         for name in _READ:
             (work / f"raw-{name}.parquet").unlink()
     finally:
@@ -356,13 +377,16 @@ class StoreSearch:
         self._lock = threading.Lock()
         self._ready = False
         self._found: OrderedDict[str, None] = OrderedDict()
-        self._names = itertools.count()
+        self._names = _NAMES  # (shared: two searchers on one connection never name a table alike)
         self.size = 0
         self.searchable = np.zeros(0, dtype=bool)  # answers the index holds, at their first line
         self.item_counts = np.zeros(0, dtype=np.int64)
         self.chunk_total = 0
-        self.chunk_places = self.chunk_numbers = np.zeros(0, dtype=np.int32)
+        self.chunk_places = self.chunk_numbers = np.zeros(0, dtype=np.int32)  # each answer's chunks, by answer
+        self.chunk_runs = self.chunk_answers = np.zeros(0, dtype=np.int64)  # where each answer's run starts; its place
         self._counted: dict[str, np.ndarray] = {}
+        self._placing = threading.Lock()
+        self._placed_sets: OrderedDict[tuple[str, frozenset[str]], _Placed] = OrderedDict()
 
     @property
     def ready(self) -> bool:
@@ -407,8 +431,11 @@ class StoreSearch:
             self.chunk_total = int(self.data.rows("SELECT count(*) FROM s_chunk_ids")[0][0])
             chunks = self._columns("SELECT (b.base + c.row)::INTEGER AS pos, i.idx FROM s_chunks c JOIN s_base b "
                                    "USING (source) JOIN s_chunk_ids i USING (source, chunk)")
-            self.chunk_places = chunks["pos"].astype(np.int32)
-            self.chunk_numbers = chunks["idx"].astype(np.int32)
+            order = np.argsort(chunks["pos"], kind="stable")  # (by answer: each answer's chunks one run)
+            self.chunk_places = chunks["pos"].astype(np.int32)[order]
+            self.chunk_numbers = chunks["idx"].astype(np.int32)[order]
+            self.chunk_runs = np.flatnonzero(np.diff(self.chunk_places, prepend=-1)) if len(order) else order
+            self.chunk_answers = self.chunk_places[self.chunk_runs].astype(np.int64)
             with self.data._lock:
                 release_memory(self.data.query.con)
             self._ready = True
@@ -434,6 +461,7 @@ class StoreSearch:
         self.prepare(build_limit)
         n = next(self._names)
         registered: list[str] = []
+        item_rules = searching.rules(search, facts) if search.item_filtered else ()
         try:
             keep = self.searchable.copy()
             wanted = searching.terms(search.text)
@@ -445,14 +473,11 @@ class StoreSearch:
             for sql, params in self._answer_tests(search):
                 keep &= self._mask(sql, params)
             counts = self.item_counts
-            if search.item_filtered and not searching.rules(search, facts):
+            if search.item_filtered and not item_rules:
                 counts = self._status_counts(search.status)
                 keep &= counts > 0
-            elif search.item_filtered:  # (the items that pass, kept for items_of: rules pick few)
-                items, params = self._items(search, facts, n, registered)
-                self.data.rows(f"CREATE TEMP TABLE s_found_{n}_items AS {items}", params)
-                places = self._places(f"SELECT b.base + i.row FROM s_found_{n}_items i JOIN s_base b USING (source)")
-                counts = np.bincount(places, minlength=self.size)
+            elif search.item_filtered:
+                counts = self._rule_counts(search, item_rules)
                 keep &= counts > 0
         finally:
             self._unregister(registered)
@@ -465,37 +490,64 @@ class StoreSearch:
             self._unregister([f"{name}_new"])
         self._keep(name)
         ids = AnswerIds(self.data, f"pos IN (SELECT pos FROM {name})")
-        return searching.Found(search, ids, _Items(self, search, facts, name), int(len(found)),
+        return searching.Found(search, ids, _Items(self, search, item_rules, name), int(len(found)),
                            int(counts[found].sum()), searching.dropped(search.text))
 
     def _term(self, term: tuple[str, ...], notes: str) -> np.ndarray:
         """The answers a word or phrase matches: in their own texts, in a chunk they retrieved, in a note.
         A word or a two-word phrase is one entry of the index; a longer phrase is looked for in the
-        texts only when some answer or chunk holds each of its pairs of words."""
+        texts (``contains``, the test itself) when some answer or chunk holds each of its pairs of
+        words.  A pair that many answers hold is not listed first: the texts are read in full anyway,
+        and listing a million places twice would cost more than reading them (``_candidates``)."""
         text = searching.needle(term)
-        entries = list(term) if len(term) == 1 else [" ".join(pair) for pair in zip(term, term[1:])]
-        own = np.ones(self.size, dtype=bool)
-        numbers: np.ndarray | None = None
-        for entry in entries:
-            own &= self._mask("SELECT b.base + x.row FROM s_words x JOIN s_base b USING (source) WHERE x.word = ?",
-                              [entry])
-            found = self._places("SELECT i.idx FROM s_chunk_words w JOIN s_chunk_ids i USING (source, chunk) "
-                                 "WHERE w.word = ?", [entry])
-            numbers = found if numbers is None else np.intersect1d(numbers, found)
-        if len(term) > 2 and own.any():
-            own = self._mask("SELECT b.base + x.row FROM s_texts x JOIN s_base b USING (source) "
-                             "WHERE contains(x.text, ?)", [text]) & own
-        if len(term) > 2 and numbers is not None and len(numbers):
-            numbers = np.intersect1d(numbers, self._places(
-                "SELECT i.idx FROM s_chunk_texts w JOIN s_chunk_ids i USING (source, chunk) WHERE contains(w.text, ?)",
-                [text]))
-        out = own
-        if numbers is not None and len(numbers):
+        if len(term) <= 2:
+            entry = " ".join(term)
+            out = self._mask("SELECT b.base + x.row FROM s_words x JOIN s_base b USING (source) WHERE x.word = ?",
+                             [entry])
+            numbers = self._chunk_numbers(entry)
+        else:
+            pairs = [" ".join(pair) for pair in zip(term, term[1:])]
+            out = self._candidates("words", pairs, self.size, lambda entry: self._mask(
+                "SELECT b.base + x.row FROM s_words x JOIN s_base b USING (source) WHERE x.word = ?", [entry]))
+            if out.any():
+                out &= self._mask("SELECT b.base + x.row FROM s_texts x JOIN s_base b USING (source) "
+                                  "WHERE contains(x.text, ?)", [text])
+            chunks = self._candidates("chunk_words", pairs, self.chunk_total, lambda entry: self._chunk_hits(entry))
+            numbers = np.zeros(0, dtype=np.int64)
+            if chunks.any():
+                chunks &= self._chunk_hits(text, "SELECT i.idx FROM s_chunk_texts w JOIN s_chunk_ids i "
+                                                 "USING (source, chunk) WHERE contains(w.text, ?)")
+                numbers = np.flatnonzero(chunks)
+        if len(numbers) and len(self.chunk_runs):
             hit = np.zeros(self.chunk_total, dtype=bool)
             hit[numbers] = True
-            out[self.chunk_places[hit[self.chunk_numbers]]] = True
+            out[self.chunk_answers] |= np.logical_or.reduceat(hit[self.chunk_numbers], self.chunk_runs)
         out[self._places(f"SELECT v.pos FROM {notes} x JOIN nav v USING (answer_id) WHERE contains(x.text, ?)",
                          [text])] = True
+        return out
+
+    def _chunk_numbers(self, entry: str) -> np.ndarray:
+        """The numbers of the distinct chunks holding a word or a pair of words."""
+        return self._places("SELECT i.idx FROM s_chunk_words w JOIN s_chunk_ids i USING (source, chunk) "
+                            "WHERE w.word = ?", [entry])
+
+    def _chunk_hits(self, entry: str, sql: str = "") -> np.ndarray:
+        out = np.zeros(self.chunk_total, dtype=bool)
+        out[self._places(sql, [entry]) if sql else self._chunk_numbers(entry)] = True
+        return out
+
+    def _candidates(self, table: str, pairs: Sequence[str], size: int,
+                    mask: Callable[[str], np.ndarray]) -> np.ndarray:
+        """The answers (``table`` "words") or chunks ("chunk_words") that may hold a phrase of these
+        pairs of words: those holding each pair held by fewer than ``DENSE`` of them (none when a
+        pair is held by none; all when every pair is held by many)."""
+        out = np.ones(size, dtype=bool)
+        for pair in pairs:
+            held = int(self.data.rows(f"SELECT count(*) FROM s_{table} WHERE word = ?", [pair])[0][0])
+            if not held:
+                return np.zeros(size, dtype=bool)
+            if held < size * DENSE:
+                out &= mask(pair)
         return out
 
     def _status_counts(self, status: str) -> np.ndarray:
@@ -523,34 +575,84 @@ class StoreSearch:
             yield (f"SELECT b.base + a.row FROM s_answers a JOIN s_base b USING (source) WHERE {' AND '.join(where)}",
                    args)
 
-    def _items(self, search: searching.Search, facts: searching.Facts, n: int, registered: list[str]) -> tuple[str, list]:
-        """SQL giving the items (source, row, n) the item filters keep.  Each rule's item keys and
-        answer ids are placed through the review page's index (answer id -> place) and joined to
-        the items by (source, row, sentence, citation): no string is compared per item."""
-        first = "SELECT source, row, n FROM s_items" + (" WHERE status = ?" if search.status else "")
-        params = [search.status] if search.status else []
-        kept: list[str] = []
-        left: list[str] = []
-        for k, rule in enumerate(searching.rules(search, facts)):
-            keys, answers = f"s_rule_{n}_{k}", f"s_rule_{n}_{k}_a"
-            listed = [(a.answer_id, a.sentence, -1 if a.citation is None else a.citation)
-                      for key in sorted(rule.keys) if (a := _parsed(key)) is not None]
-            frame = pd.DataFrame(listed, columns=["a", "s", "c"]).astype({"a": object, "s": "int64", "c": "int64"})
-            self._register(keys, frame, registered)
-            self._register(answers, pd.DataFrame({"a": sorted(rule.answers)}, dtype=object), registered)
-            placed = ("SELECT l.source, v.pos - b.base AS row{more} FROM {frame} f JOIN nav v ON v.answer_id = f.a "
-                      "JOIN logs l ON l.seq = v.log JOIN s_base b ON b.source = l.source")
-            by_key = placed.format(more=", f.s AS sentence, f.c AS citation", frame=keys)
-            by_answer = placed.format(more="", frame=answers)
-            (left if rule.negate else kept).append(
-                f"SELECT i.source, i.row, i.n FROM s_items i JOIN ({by_key}) r ON i.source = r.source AND "
-                "i.row = r.row AND i.sentence = r.sentence AND coalesce(i.citation, -1) = r.citation UNION "
-                f"SELECT i.source, i.row, i.n FROM s_items i JOIN ({by_answer}) r ON i.source = r.source AND "
-                "i.row = r.row")
-        sql = " INTERSECT ".join(f"({q})" for q in [*kept[:1], *([first] if search.status or not kept else []),
-                                                    *kept[1:]])
-        sql += "".join(f" EXCEPT ({q})" for q in left)
-        return sql, params
+    def _rule_counts(self, search: searching.Search, item_rules: Sequence[searching.Rule]) -> np.ndarray:
+        """Per answer, how many of its items pass the mechanical status and every rule.  Only the
+        items a rule names are placed (``_placed``: its item keys and answer ids, a few thousand);
+        an item no rule names fails each rule and passes each negated one, so with no rule but
+        negated ones the items that pass are counted as every item (of the status) less the named
+        ones: a million unnamed items are never listed."""
+        touched = [(k, self._placed(kind, names)) for k, rule in enumerate(item_rules)
+                   for kind, names in (("keys", rule.keys), ("answers", rule.answers)) if names]
+        pos = np.concatenate([np.zeros(0, dtype=np.int64), *(p.pos for _, p in touched)])
+        n = np.concatenate([np.zeros(0, dtype=np.int64), *(p.n for _, p in touched)])
+        rule = np.concatenate([np.zeros(0, dtype=np.int64), *(np.full(len(p.pos), k) for k, p in touched)])
+        if search.status:
+            status = np.concatenate([np.zeros(0, dtype=object), *(p.status for _, p in touched)])
+            pos, n, rule = (a[status == search.status] for a in (pos, n, rule))
+        width = int(n.max()) + 1 if len(n) else 1
+        items, at = np.unique(pos * width + n, return_inverse=True)  # (one entry per item, however often named)
+        hits = np.zeros((len(items), len(item_rules)), dtype=bool)
+        hits[at, rule] = True
+        passes = (hits != np.array([r.negate for r in item_rules], dtype=bool)).all(axis=1)
+        places = items // width
+        if any(not r.negate for r in item_rules):  # (only named items can pass)
+            counts = np.zeros(self.size, dtype=np.int64)
+        else:
+            every = self._status_counts(search.status) if search.status else self.item_counts
+            counts = every.astype(np.int64) - np.bincount(places, minlength=self.size)
+        return counts + np.bincount(places[passes], minlength=self.size)
+
+    def _placed(self, kind: str, names: frozenset[str]) -> _Placed:
+        """The items that a set of item keys (``kind`` "keys") or of answer ids ("answers") names.
+        The last ``PLACED_KEPT`` sets are kept: a set met again is not placed again, and one that
+        differs from a kept one by a few names (a label added) places only those."""
+        with self._placing:
+            found = self._placed_sets.get((kind, names))
+            if found is not None:
+                self._placed_sets.move_to_end((kind, names))
+                return found
+            near = min(((len(names ^ known), known, placed) for (k, known), placed in self._placed_sets.items()
+                        if k == kind and abs(len(known) - len(names)) <= len(names) // 2),
+                       key=lambda x: x[0], default=None)
+            if near is not None and near[0] <= len(names) // 2:
+                _, known, placed = near
+                found = placed.without(known - names).plus(self._place(kind, names - known))
+            else:
+                found = self._place(kind, names)
+            self._placed_sets[(kind, names)] = found
+            while len(self._placed_sets) > PLACED_KEPT:
+                self._placed_sets.popitem(last=False)
+            return found
+
+    def _place(self, kind: str, names: frozenset[str] | set[str]) -> _Placed:
+        """``_placed`` without the kept sets: one query joining the names to the review page's index
+        (answer id -> place) and to the index's items.  A key is split into answer id, sentence and
+        citation in SQL, and only a string that is the key of such an item (``item_key``, exactly)
+        is split: any other names no item, as a key compared whole would."""
+        listed = np.array([x for x in names if x.isascii() or not _SURROGATE.search(x)], dtype=object)
+        if not len(listed):
+            return _Placed.empty()
+        frame = pd.DataFrame({"i": np.arange(len(listed), dtype=np.int64),
+                              "k": pd.Series(listed, dtype=object)})
+        name = f"s_place_{next(self._names)}"
+        if kind == "keys":
+            named = (f"SELECT i, m.a AS a, m.s::BIGINT AS s, CASE WHEN m.t = 'uncited' THEN -1 ELSE m.c::BIGINT END AS c "
+                     f"FROM (SELECT i, regexp_extract(k, '{_ITEM_KEY}', ['a', 's', 't', 'c']) AS m FROM {name}) "
+                     "WHERE m.s <> ''")
+            same = "AND i.sentence = f.s AND coalesce(i.citation, -1) = f.c"
+        else:
+            named, same = f"SELECT i, k AS a FROM {name}", ""
+        sql = (f"SELECT f.i, b.base + i.row AS pos, i.n, i.status FROM ({named}) f JOIN nav v ON v.answer_id = f.a "
+               "JOIN logs l ON l.seq = v.log JOIN s_base b ON b.source = l.source JOIN s_items i "
+               f"ON i.source = l.source AND i.row = v.pos - b.base {same}")
+        registered: list[str] = []
+        try:
+            self._register(name, frame, registered)
+            got = self._columns(sql)
+        finally:
+            self._unregister(registered)
+        return _Placed(listed[got["i"].astype(np.int64)], got["pos"].astype(np.int64), got["n"].astype(np.int64),
+                       np.asarray(got["status"], dtype=object))
 
     def _register(self, name: str, frame: pd.DataFrame, registered: list[str]) -> None:
         self.data.register(name, frame)
@@ -566,33 +668,47 @@ class StoreSearch:
         while len(self._found) > FOUND_KEPT:
             old, _ = self._found.popitem(last=False)
             self.data.rows(f"DROP TABLE IF EXISTS {old}")
-            self.data.rows(f"DROP TABLE IF EXISTS {old}_items")
 
-    def items_of(self, search: searching.Search, facts: searching.Facts, found: str, answer_id: str) -> tuple[str, ...] | None:
-        """The matching item keys of one matching answer (None when it does not match)."""
+    def items_of(self, search: searching.Search, item_rules: Sequence[searching.Rule], found: str,
+                 answer_id: str) -> tuple[str, ...] | None:
+        """The matching item keys of one matching answer (None when it does not match): its items
+        of the status asked, each kept when it passes every rule (``Rule.passes``, as in memory)."""
         row = self.data.rows(f"SELECT l.source, n.pos - b.base FROM nav n JOIN logs l ON l.seq = n.log JOIN s_base b "
                              f"USING (source) WHERE n.answer_id = ? AND n.pos IN (SELECT pos FROM {found}) LIMIT 1",
                              [answer_id])
         if not row:
             return None
         source, place = row[0]
-        if search.item_filtered and searching.rules(search, facts):
-            rows = self.data.rows(f"SELECT answer_id, sentence, citation FROM s_items WHERE source = ? AND row = ? "
-                                  f"AND n IN (SELECT n FROM {found}_items WHERE source = ? AND row = ?) ORDER BY n",
-                                  [source, place, source, place])
-        else:
-            rows = self.data.rows("SELECT answer_id, sentence, citation FROM s_items WHERE source = ? AND row = ? "
-                                  "AND (? = '' OR status = ?) ORDER BY n", [source, place, search.status, search.status])
-        return tuple(item_key(*r) for r in rows)
+        rows = self.data.rows("SELECT answer_id, sentence, citation FROM s_items WHERE source = ? AND row = ? "
+                              "AND (? = '' OR status = ?) ORDER BY n", [source, place, search.status, search.status])
+        keys = ((item_key(*r), r[0]) for r in rows)
+        return tuple(key for key, aid in keys if all(rule.passes(key, aid) for rule in item_rules))
 
 
-def _parsed(key: str) -> ItemKey | None:
-    """An item key's parts; None for a string that is no item key (an answer's thread), which no
-    item's key equals."""
-    try:
-        return parse_item_key(key)
-    except ValueError:
-        return None
+@dataclass(frozen=True)
+class _Placed:
+    """Items named by a set of item keys or answer ids: for each, the name, its answer's place,
+    its place in the answer and its mechanical status (one array each, a row per item named)."""
+
+    names: np.ndarray
+    pos: np.ndarray
+    n: np.ndarray
+    status: np.ndarray
+
+    @classmethod
+    def empty(cls) -> _Placed:
+        return cls(np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                   np.zeros(0, dtype=object))
+
+    def without(self, names: Set[str]) -> _Placed:
+        if not names:
+            return self
+        kept = np.fromiter((x not in names for x in self.names), dtype=bool, count=len(self.names))
+        return _Placed(self.names[kept], self.pos[kept], self.n[kept], self.status[kept])
+
+    def plus(self, other: _Placed) -> _Placed:
+        return _Placed(*(np.concatenate([a, b]) for a, b in zip(
+            (self.names, self.pos, self.n, self.status), (other.names, other.pos, other.n, other.status))))
 
 
 def _notes(facts: searching.Facts) -> pd.DataFrame:
@@ -604,13 +720,14 @@ def _notes(facts: searching.Facts) -> pd.DataFrame:
 class _Items(Mapping):
     """Answer id -> its matching item keys, one query per answer asked (a few per page run)."""
 
-    def __init__(self, searches: StoreSearch, search: searching.Search, facts: searching.Facts, found: str):
-        self.searches, self.search, self.facts, self.found = searches, search, facts, found
+    def __init__(self, searches: StoreSearch, search: searching.Search, item_rules: Sequence[searching.Rule],
+                 found: str):
+        self.searches, self.search, self.item_rules, self.found = searches, search, item_rules, found
         self._kept: dict[str, tuple[str, ...] | None] = {}
 
     def __getitem__(self, answer_id: str) -> tuple[str, ...]:
         if answer_id not in self._kept:
-            self._kept[answer_id] = self.searches.items_of(self.search, self.facts, self.found, answer_id)
+            self._kept[answer_id] = self.searches.items_of(self.search, self.item_rules, self.found, answer_id)
         found = self._kept[answer_id]
         if found is None:
             raise KeyError(answer_id)
