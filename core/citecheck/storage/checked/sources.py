@@ -18,6 +18,7 @@ from citecheck.storage.checked.folder import Store
 from citecheck.storage.checked.query import StoreQuery
 
 TABLE_LIMIT = 10_000  # rows of the failing-answers table the page shows from a store
+KEPT_ANSWERS = 64  # answers to the Failures page's questions a store's source keeps
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,14 @@ class TableSource:
 class StoreSource:
     """The checked store: every figure is SQL over its Parquet; no answer is held in memory.
     Shared by the sessions of a server (``web.failures_source``): its queries take turns on the
-    one DuckDB connection (``_turn``), which is not for two threads at once."""
+    one DuckDB connection (``_turn``), which is not for two threads at once, and their answers
+    are kept (``_kept``)."""
 
     query: StoreQuery
     report: Overview
     limit: int | None = TABLE_LIMIT
     _turn: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+    _answers: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, folder, golden: Sequence[GoldenQuestion] | None, labels: Mapping[tuple[str, str], Label],
@@ -81,33 +84,37 @@ class StoreSource:
     def answers(self) -> int:
         return len(self.report.table)
 
-    def any_failing(self) -> bool:
+    def _kept(self, key: tuple, ask):
+        """``ask()`` under the connection's turn, kept: the store and labels the source was made
+        from do not change under it, so each session after the first gets the answer made
+        (shared: not to be changed).  At most ``KEPT_ANSWERS`` answers (the filters vary)."""
         with self._turn:
-            return self.query.any_failing()
+            if key not in self._answers:
+                if len(self._answers) >= KEPT_ANSWERS:
+                    self._answers.clear()
+                self._answers[key] = ask()
+            return self._answers[key]
+
+    def any_failing(self) -> bool:
+        return self._kept(("any_failing",), self.query.any_failing)
 
     def over_time(self, freq: str) -> pd.DataFrame:
-        with self._turn:
-            return self.query.over_time(freq)
+        return self._kept(("over_time", freq), lambda: self.query.over_time(freq))
 
     def undated(self) -> int:
-        with self._turn:
-            return self.query.undated()
+        return self._kept(("undated",), self.query.undated)
 
     def values(self, column: str) -> list[str]:
-        with self._turn:
-            return self.query.values(column)
+        return list(self._kept(("values", column), lambda: self.query.values(column)))
 
     def date_range(self):
-        with self._turn:
-            return self.query.date_range()
+        return self._kept(("date_range",), self.query.date_range)
 
     def failing(self, filters: figures.Filters) -> pd.DataFrame:
-        with self._turn:
-            return self.query.failing(filters, self.limit)
+        return self._kept(("failing", filters, self.limit), lambda: self.query.failing(filters, self.limit))
 
     def compare(self, column: str, a: str, b: str) -> list[figures.Difference]:
-        with self._turn:
-            return self.query.compare(column, a, b)
+        return self._kept(("compare", column, a, b), lambda: self.query.compare(column, a, b))
 
     def unreadable(self) -> list:
         """The store's unreadable lines (``StoreQuery.unreadable``)."""
