@@ -78,7 +78,8 @@ def _reference_tables(source: str, file: str, lines: list[Line], options: CheckO
                "reasons": [c for c, n in zip(reason_codes.ALL_REASONS, result.tally.reasons) if n],
                "invalid_marker_list": list(result.invalid_markers),
                "chunk_ids": [ch.chunk_id or "" for ch in result.answer.chunks],
-               "review_items": len(items_of(result))}  # (the items themselves, counted)
+               "review_items": len(items_of(result)),  # (the items themselves, counted)
+               "not_verifiable": sum(1 for c in result.citations if c.status == "not_verifiable")}
         row["faithfulness"] = row["faithfulness"] / 1000 if row["faithfulness"] >= 0 else None
         for name in answers:
             if name != "time":
@@ -254,3 +255,31 @@ def test_the_summary_and_unreadable_lines_are_duckdbs(tmp_path):
     assert fresh.summary(sources) == query.summary()
     assert fresh.summary(sources).reasons[newest] == 0
     query.close()
+
+
+def test_check_store_counts_the_citations_that_are_not_verifiable_as_check_does(tmp_path):
+    """A format that gives no quote (OpenAI's url citations): its citations are neither verified
+    nor failed; ``check --store`` and the store's report count them as a plain ``check`` does."""
+    import io
+    import json
+
+    from citecheck.cli.main import main
+
+    data = ROOT / "tests" / "data" / "importers"
+    log = tmp_path / "openai.jsonl"
+    for response, request in (("openai_web_response.json", "openai_web_request.json"),):
+        assert main(["import", "openai", "--response", str(data / response), "--request", str(data / request),
+                     "--out", str(log)], io.StringIO(), io.StringIO()) == 0
+
+    def summary(*argv) -> dict:
+        out = io.StringIO()
+        main(["check", str(log), "--format", "json", *argv], out, io.StringIO())
+        return json.loads(out.getvalue().splitlines()[-1])
+
+    plain, stored = summary(), summary("--store", str(tmp_path / "store"))
+    assert plain["citations_not_verifiable"] >= 1
+    assert {k: v for k, v in stored.items() if k != "inputs"} == {k: v for k, v in plain.items() if k != "inputs"}
+    store = Store(tmp_path / "store")
+    sources = [source_id(str(log))]
+    assert store.summary(sources).not_verifiable == StoreQuery(store, sources).summary().not_verifiable == \
+        plain["citations_not_verifiable"]

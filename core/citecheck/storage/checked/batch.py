@@ -67,7 +67,7 @@ class Batch:
         self.keys: list[tuple] = []  # (line, offset, length, line_hash) of each answer
         self.texts: list[tuple] = []  # figures.answer_row's text columns of each answer
         self.counts: list[list] = []  # ... and its count columns
-        self.more: list[tuple] = []  # (multi_claim, reason counts, invalid markers, chunk ids, review items) of each answer
+        self.more: list[tuple] = []  # (multi_claim, reason counts, invalid markers, chunk ids, review items, not verifiable) of each answer
         self.citations: list = []  # CitationResult tuples, in order
         self.sentences: list = []  # SentenceResult tuples
         self.citation_counts: list[int] = []  # per answer
@@ -93,7 +93,8 @@ class Batch:
         self.texts.append(text)
         self.counts.append(counts)
         self.more.append((result.tally.multi_claim, result.tally.reasons, result.invalid_markers,
-                          [ch.chunk_id or "" for ch in result.answer.chunks], item_count(result)))
+                          [ch.chunk_id or "" for ch in result.answer.chunks], item_count(result),
+                          result.tally.not_verifiable))
         self.citations += result.citations
         self.citation_counts.append(len(result.citations))
         self.sentences += result.sentences
@@ -134,12 +135,13 @@ class Batch:
             out[name] = pa.array(column.astype(bool) if name in _BOOLS else column, schema.field(name).type)
         score = matrix[:, _FAITH_AT]
         out["faithfulness"] = pa.array(score / 1000, pa.float64(), mask=score < 0)
-        multi, reason_counts, invalid, chunk_ids, items = zip(*self.more) if n else ((), (), (), (), ())
+        multi, reason_counts, invalid, chunk_ids, items, blind = zip(*self.more) if n else ((),) * 6
         out["multi_claim"] = pa.array(multi, pa.int64())
         out["reasons"] = _repeating(reason_counts, schema.field("reasons").type, _codes)
         out["invalid_marker_list"] = _repeating(invalid, schema.field("invalid_marker_list").type, list)
         out["chunk_ids"] = pa.array(chunk_ids, schema.field("chunk_ids").type)
         out["review_items"] = pa.array(items, pa.int64())
+        out["not_verifiable"] = pa.array(blind, pa.int64())
         return out
 
     def _rows(self, keys: dict[str, pa.Array], counts: list[int], rows: list, fields: tuple[str, ...],

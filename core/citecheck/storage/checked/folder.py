@@ -42,7 +42,7 @@ META = "store.json"
 
 # The answers columns check's summary adds up (Summary's fields, in this order), then every reason code.
 _SUMMED = ("refused", "ok", "invalid_markers", "citations", "failed", "with_quote", "quote_in_source", "sentences",
-           "uncited", "multi_claim", "unsupported_number", *reasons.ALL_REASONS)
+           "uncited", "multi_claim", "unsupported_number", *reasons.ALL_REASONS, "not_verifiable")
 
 
 def source_id(path: str) -> str:
@@ -328,6 +328,7 @@ class Store:
          s.sentences, s.uncited, s.multi_claim, s.answers_with_unsupported_number) = (
             sums[name] for name in _SUMMED[:11])
         s._reasons = [sums[code] for code in reasons.ALL_REASONS]
+        s.not_verifiable = sums["not_verifiable"]  # (0 for parts written before the column was added)
         return s
 
     def unreadable(self, sources: Iterable[str]) -> list[RecordError]:

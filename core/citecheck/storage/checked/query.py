@@ -177,11 +177,13 @@ class StoreQuery:
             + ", ".join(f"coalesce(sum({c}), 0)::BIGINT" for c in (
                 "invalid_markers", "citations", "failed", "with_quote", "quote_in_source", "sentences", "uncited",
                 "multi_claim"))
-            + f", coalesce(sum(unsupported_number::INT), 0)::BIGINT, {codes} FROM answers")
+            + f", coalesce(sum(unsupported_number::INT), 0)::BIGINT, {codes}, "
+            "coalesce(sum(not_verifiable), 0)::BIGINT FROM answers")
         s = Summary()
         (s.answers, s.refused, s.answers_ok, s.invalid_markers, s.citations, s.failed, s.with_quote,
          s.quote_in_source, s.sentences, s.uncited, s.multi_claim, s.answers_with_unsupported_number) = row[:12]
-        s._reasons = list(row[12:])
+        s._reasons = list(row[12:-1])
+        s.not_verifiable = row[-1]
         s.unreadable_lines = self.one("SELECT count(*) FROM errors")[0]
         return s
 

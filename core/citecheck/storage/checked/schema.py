@@ -59,6 +59,7 @@ ANSWERS = pa.schema([
     pa.field("invalid_marker_list", pa.list_(pa.int64())),
     pa.field("chunk_ids", pa.list_(pa.string())),  # retrieved chunk ids in prompt order ("" when none)
     pa.field("review_items", pa.int64()),  # the answer's review items (labelling.items.item_count); null in older parts
+    pa.field("not_verifiable", pa.int64()),  # citations neither verified nor failed (Tally.not_verifiable); null in older parts
 ])
 
 CITATIONS = pa.schema([
