@@ -86,7 +86,22 @@ class _NotFromWarmUp(logging.Filter):
 WARM_THREAD = "citecheck-warm-up"
 
 
+def router_first() -> None:
+    """Every session's first run goes to app.py's router (``st.navigation``), also the first
+    session of a fresh server.  Streamlit runs a page of ``pages/`` directly until some session has
+    called ``st.navigation`` (its old multipage mode, a flag for the whole process); that page then
+    hands over to the router (``_common.enter``), which comes back to it: three runs instead of one
+    for the first visitor.  app.py always calls ``st.navigation``, which sets the same flag."""
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # (another Streamlit: the hand-over still works, one visit slower)
+        return
+    if getattr(PagesManager, "uses_pages_directory", False) is None:
+        PagesManager.uses_pages_directory = False
+
+
 def main(argv: list[str]) -> int:
+    router_first()
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NotFromWarmUp())
     threading.Thread(target=warm, name=WARM_THREAD, daemon=True).start()
     from streamlit.web import cli

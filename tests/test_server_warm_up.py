@@ -51,3 +51,12 @@ def test_a_fresh_server_answers_first_then_warms_the_pages_up(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_first_session_of_a_fresh_server_goes_to_the_router(monkeypatch):
+    from streamlit.runtime.pages_manager import PagesManager
+
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)  # (as in a process that served nothing)
+    _server_module().router_first()
+    assert PagesManager.uses_pages_directory is False
+    assert PagesManager("app.py").uses_pages_directory is False  # (a session's manager keeps it)
