@@ -252,33 +252,3 @@ def script_frame(html: str, name: str) -> None:
     inside a container the page's style lays out of the flow (``FRAME_KEY``), out of the Tab order."""
     with st.container(key=f"{FRAME_KEY}{name}"):
         st.iframe(html, height=1, tab_index=-1)
-
-
-def warm() -> None:
-    """Make what a first visit to Review or Failures makes, into the caches every session shares
-    (``pages/_server.py`` calls it once the server answers): the same calls, the same arguments."""
-    import altair as alt
-    import pandas as pd
-    from citecheck.labelling import labels as label_store
-    from citecheck.reports import failures_view
-    from citecheck.web import failures_source
-
-    cfg = settings()
-    if cfg.store is not None:
-        from citecheck.storage.checked.folder import META
-
-        data = _store_answers(str(cfg.store), _stamp([cfg.store / META]))
-        data.item_total()
-    else:
-        data = _load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, _stamp(cfg.logs))
-    holds_scan(str(cfg.labels))
-    records = label_state().effective
-    labels = label_store.latest(records) if records else {}
-    search_verdict_facts()
-    judged_by_item()
-    golden, _ = failures_view.golden_set(cfg.golden)
-    if cfg.store is not None:
-        failures_source.open_store(cfg, golden, labels, k=failures_view.K)
-    else:
-        failures_source.open_log(data, golden, labels, cfg, None, failures_view.K)
-    alt.Chart(pd.DataFrame({"x": [0]})).mark_bar().encode(x="x").to_dict()  # (Altair's first chart loads its schema)

@@ -51,6 +51,38 @@ def _running() -> bool:
                                                               RuntimeState.ONE_OR_MORE_SESSIONS_CONNECTED)
 
 
+def first_visit() -> None:
+    """Make what a first visit to Review or Failures makes, into the caches every session shares:
+    the same calls the pages make (``pages/_common``), with the same arguments."""
+    import altair as alt
+    import pandas as pd
+    from citecheck.labelling import labels as label_store
+    from citecheck.reports import failures_view
+    from citecheck.web import failures_source
+
+    from pages import _common as common
+
+    cfg = common.settings()
+    if cfg.store is not None:
+        from citecheck.storage.checked.folder import META
+
+        data = common._store_answers(str(cfg.store), common._stamp([cfg.store / META]))
+        data.item_total()
+    else:
+        data = common._load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, common._stamp(cfg.logs))
+    common.holds_scan(str(cfg.labels))
+    records = common.label_state().effective
+    labels = label_store.latest(records) if records else {}
+    common.search_verdict_facts()
+    common.judged_by_item()
+    golden, _ = failures_view.golden_set(cfg.golden)
+    if cfg.store is not None:
+        failures_source.open_store(cfg, golden, labels, k=failures_view.K)
+    else:
+        failures_source.open_log(data, golden, labels, cfg, None, failures_view.K)
+    alt.Chart(pd.DataFrame({"x": [0]})).mark_bar().encode(x="x").to_dict()  # (Altair's first chart loads its schema)
+
+
 def warm(deadline_seconds: float = 120) -> None:
     """Wait for the server to answer, then import and make what the first visit would."""
     give_up = time.monotonic() + deadline_seconds
@@ -67,9 +99,7 @@ def warm(deadline_seconds: float = 120) -> None:
                 importlib.import_module(name)
             except ModuleNotFoundError:  # (``M.N`` where N is a name in M, not a module)
                 pass
-        from pages import _common
-
-        _common.warm()
+        first_visit()
     except BaseException as exc:  # (StopException included: the page will say what went wrong)
         print(f"citecheck: warming up the pages stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return
