@@ -60,7 +60,11 @@ walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewe
                              found.answers if found is not None else None),
                figures=common.label_cache())  # the team's labels and progress, kept between runs
 judged = common.judged_by_item()  # item key -> the latest verdict of each judge run (kept while no verdict is added)
-handled = session.label_saved  # a label button's callback ran before this run (cleared once a run completes)
+# A label button's trigger is saved by its callback; the page saves it itself only in a session
+# whose buttons have no callback yet (a server restarted under an open page: its first run).  A
+# trigger seen again in a later run (Streamlit replays one into the run after a preempted run) is
+# never saved twice.
+handled = session.label_saved or session.review_ran
 result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer)
 if items and reviewer:  # the item shown is held for this reviewer (review.holds)
     holds.served(cfg.labels, work, items[session.focus].key, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
@@ -119,6 +123,5 @@ common.say_inputs(data, labels=common.settings().labels, verdicts=common.setting
 if session.session_token is None:
     session.session_token = session_token()
 common.script_frame(reconnect_script(session.session_token), "reconnect")
-# Cleared only here, at the end of a completed run: a run preempted after its label callback ran
-# may have its trigger replayed to the next run's body, which must not save that label again.
-session.label_saved = False
+session.label_saved = False  # (cleared only at the end of a completed run)
+session.review_ran = True
