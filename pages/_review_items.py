@@ -3,6 +3,7 @@ cited chunk, its label buttons and a note box.  What each shows is built in core
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -27,20 +28,27 @@ class View(NamedTuple):
     reviewer: str
     rules: Any  # the labelling guidelines, or None
     blind: bool
-    handled: bool  # a label button's callback ran before this run
     save: Callable[[tuple[str, int] | None, str], None]
     undo: Callable[[], None]
 
 
+def _latest(item_key: str, reviewer: str):
+    """The reviewer's label of the item as the labels store holds it now (read when it is needed)."""
+    return common.label_state().current.get((item_key, reviewer))
+
+
 def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcuts: bool, view: View) -> None:
-    """One button per label, the reviewer's current label marked and primary; texts never cut."""
+    """One button per label, the reviewer's current label marked and primary; texts never cut.
+    A label is saved by the button's callback only.  The script body never saves one itself: Streamlit
+    (1.67) replays a trigger whose callback already ran into the run after a preempted run, and a
+    save there labelled the item focused by then a second time (CI: one key, two labels).  A key
+    pressed while the server restarts is held by the page (review.reconnect) until the new session has
+    drawn the buttons, so their callbacks exist when it is sent."""
     row = where.container(horizontal=True, gap="small")
     chosen = review_view.chosen_label(item, view.current, view.reviewer)
     for b in review_view.label_buttons(item, chosen, view.rules, prefix, shortcuts):
-        if row.button(b.text, key=b.key, on_click=view.save, args=(at, b.label), type="primary" if b.primary else
-                      "secondary", shortcut=b.shortcut, width="content", help=b.help) and not view.handled:
-            view.save(at, b.label)  # a new session (a restarted server) has no callback for it yet
-            st.rerun()
+        row.button(b.text, key=b.key, on_click=view.save, args=(at, b.label), type="primary" if b.primary else
+                   "secondary", shortcut=b.shortcut, width="content", help=b.help)
 
 
 def focused(items, session: ReviewState, data, labels_read, view: View) -> None:
@@ -92,5 +100,5 @@ def sentences(result, items, session: ReviewState, judged, view: View) -> None:
                 box.html(html)
             label_buttons(box, item, (session.answer_id or "", n), f"b-{item.key}", False, view)
             span_marking.span_marking(box, result, item, view.current.get((item.key, view.reviewer)),
-                                      common.settings().labels)
+                                      common.settings().labels, functools.partial(_latest, item.key, view.reviewer))
             box.text_input("Note", key=note_key(item.key), label_visibility="collapsed", placeholder="note (optional)")

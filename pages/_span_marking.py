@@ -31,15 +31,16 @@ def _state_value(key: str) -> object:
         return getattr(state, "spans", None)
 
 
-def _changed(key: str, target, label, item, answer: str, sentence: tuple[int, int]) -> None:
+def _changed(key: str, target, latest, item, answer: str, sentence: tuple[int, int]) -> None:
     spans = span_marks.received(_state_value(key), item, answer, sentence)
-    if spans is not None:
-        st.session_state[f"{key}-notice"] = span_marks.save(target, label, spans)
+    if spans is not None:  # against the label as the store holds it now, not as the run that drew it read it
+        st.session_state[f"{key}-notice"] = span_marks.save_latest(target, latest(), item, spans)
 
 
-def span_marking(where, result, item, label, target) -> None:
+def span_marking(where, result, item, label, target, latest) -> None:
     """The marker for ``item`` of the checked answer ``result``, when ``label`` (the reviewer's
-    current label of it, or None) may mark words; ``target`` is the labels store."""
+    current label of it, or None) may mark words; ``target`` is the labels store and ``latest()``
+    reads the reviewer's label of the item as the store holds it when a change is sent."""
     if not span_marks.can_mark(item, label):
         return
     s = result.sentences[item.sentence]
@@ -50,6 +51,6 @@ def span_marking(where, result, item, label, target) -> None:
         return
     with where.container(key=f"cc-spans-{focus_token(item.key)}"):
         MARKER(key=key, data=span_marks.browser_data(answer, sentence, item, label.spans),
-               on_spans_change=functools.partial(_changed, key, target, label, item, answer, sentence))
+               on_spans_change=functools.partial(_changed, key, target, latest, item, answer, sentence))
         if (notice := st.session_state.pop(f"{key}-notice", None)) is not None:
             st.html(notice_html(*notice))

@@ -60,11 +60,6 @@ walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewe
                              found.answers if found is not None else None),
                figures=common.label_cache())  # the team's labels and progress, kept between runs
 judged = common.judged_by_item()  # item key -> the latest verdict of each judge run (kept while no verdict is added)
-# A label button's trigger is saved by its callback; the page saves it itself only in a session
-# whose buttons have no callback yet (a server restarted under an open page: its first run).  A
-# trigger seen again in a later run (Streamlit replays one into the run after a preempted run) is
-# never saved twice.
-handled = session.label_saved or session.review_ran
 result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer)
 if items and reviewer:  # the item shown is held for this reviewer (review.holds)
     holds.served(cfg.labels, work, items[session.focus].key, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
@@ -113,7 +108,7 @@ if result.refused:
 for part in extras:
     st.html(part)
 
-view = review_items.View(current, reviewer, rules, choices.blind, handled, save, undo)
+view = review_items.View(current, reviewer, rules, choices.blind, save, undo)
 if items:
     review_items.focused(items, session, data, label_state, view)
 review_items.sentences(result, items, session, judged, view)
@@ -123,5 +118,3 @@ common.say_inputs(data, labels=common.settings().labels, verdicts=common.setting
 if session.session_token is None:
     session.session_token = session_token()
 common.script_frame(reconnect_script(session.session_token), "reconnect")
-session.label_saved = False  # (cleared only at the end of a completed run)
-session.review_ran = True

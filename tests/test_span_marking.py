@@ -318,6 +318,26 @@ def test_saving_marks_appends_a_new_record_and_undo_brings_back_the_old_marks(tm
     assert not span_marks.can_mark(item, stale) and not span_marks.can_mark(item, supported)
 
 
+def test_a_change_sent_twice_is_saved_once_against_the_label_the_store_holds_now(tmp_path, data):
+    """The marker's callback reads the reviewer's label when a change arrives: the same change
+    sent twice (or before the page was drawn again) adds one record; after a relabel to Supported,
+    none."""
+    path = tmp_path / "labels.jsonl"
+    item = data.items_by_answer[0][0]
+    labels.append(path, labels.make_label(item, "not_supported", "ana"))
+
+    def latest():
+        return labels.latest(labels.read_events(path)[0]).get((item.key, "ana"))
+
+    assert span_marks.save_latest(path, latest(), item, ((4, 15),))[0] == "success"
+    assert span_marks.save_latest(path, latest(), item, ((4, 15),)) == ("info", "Nothing changed.")
+    assert [r.spans for r in labels.read(path)[0]] == [(), ((4, 15),)]
+    labels.append(path, labels.make_label(item, "supported", "ana"))
+    kind, text = span_marks.save_latest(path, latest(), item, ((4, 15), (25, 27)))
+    assert kind == "info" and "Nothing saved" in text and len(labels.read(path)[0]) == 3
+    assert span_marks.save_latest(path, None, item, ((4, 15),))[0] == "info"
+
+
 def test_a_failed_save_says_nothing_was_saved(tmp_path, data):
     item = data.items_by_answer[0][0]
     label = labels.make_label(item, "partial", "ana")

@@ -24,7 +24,6 @@ def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: st
     The note is the item's note box (``note-<key>``).  Returns where the label went and the message
     saying it was saved, or None with the error flashed."""
     session = ReviewState(state)
-    session.label_saved = True  # (the next run knows a button's callback ran)
     answer_id, index = at if at is not None else (session.answer_id or "", session.focus)
     item = data.items(answer_id)[index]
     note = session.note(item.key)

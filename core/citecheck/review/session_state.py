@@ -57,9 +57,6 @@ class ReviewState:
     filter_box: _Key[str | None] = _Key("filter_box", None)  # the filter radio (a widget)
     blind_on: _Key[bool | None] = _Key("blind_on", None)
     blind: _Key[bool | None] = _Key("blind", None)  # the blind-mode toggle (a widget)
-    label_saved: _Key[bool] = _Key("_label_saved", False)  # a label button's callback ran before this run
-    # a run of the review page has completed in this session: its buttons' callbacks are registered
-    review_ran: _Key[bool] = _Key("_review_ran", False)
     session_token: _Key[str | None] = _Key("session_token", None)  # held keys across a restart
 
     def __init__(self, raw: State):

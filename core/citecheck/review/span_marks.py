@@ -64,6 +64,17 @@ def remarked(label: Label, spans: marked_spans.Spans, at: str | None = None) -> 
     return dataclasses.replace(label, spans=marked_spans.normalise(spans), at=at or now(), citecheck=__version__)
 
 
+def save_latest(target: str | Path, label: Label | None, item: Item, spans: marked_spans.Spans) -> tuple[str, str]:
+    """:func:`save` against ``label``, the reviewer's label of ``item`` as the store holds it when
+    the change arrives (a change sent twice, or sent before the page was drawn again after the last
+    one, is then saved once); nothing when that label no longer lets words be marked."""
+    if not can_mark(item, label):
+        return "info", ("Nothing saved: your label of this item is no longer Partially or Not supported, "
+                        "so no words can be marked.")
+    assert label is not None
+    return save(target, label, spans)
+
+
 def save(target: str | Path, label: Label, spans: marked_spans.Spans) -> tuple[str, str]:
     """Append ``label`` with ``spans`` (nothing when they are what it holds).  Returns a notice
     (kind, text): what was saved, or plainly that nothing was and why."""
