@@ -15,7 +15,7 @@ from citecheck.labelling import dataset
 from citecheck.labelling import labels as label_store
 from citecheck.labelling import sample as samples
 from citecheck.labelling.items import LABEL_TEXT
-from citecheck.review import address, label_actions, navigation
+from citecheck.review import address, label_actions, navigation, span_marks
 from citecheck.review.identity import Identity
 from citecheck.review.queue import FILTERS
 from citecheck.storage.checked.answers import StoreAnswers
@@ -269,6 +269,41 @@ def test_undo_withdraws_the_last_label_and_goes_back_to_its_item(answers, tmp_pa
     assert (state["answer_id"], state["focus"]) == (aid, 1)
     events, problems = label_store.read_events(target)
     assert not problems and [lab.item for lab in label_store.effective(events)] == [items[0].key]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_label_that_repeats_the_current_one_records_nothing_and_marks_survive_a_change_of_label(answers, kind,
+                                                                                                  tmp_path):
+    """The same label saved twice (a key sent twice, a button pressed again) adds one record; a
+    change between Partially and Not supported keeps the words marked; Supported drops them; a
+    new note is a new record."""
+    data = answers[kind]
+    aid, items = cited(data)
+    item = items[0]
+    target = tmp_path / "labels.jsonl"
+
+    def current():
+        return label_store.latest(label_store.read_events(target)[0])
+
+    def save(label: str) -> tuple[str, str]:
+        state = {"answer_id": aid, "focus": 0, "note-" + item.key: note}
+        assert label_actions.save(state, data, (aid, 0), label, target, ANA, "g-1", None, current) is not None
+        return label_actions.save(state, data, (aid, 0), label, target, ANA, "g-1", None, current)[1]
+
+    note = ""
+    kind_, text = save("partial")  # saved by the first call, repeated by the second
+    assert kind_ == "info" and text.startswith("Already \u201cPartially supported\u201d") and "nothing new" in text
+    assert [r.label for r in label_store.read(target)[0]] == ["partial"]
+    label_store.append(target, span_marks.remarked(current()[(item.key, "ana")], ((0, 3),)))
+    save("not_supported")
+    assert [(r.label, r.spans) for r in label_store.read(target)[0]] == [
+        ("partial", ()), ("partial", ((0, 3),)), ("not_supported", ((0, 3),))]
+    save("supported")
+    assert current()[(item.key, "ana")].spans == ()
+    note = "the date is not in the chunk"
+    save("supported")  # a new note: a new record, once
+    assert [(r.label, r.note) for r in label_store.read(target)[0]][-2:] == [
+        ("supported", ""), ("supported", "the date is not in the chunk")]
 
 
 def test_labels_made_in_a_sample_record_it(answers, tmp_path):

@@ -113,6 +113,12 @@ def saved_message(label_text: str, sentence: int, answer_id: str) -> str:
     return f"Saved \u201c{label_text}\u201d for sentence {sentence + 1} of {answer_id}."
 
 
+def unchanged_message(label_text: str, sentence: int, answer_id: str) -> str:
+    """What the review page says when a label repeats the reviewer's current one (nothing recorded)."""
+    return (f"Already “{label_text}” for sentence {sentence + 1} of {answer_id}: "
+            "nothing new recorded.")
+
+
 def not_saved_message(exc: OSError, label_text: str, sentence: int) -> str:
     """What the review page says when :func:`append` failed: plainly that the label is not saved,
     and why (a full disk said as such, never a raw ``[Errno 28]``)."""

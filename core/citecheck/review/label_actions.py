@@ -4,11 +4,11 @@ once the store has taken it; a failure says plainly that nothing was saved, and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from citecheck.errors import StoreError
-from citecheck.labelling import labels
+from citecheck.labelling import labels, marked_spans
 from citecheck.labelling.dataset import AnswerSource
 from citecheck.labelling.items import LABEL_TEXT
 from citecheck.labelling.sample import Sample
@@ -18,18 +18,24 @@ from citecheck.review.session_state import ReviewState, State
 
 
 def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
-         guidelines: str = "", sample: Sample | None = None) -> tuple[tuple[str, int], str] | None:
+         guidelines: str = "", sample: Sample | None = None,
+         current: Callable[[], Mapping[tuple[str, str], labels.Label]] | None = None) -> tuple[tuple[str, int], tuple[str, str]] | None:
     """Label the item ``at`` (answer id, position), or with None the focused item as it is now: a
     shortcut acts on the item the reviewer has come to, even if the page was not redrawn since.
-    The note is the item's note box (``note-<key>``).  Returns where the label went and the message
-    saying it was saved, or None with the error flashed."""
+    The note is the item's note box (``note-<key>``); ``current()`` gives the labels that count, to
+    leave out a label that only repeats the reviewer's current one (:func:`repeats`).  Returns where
+    the label went and the notice (kind, text) saying it was saved, or None with the error flashed."""
     session = ReviewState(state)
     answer_id, index = at if at is not None else (session.answer_id or "", session.focus)
     item = data.items(answer_id)[index]
     note = session.note(item.key)
+    in_sample = sample.sample_id if sample is not None and item.key in sample else ""
+    mine = current().get((item.key, who.name.strip())) if current is not None and who.name.strip() else None
+    if repeats(mine, item.fingerprint, label, note, in_sample, guidelines):
+        return (item.answer_id, index), ("info", labels.unchanged_message(LABEL_TEXT[label], item.sentence, item.answer_id))
     try:
-        in_sample = sample.sample_id if sample is not None and item.key in sample else ""
-        labels.append(target, labels.make_label(item, label, who.name, note, sample=in_sample, guidelines=guidelines))
+        labels.append(target, labels.make_label(item, label, who.name, note, sample=in_sample, guidelines=guidelines,
+                                                spans=carried_spans(mine, item.fingerprint, label)))
     except labels.LabelError as exc:
         session.flash = ("error", f"Not saved: {exc}. {how_to_name(who)}, then label again.")
         return None
@@ -39,7 +45,25 @@ def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: st
     except StoreError as exc:  # its message names the database without the password
         session.flash = ("error", f"Not saved: could not save the label: {exc}")
         return None
-    return (item.answer_id, index), labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id)
+    return (item.answer_id, index), ("success", labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id))
+
+
+def repeats(mine: labels.Label | None, fingerprint: str, label: str, note: str, sample: str, guidelines: str) -> bool:
+    """Whether a label would only repeat the reviewer's current one (``mine``): same item version,
+    label, note, sample and guidelines.  Nothing new is then recorded, so a key sent twice, or a
+    button pressed again, adds no record (and keeps the words marked in it)."""
+    return (mine is not None and mine.fingerprint == fingerprint and mine.label == label and mine.note == note
+            and mine.sample == sample and mine.guidelines == guidelines)
+
+
+def carried_spans(mine: labels.Label | None, fingerprint: str, label: str) -> marked_spans.Spans:
+    """The words marked in the reviewer's current label, kept when they change it between Partially
+    and Not supported (both say which words are not supported); none otherwise."""
+    if mine is None or mine.fingerprint != fingerprint:
+        return ()
+    if label in marked_spans.SPAN_LABELS and mine.label in marked_spans.SPAN_LABELS:
+        return mine.spans
+    return ()
 
 
 def undo(state: State, data: AnswerSource, target: str | Path, read_labels: Callable[[], Sequence[labels.Label]], name: str) -> None:

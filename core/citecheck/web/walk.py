@@ -96,15 +96,19 @@ class ReviewWalk:
              read_labels: Callable[[], Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label]]) -> None:
         """A label button: save the label (``labelling.save``), then move on to the next item, the
         labels read again once the new one is stored."""
-        done = label_actions.save(state, self.data, at, label, target, who, guidelines, self.sample)
+        def current() -> Mapping[tuple[str, str], label_store.Label]:
+            got = read_labels()
+            return got if isinstance(got, Mapping) else {(r.item, r.reviewer): r for r in got}
+
+        done = label_actions.save(state, self.data, at, label, target, who, guidelines, self.sample, current)
         if done is None:
             return
-        after, saved = done
+        after, (kind, saved) = done
         session = ReviewState(state)
         if self.move_on(state, read_labels(), who.name, after):
-            session.flash = ("success", saved)
+            session.flash = (kind, saved)
         else:  # (the queue is finished: its notice follows the saved one)
-            session.flash = ("success", saved + " " + (session.flash or ("", ""))[1])
+            session.flash = (kind, saved + " " + (session.flash or ("", ""))[1])
 
     def team_progress(self, current: dict[tuple[str, str], label_store.Label], reviewer: str):
         """The reviewer's and the team's progress over every item."""
