@@ -17,6 +17,7 @@ from citecheck.review.session_state import ReviewState, note_key
 
 from pages import _comments as comment_thread
 from pages import _common as common
+from pages import _row_labels as row_labels
 from pages import _span_marking as span_marking
 
 
@@ -98,7 +99,8 @@ def sentences(result, items, session: ReviewState, judged, view: View) -> None:
                                                session.moves)
             if (html := shown_item.html()):  # (an uncited sentence's unlabelled box has nothing of its own)
                 box.html(html)
-            label_buttons(box, item, (session.answer_id or "", n), f"b-{item.key}", False, view)
+            row_labels.row_labels(box, item, (session.answer_id or "", n), view.current, view.reviewer, view.rules,
+                                  view.save)
             span_marking.span_marking(box, result, item, view.current.get((item.key, view.reviewer)),
                                       common.settings().labels, functools.partial(_latest, item.key, view.reviewer))
             box.text_input("Note", key=note_key(item.key), label_visibility="collapsed", placeholder="note (optional)")

@@ -319,6 +319,28 @@ def test_a_label_after_a_server_restart_is_saved(make_app, browser):
 
 
 
+def test_a_click_on_a_rows_label_labels_its_item_and_a_second_click_records_nothing(make_app, browser):
+    """Each sentence row's labels are one component (pages/row_labels): a click labels that row's
+    item, the label is ticked, a click on the ticked label records nothing, another label is a change."""
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:2])
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of")
+    row = page.locator(".ccrl").first
+    expect(page.locator(".ccrl")).to_have_count(2, timeout=20_000)  # a-001 cites two chunks
+    row.get_by_role("button", name="Not supported", exact=True).click()
+    progress(page, "ana: labelled 1 of")
+    ticked = row.get_by_role("button", name="\u2713 Not supported")
+    expect(ticked).to_have_attribute("aria-pressed", "true", timeout=20_000)
+    ticked.click()
+    expect(page.get_by_text("nothing new recorded")).to_be_visible(timeout=20_000)
+    row.get_by_role("button", name="Supported", exact=True).click()
+    expect(row.get_by_role("button", name="\u2713 Supported")).to_be_visible(timeout=20_000)
+    idle(page)
+    assert [(r.item, r.label) for r in app.records()] == [("a-001#s0#c0", "not_supported"), ("a-001#s0#c0", "supported")]
+
+
 def test_a_key_pressed_while_the_server_is_away_waits_and_is_saved(make_app, browser):
     """A label key pressed while the tab has lost the server is held, said so, and sent once the
     restarted server has run the page again: the label lands on the item the tab showed."""

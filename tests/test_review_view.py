@@ -3,6 +3,8 @@ ExpertQA sample: real expert labels and the baseline judge's verdicts on the sam
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from citecheck.judging import verdicts as verdict_store
 from citecheck.judging.judges import BaselineJudge, Progress, judge_items
@@ -184,8 +186,31 @@ def test_label_buttons_tick_the_current_label_and_number_the_focused_items(exper
     assert [b.primary for b in buttons] == [False, True, False, False]
     assert buttons[1].text == "\u2713 " + LABEL_TEXT[item.labels[1]] and buttons[0].text == LABEL_TEXT[item.labels[0]]
     assert buttons[0].key == f"key-{item.labels[0]}" and buttons[0].help is None
-    row = review_view.label_buttons(item, None, None, f"b-{item.key}", shortcuts=False)
-    assert not any(b.primary or b.shortcut for b in row) and row[0].key == f"b-{item.key}-{item.labels[0]}"
+
+
+def test_a_rows_label_buttons_are_data_and_a_click_is_taken_only_for_its_own_item(expertqa):
+    from citecheck.labelling import guidelines
+    from citecheck.review.html import focus_token
+
+    data, _, _ = expertqa
+    item, other = [i for i in data.all_items if i.citation is not None][:2]
+    rules = guidelines.load()
+    row = review_view.row_labels_data(item, item.labels[2], rules)
+    assert row["token"] == focus_token(item.key) and row["chosen"] == item.labels[2]
+    assert [entry[:2] for entry in row["labels"]] == [[label, LABEL_TEXT[label]] for label in item.labels]
+    assert all(entry[2] == (rules.definitions.get(entry[0]) or "") for entry in row["labels"])  # plain text: a title
+    assert review_view.row_labels_data(item, None, None)["labels"][0][2] == ""
+    click = {"token": row["token"], "label": item.labels[1]}
+    assert review_view.row_choice(click, item) == item.labels[1]
+    assert review_view.row_choice({**click, "label": item.labels[2]}, item) == item.labels[2]  # (repeats: saved as nothing)
+    assert review_view.row_choice(click, other) is None  # another row's click
+    for bad in (None, "supported", {"label": item.labels[1]}, {**click, "label": "verified"}, {**click, "label": 3}):
+        assert review_view.row_choice(bad, item) is None
+
+
+def test_the_row_script_puts_text_in_the_page_as_text_only():
+    script = (Path(__file__).parent.parent / "pages" / "row_labels" / "row.js").read_text(encoding="utf-8")
+    assert "innerHTML" not in script and "insertAdjacentHTML" not in script and "textContent" in script
 
 
 def test_label_help_is_the_guidelines_definition_as_literal_text():

@@ -102,6 +102,26 @@ def label_buttons(item: Item, chosen: str | None, rules, prefix: str, shortcuts:
             for k, label in enumerate(item.labels)]
 
 
+def row_labels_data(item: Item, chosen: str | None, rules) -> dict:
+    """What a sentence row's label buttons are drawn from (pages/row_labels/row.js): the item's
+    labels in order with their texts and the guidelines' definitions (plain text: the browser puts
+    them in ``title``), the reviewer's current label, and a token naming the item (its key is
+    untrusted text).  One component per row: a Streamlit button per label cost the browser about
+    10 ms each on every key press."""
+    definitions = rules.definitions if rules else {}
+    return {"token": focus_token(item.key), "chosen": chosen,
+            "labels": [[label, LABEL_TEXT[label], definitions.get(label) or ""] for label in item.labels]}
+
+
+def row_choice(value: object, item: Item) -> str | None:
+    """The label a click on a row's buttons gives (``{"token", "label"}`` from the browser, not
+    trusted), or None when it is not for this item or not one of its labels."""
+    if not isinstance(value, Mapping) or value.get("token") != focus_token(item.key):
+        return None
+    label = value.get("label")
+    return label if isinstance(label, str) and label in item.labels else None
+
+
 def history_html(events: Iterable, item: Item, reviewer: str, blind: bool, chosen: str | None) -> str:
     """The item's label history; in blind mode, until the reviewer has labelled it, only their own
     entries (the others counted as hidden)."""
