@@ -15,6 +15,7 @@ from citecheck.review import search as searching
 from citecheck.review.html import notice_html
 from citecheck.storage.checked import search_index
 from citecheck.storage.checked.answers import StoreAnswers
+from citecheck.web import search_facts
 
 ANY = ""
 STATUS_TEXT = {"verified": "Verified", "failed": "Failed", "not_verifiable": "Not verifiable",
@@ -73,9 +74,12 @@ def run(data, search: searching.Search, facts: searching.Facts, version: Hashabl
     return found
 
 
-def show(data, facts: searching.Facts = searching.Facts(), version: Hashable | None = None) -> searching.Found | None:
+def show(data, facts: searching.Facts = searching.Facts(), version: Hashable | None = None,
+         blind_for: str | None = None) -> searching.Found | None:
     """Draw the search box and filters in the sidebar and say how many answers and items match;
-    the result is the queue (None when nothing is asked: the page's own queue stands)."""
+    the result is the queue (None when nothing is asked: the page's own queue stands).  With
+    ``blind_for`` (blind mode: the reviewer), it searches only what that reviewer may see
+    (``search_facts.as_seen_by``)."""
     with st.sidebar:
         missing = search_index.unbuilt(data) if isinstance(data, StoreAnswers) else None
         if missing is not None:  # (a big store's index is built by citecheck store index, not by a page run)
@@ -89,6 +93,9 @@ def show(data, facts: searching.Facts = searching.Facts(), version: Hashable | N
             return None
         if search.empty:
             return None
+        if blind_for is not None:
+            facts = search_facts.as_seen_by(facts, blind_for)
+            version = None if version is None else (version, "blind", blind_for)
         try:
             found = run(data, search, facts, version)
         except CitecheckError as exc:  # a store whose log is gone or damaged: said, and the queue stands

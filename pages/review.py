@@ -55,7 +55,8 @@ threads_state = common.label_figure(label_state, "thread_states", lambda s: sear
                                     kinds=(Comment, Resolve))  # kept until a comment or a resolve is added
 facts = search_facts.facts_of(current, common.search_verdict_facts(), threads_state, work.given.assignees,
                               work.given.by)
-found = review_search.show(data, facts, version=(label_state.version, len(common.read_verdicts()[0])))
+found = review_search.show(data, facts, version=(label_state.version, len(common.read_verdicts()[0])),
+                           blind_for=reviewer if choices.blind else None)
 walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes,
                              found.answers if found is not None else None),
                figures=common.label_cache())  # the team's labels and progress, kept between runs

@@ -161,6 +161,36 @@ def test_verdicts_assignments_comments_and_unstable():
     assert ids(both) == ["a4"] and both.summary == "1 answer, 1 item matches"
 
 
+def test_blind_mode_searches_nothing_an_unlabelled_item_hides():
+    """In blind mode a reviewer finds an item by another reviewer's label, note, a verdict or a
+    comment thread only once they have labelled it themselves, as the item shows them only then."""
+    from citecheck.web.search_facts import as_seen_by
+
+    data = small()
+    k1, k2, k4 = (data.items(a)[0].key for a in ("a1", "a2", "a4"))
+    current = labels.latest([label(data, "a1", 0, "supported", "ana", "zebrafish invented"),
+                             label(data, "a2", 0, "partial", "ana", "zebrafish again"),
+                             label(data, "a2", 0, "not_supported", "ben", "my own note")])
+    facts = searching.Facts(labels=current, verdicts={"claude/v1": {k1: "supported", k2: "partial"}},
+                            threads={k1: "open", k2: "open", "a4": "open"}, unstable={k1, k2},
+                            assigned={k4: {"ben"}})
+    seen = as_seen_by(facts, "ben")  # ben labelled a2's item only
+    run = searching.search_dataset
+    for search, everything, blind in [
+            (searching.Search(reviewer="ana"), ["a1", "a2"], ["a2"]),
+            (searching.Search(label="supported"), ["a1"], []),
+            (searching.Search(text="zebrafish"), ["a1", "a2"], ["a2"]),
+            (searching.Search(verdict="supported"), ["a1"], []),
+            (searching.Search(comments="open"), ["a1", "a2", "a4"], ["a2"]),
+            (searching.Search(unstable=True), ["a1", "a2"], ["a2"]),
+            (searching.Search(label=searching.NO_LABEL), ["a3", "a4"], ["a1", "a3", "a4"]),
+            (searching.Search(assigned_to="ben"), ["a4"], ["a4"]),  # his own work stays findable
+            (searching.Search(text="own note"), ["a2"], ["a2"])]:
+        assert ids(run(data, search, facts)) == everything, search
+        assert ids(run(data, search, seen)) == blind, search
+    assert as_seen_by(facts, "").labels == {}  # nobody named: nothing of anyone's
+
+
 def test_verdicts_by_run_keeps_each_runs_latest_ordinary_verdict():
     from citecheck.judging.verdicts import make
 
@@ -243,6 +273,25 @@ def facts(draw):
     return searching.Facts(labels=labels.latest(made),
                    threads={k: draw(hs.sampled_from(["open", "resolved"])) for k in keys[::2]},
                    unstable=frozenset(keys[1::3]))
+
+
+@settings(max_examples=80, deadline=None)
+@given(searches(), facts(), hs.sampled_from(REVIEWERS), hs.data())
+def test_in_blind_mode_what_others_give_an_item_i_have_not_labelled_never_changes_what_i_find(search, known, who,
+                                                                                           data):
+    from citecheck.web.search_facts import as_seen_by
+
+    mine = {k for k, r in known.labels if r == who}
+    items = [i for a in SAMPLE_DATA.answer_ids[:20] for i in SAMPLE_DATA.items(a) if i.key not in mine]
+    item = data.draw(hs.sampled_from(items))
+    other = data.draw(hs.sampled_from([r for r in REVIEWERS if r != who]))
+    more = labels.make_label(item, data.draw(hs.sampled_from(item.labels)), other, "okapi leave")
+    told = replace(known, labels={**known.labels, (item.key, other): more},
+                   threads={**known.threads, item.key: "open"}, unstable=known.unstable | {item.key})
+    for asked in (search, replace(search, text="okapi"), replace(search, reviewer=other)):
+        before = searching.search_dataset(SAMPLE_DATA, asked, as_seen_by(known, who))
+        after = searching.search_dataset(SAMPLE_DATA, asked, as_seen_by(told, who))
+        assert (before.answers, before.items) == (after.answers, after.items)
 
 
 @settings(max_examples=120, deadline=None)

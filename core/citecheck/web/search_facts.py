@@ -9,6 +9,7 @@ functions, so a page can keep each until its source changes; :func:`facts_of` on
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
+from dataclasses import replace
 
 from citecheck.judging.consistency import unstable_keys
 from citecheck.labelling.comments import threads
@@ -41,3 +42,17 @@ def facts_of(current: Mapping[tuple[str, str], Label], verdicts: tuple[Mapping[s
     by_run, unstable = verdicts
     return Facts(labels=current, verdicts=by_run, assigned=assignees or {}, assignment_of=assignment_of,
                  threads=threads_state, unstable=unstable)
+
+
+def as_seen_by(facts: Facts, reviewer: str) -> Facts:
+    """What blind mode lets ``reviewer`` search by: on an item they have not labelled, nothing of the
+    other reviewers' labels or notes, the judges' verdicts or its comment thread, as the item itself
+    shows none of them until then; threads on a whole answer not at all.  Their own labels, the
+    assignments and the answers' own text stay.  (Searched in full, a filter such as "Labelled by
+    ana" or a word of her note told a blind reviewer what the item hid.)"""
+    mine = {key for key, who in facts.labels if who == reviewer} if reviewer else set()
+    return replace(facts, labels={k: v for k, v in facts.labels.items() if k[0] in mine},
+                   verdicts={run: {k: v for k, v in by_item.items() if k in mine}
+                             for run, by_item in facts.verdicts.items()},
+                   threads={k: v for k, v in facts.threads.items() if k in mine},
+                   unstable=frozenset(k for k in facts.unstable if k in mine))
