@@ -94,3 +94,21 @@ def test_check_never_says_verified_of_a_citation_it_could_not_verify(tmp_path):
         assert f"{failed} of {len(statuses)} citations failed, {not_verifiable} not verifiable" in line
     else:
         assert f"({verified} citation{'s' * (verified != 1)} verified, {not_verifiable} not verifiable)" in line
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_progress_line_overwrites_itself_on_a_terminal_and_is_a_line_in_a_pipe():
+    """Issue found by a newcomer: ``citecheck judge`` printed its carriage returns as ``\\u000d``."""
+    from citecheck.text.terminal import VisibleWriter, progress_line
+
+    tty, pipe = _Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        for n in (1, 2):
+            progress_line(VisibleWriter(stream), f"[{n}/2] $0.0000 spent \x1b[2J")
+    assert tty.getvalue() == "\r[1/2] $0.0000 spent \\u001b[2J\r[2/2] $0.0000 spent \\u001b[2J"
+    assert pipe.getvalue() == "[1/2] $0.0000 spent \\u001b[2J\n[2/2] $0.0000 spent \\u001b[2J\n"
+    assert "\\u000d" not in tty.getvalue() + pipe.getvalue()

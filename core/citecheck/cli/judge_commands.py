@@ -23,6 +23,7 @@ from citecheck.config import add_option
 from citecheck.errors import CitecheckError
 from citecheck.storage.durable import WriteFailed
 from citecheck.storage.streams import describe, require
+from citecheck.text.terminal import progress_line
 
 
 def _at_least_one(value: str) -> int:
@@ -207,7 +208,8 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if now - shown[0] >= 1.0 or progress.done == progress.total:
             flush()
             shown[0] = now
-            err.write(f"\r[{progress.done}/{progress.total}] ${progress.spent:.4f} spent, {progress.unscored} unscored")
+            progress_line(err, f"[{progress.done}/{progress.total}] ${progress.spent:.4f} spent, "
+                               f"{progress.unscored} unscored")
 
     try:
         if args.batch and isinstance(judge, ClaudeJudge):  # (the batch API is Claude's)

@@ -9,6 +9,7 @@ from typing import TextIO
 
 from citecheck.cli.common import EXIT_UNREADABLE, append_answer, price
 from citecheck.errors import RecordError
+from citecheck.text.terminal import progress_line
 
 
 def _pipeline_config(args: argparse.Namespace):
@@ -78,8 +79,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             continue
         gated += answer.extra.get("refused_by") == "gate"
         append_answer(args.log, answer)
-        err.write(f"\r[{n}/{len(todo)}] spent ${budget.spent:.4f}" + (f" of ${budget.limit:.2f}" if budget.limit else "")
-                  + f", {gated} refused by the gate")
+        progress_line(err, f"[{n}/{len(todo)}] spent ${budget.spent:.4f}"
+                      + (f" of ${budget.limit:.2f}" if budget.limit else "") + f", {gated} refused by the gate")
     err.write(f"\n{len(done)} already in {args.log}, {len(todo)} to ask; {budget.calls} API call(s), "
               f"${budget.spent:.4f}; {failed} failed\n")
     return EXIT_UNREADABLE if failed or unreadable else 0

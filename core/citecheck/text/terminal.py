@@ -40,3 +40,15 @@ class VisibleWriter:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def progress_line(stream: TextIO, text: str) -> None:
+    """A progress line: on a terminal it overwrites the last one (a carriage return of citecheck's
+    own, written past :class:`VisibleWriter`, which would show it as ``\\u000d``); elsewhere (a
+    pipe, a file) it is a line of its own.  ``text`` is made :func:`visible` either way."""
+    raw = stream._stream if isinstance(stream, VisibleWriter) else stream
+    isatty = getattr(raw, "isatty", None)
+    if callable(isatty) and isatty():
+        raw.write("\r" + visible(text))
+    else:
+        raw.write(visible(text) + "\n")
