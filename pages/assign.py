@@ -95,8 +95,7 @@ def _assign() -> None:
     except (CitecheckError, OSError) as exc:
         state.assign_flash = ("error", f"Not assigned: {exc}")
         return
-    split = ", ".join(f"{who} {len(keys):,}" for who, keys in made.items)
-    state.assign_flash = ("success", f"Assigned {made.total:,} item(s) as {made.assignment}: {split}.")
+    state.assign_flash = ("success", assignments.made_text(made))
 
 
 st.button("Assign", type="primary", on_click=_assign, disabled=picked is None or not reviewers.strip())

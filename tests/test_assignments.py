@@ -293,3 +293,14 @@ def test_labels_assign_says_what_is_wrong_and_writes_nothing(tmp_path, argv, wor
                             *argv])
     assert code == 2 and words in err
     assert not target.exists()
+
+
+def test_the_assign_page_says_the_due_date_the_assignment_holds_or_that_it_has_none():
+    """A due date typed but not taken by the date box was dropped without a word (a newcomer's run):
+    the notice now says the date stored, or "no due date"."""
+    made = assignments.make_assignment(["a-001#s0#c0", "a-002#s0#c0", "a-003#s0#c0"],
+                                       assignments.parse_shares("ana,ben"), "lee", "ids", "2026-12-20")
+    text = assignments.made_text(made)
+    assert text.startswith(f"Assigned 3 item(s) as {made.assignment}: ana 2, ben 1") and text.endswith("due 2026-12-20.")
+    undated = assignments.make_assignment(["a-001#s0#c0"], assignments.parse_shares("ana"), "lee", "ids")
+    assert assignments.made_text(undated).endswith("ana 1; no due date.")

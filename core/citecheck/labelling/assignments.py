@@ -149,6 +149,14 @@ def make_assignment(keys: Sequence[str], shares: Sequence[tuple[str, int]], lead
                       at or now(), __version__, lock_minutes)
 
 
+def made_text(made: Assignment) -> str:
+    """What the Assign page says once an assignment is stored: how many items, its id, the split,
+    and the due date it holds (said either way: a date typed but not taken is then seen at once)."""
+    split = ", ".join(f"{who} {len(keys):,}" for who, keys in made.items)
+    due = f"due {made.due}" if made.due else "no due date"
+    return f"Assigned {made.total:,} item(s) as {made.assignment}: {split}; {due}."
+
+
 def make_release(assignment: str, item: str, reviewer: str, by: str, reason: str, at: str | None = None) -> Release:
     if reason not in REASONS:
         raise AssignmentError(f"{reason!r} is not a release reason; use one of {', '.join(REASONS)}")
