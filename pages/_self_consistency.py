@@ -28,6 +28,9 @@ def show(result: consistency.Consistency) -> None:
         col.metric(title, value, border=True)
         col.caption(caption)
     frame = comparison_view.unstable_frame(result)
-    st.caption(f"Unstable items, most unstable first: {len(frame):,} (review them first)")
     if len(frame):
+        st.caption(f"Unstable items, most unstable first: {len(frame):,} (review them first: the Review page's "
+                   "filter \"Only unstable judge verdicts\" walks them)")
         st.dataframe(frame, hide_index=True, width="stretch")
+    else:
+        st.caption("No unstable items: every item got the same verdict in every run.")

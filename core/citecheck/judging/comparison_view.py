@@ -83,4 +83,8 @@ def alignment_chart(points: Sequence[Point], by: str) -> alt.FacetChart | None:
     line = alt.Chart().mark_line(point=True).encode(x=x, y=alt.Y("value:Q", title=None), color="run:N",
                                                     tooltip=["run", by, "figure", "value", "low", "high", "n"])
     bars = alt.Chart().mark_rule().encode(x=x, y="low:Q", y2="high:Q", color="run:N")
-    return alt.layer(bars, line, data=frame).facet(column=alt.Column("figure:N", title=None))
+    # (wrapped three panels a row, each wide enough for its title and axis: as one row of narrow
+    # panels the titles ran into each other, "Cohen's kappTNR")
+    return (alt.layer(bars, line, data=frame).properties(width=200, height=160)
+            .facet(facet=alt.Facet("figure:N", title=None, header=alt.Header(labelFontSize=13)), columns=3)
+            .configure_legend(orient="bottom", labelLimit=400))
