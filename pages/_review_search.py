@@ -37,8 +37,9 @@ def _values(data, column: str) -> list[str]:
     return searching.values(data, column)
 
 
-def chosen(data, facts: searching.Facts) -> searching.Search:
-    """Draw the search box and the filters (in the current container) and return what they ask."""
+def chosen(data, facts: searching.Facts, reviewers: Sequence[str] | None = None) -> searching.Search:
+    """Draw the search box and the filters (in the current container) and return what they ask;
+    ``reviewers``: who has a label that counts (made from ``facts`` when not given)."""
     text = st.text_input("Search", key="search_text", max_chars=2000, help=HELP)
     with st.expander("Filters"):
         model = _pick("Model", _values(data, "model"), "search_model")
@@ -49,7 +50,8 @@ def chosen(data, facts: searching.Facts) -> searching.Search:
         verdict = _pick("Judge verdict", ("supported", "partial", "not_supported"), "search_verdict", LABEL_TEXT)
         label = _pick("Human label", (*LABEL_TEXT, searching.NO_LABEL), "search_label",
                       {**LABEL_TEXT, searching.NO_LABEL: "Not labelled"})
-        reviewer = _pick("Labelled by", sorted({who for _, who in facts.labels}), "search_reviewer")
+        reviewer = _pick("Labelled by", sorted({who for _, who in facts.labels}) if reviewers is None else reviewers,
+                         "search_reviewer")
         assigned = _pick("Assigned to", sorted({w for ws in facts.assigned.values() for w in ws}), "search_assigned")
         assignment = _pick("Assignment", sorted(set(facts.assignment_of.values())), "search_assignment")
         comments = _pick("Comments", searching.COMMENT_STATES, "search_comments", COMMENT_TEXT)
@@ -75,7 +77,7 @@ def run(data, search: searching.Search, facts: searching.Facts, version: Hashabl
 
 
 def show(data, facts: searching.Facts = searching.Facts(), version: Hashable | None = None,
-         blind_for: str | None = None) -> searching.Found | None:
+         blind_for: str | None = None, reviewers: Sequence[str] | None = None) -> searching.Found | None:
     """Draw the search box and filters in the sidebar and say how many answers and items match;
     the result is the queue (None when nothing is asked: the page's own queue stands).  With
     ``blind_for`` (blind mode: the reviewer), it searches only what that reviewer may see
@@ -87,7 +89,7 @@ def show(data, facts: searching.Facts = searching.Facts(), version: Hashable | N
             st.html(notice_html("warning", str(missing)))
             return None
         try:
-            search = chosen(data, facts)
+            search = chosen(data, facts, reviewers)
         except searching.SearchError as exc:
             st.html(notice_html("error", str(exc)))
             return None

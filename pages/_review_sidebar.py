@@ -27,6 +27,12 @@ class Choices(NamedTuple):
     sample_path: Path | None
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def _guidelines_html(text: str) -> str:
+    """The guidelines as HTML, made once per text (rendering the Markdown took 10 ms a key press)."""
+    return guidelines.to_html(text)
+
+
 def _who(who: Identity, reviewer: str, state, params) -> None:
     if who.signed_in:  # the deployment signs reviewers in (docs/app.md): no name box
         st.html(labelled_html([("Reviewer", reviewer)]))
@@ -64,7 +70,7 @@ def show(who: Identity, reviewer: str, state, params, data, rules, rules_error: 
         st.caption(KEYS)
         with st.expander("Labelling guidelines"):
             if rules is not None:
-                st.html(guidelines.to_html(rules.text))  # Markdown with raw HTML escaped (labelling/guidelines.py)
+                st.html(_guidelines_html(rules.text))  # Markdown with raw HTML escaped (labelling/guidelines.py)
                 st.caption(f"Version {rules.version}: every label records it.")
             else:
                 st.html(notice_html("error", f"{rules_error} Labels are saved without a guidelines version."))

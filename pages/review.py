@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 
 import streamlit as st
 from citecheck.labelling.comments import Comment, Resolve
+from citecheck.labelling.labels import Label, Retraction
 from citecheck.review import holds, keypresses, label_actions, navigation, review_view
 from citecheck.review import html as review_html
 from citecheck.review.html import notice_html
@@ -56,7 +57,10 @@ threads_state = common.label_figure(label_state, "thread_states", lambda s: sear
 facts = search_facts.facts_of(current, common.search_verdict_facts(), threads_state, work.given.assignees,
                               work.given.by)
 found = review_search.show(data, facts, version=(label_state.version, len(common.read_verdicts()[0])),
-                           blind_for=reviewer if choices.blind else None)
+                           blind_for=reviewer if choices.blind else None,
+                           reviewers=common.label_figure(label_state, "reviewers",  # (kept until a label comes or goes)
+                                                         lambda s: sorted({who for _, who in s.current}),
+                                                         kinds=(Label, Retraction)))
 walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewer, cfg.overlap, work, cfg.lock_minutes,
                              found.answers if found is not None else None),
                figures=common.label_cache())  # the team's labels and progress, kept between runs

@@ -249,9 +249,9 @@ class Progress:
 
 
 def progress(items: list[Item], current: dict[tuple[str, str], Label], reviewer: str) -> Progress:
-    """How many items this reviewer has a current (not stale) label for."""
-    if not any(who == reviewer for _, who in current):  # nothing labelled yet: no pass over the items
-        return Progress(0, len(items), 0)
+    """How many of ``items`` (an answer's) this reviewer has a current (not stale) label for: a
+    look-up per item (a pass over every label, to learn that the reviewer had none, cost 15 ms a key
+    press at 100,000 labels)."""
     done = stale = 0
     for item in items:
         label = current.get((item.key, reviewer))
