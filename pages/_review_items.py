@@ -66,14 +66,23 @@ def focused(items, session: ReviewState, data, labels_read, view: View) -> None:
         with st.expander("Label history of this item"):
             st.html(review_view.history_html(labels_read.item_events(item.key), item, view.reviewer, view.blind,
                                              review_view.chosen_label(item, view.current, view.reviewer)))
-        # hidden in blind mode until the reviewer has labelled it; keyed, so it stays open across the reruns
-        # of a label, a comment or a move (unkeyed, it closed whenever a notice above it came or went)
-        with st.expander("Comments on this item", key="comments_open", on_change="rerun"):
-            comment_thread.show(item.key, labels_read.events, view.reviewer, view.blind,
-                                labelled=(item.key, view.reviewer) in view.current,
-                                found=common.label_figure(labels_read, "threads", lambda r: comments.threads(r.events),
-                                                          (comments.Comment, comments.Resolve)),
-                                known=common.label_cache().names(labels_read))
+        thread("Comments on this item", "comments_open", item.key, labels_read, view,
+               labelled=(item.key, view.reviewer) in view.current)
+
+
+def thread(title: str, key: str, thread_key: str, labels_read, view: View, labelled: bool) -> None:
+    """A comment thread (an item's, or an answer's under its id) in an expander, hidden in blind
+    mode until the reviewer has labelled it (an answer: all its items).  Keyed, so it stays open
+    across the reruns of a label, a comment or a move (unkeyed, it closed whenever a notice above it
+    came or went); drawn only while open, so a closed thread costs a key press nothing."""
+    box = st.expander(title, key=key, on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        comment_thread.show(thread_key, labels_read.events, view.reviewer, view.blind, labelled=labelled,
+                            found=common.label_figure(labels_read, "threads", lambda r: comments.threads(r.events),
+                                                      (comments.Comment, comments.Resolve)),
+                            known=common.label_cache().names(labels_read))
 
 
 def sentences(result, items, session: ReviewState, judged, view: View) -> None:

@@ -112,8 +112,9 @@ if result.refused:
     st.info("This answer is a refusal.")
 for part in extras:
     st.html(part)
-
 view = review_items.View(current, reviewer, rules, choices.blind, save, undo)
+review_items.thread("Comments on this answer", "answer_comments_open", result.answer.answer_id, label_state, view,
+                    labelled=bool(items) and all((i.key, reviewer) in current for i in items))
 if items:
     review_items.focused(items, session, data, label_state, view)
 review_items.sentences(result, items, session, judged, view)

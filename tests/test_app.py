@@ -308,3 +308,30 @@ def test_a_missing_corpus_folder_is_said_on_the_page_not_skipped(tmp_path, monke
     at = app()
     assert not at.exception
     assert "corpus folder" in html(at) and "does not exist" in html(at)
+
+
+def test_every_answer_has_a_comment_thread_drawn_only_while_open_and_hidden_until_all_its_items_are_labelled(settings):
+    """The answer's thread (keyed by its id) under its text: nothing of it is drawn while closed (a
+    closed thread costs a key press nothing); in blind mode it shows once the reviewer has labelled
+    every item of the answer, and a comment there is an event on the answer."""
+    from citecheck.labelling import comments
+    from citecheck.review.html import focus_token
+
+    at = app(answer="a-001")
+    at.sidebar.text_input[0].input("ana").run()
+    box = f"comment-box-{focus_token('a-001')}"
+    assert [e.label for e in at.expander if e.label.startswith("Comments on this")] == [
+        "Comments on this answer", "Comments on this item"]
+    assert box not in at.session_state and "Comments on this answer" not in html(at)
+    at.session_state["answer_comments_open"] = True  # (the reviewer opens it)
+    at.run()
+    assert box not in at.session_state  # blind mode, a-001 not all labelled: no box, no thread
+    at.button(key="key-supported").click().run()
+    at.button(key="key-supported").click().run()  # a-001's two items: the queue goes on to a-002
+    next(b for b in at.button if b.label == "Previous").click().run()
+    assert heading(at).startswith("Answer a-001")
+    assert box in at.session_state and not at.exception
+    at.text_area(key=box).input("@ana both chunks are old").run()
+    at.button(key=f"comment-{focus_token('a-001')}").click().run()
+    made = [e for e in label_store.read_events(settings)[0] if isinstance(e, comments.Comment)]
+    assert [(c.thread, c.author, c.text) for c in made] == [("a-001", "ana", "@ana both chunks are old")]
