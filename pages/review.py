@@ -65,7 +65,8 @@ walk = replace(ReviewWalk.of(data, sample, choices.filter_name, current, reviewe
                              found.answers if found is not None else None),
                figures=common.label_cache())  # the team's labels and progress, kept between runs
 judged = common.judged_by_item()  # item key -> the latest verdict of each judge run (kept while no verdict is added)
-result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer)
+result, items = navigation.open_answer(state, params, data, walk.ids, current, reviewer,
+                                       start=(lambda: walk.next_item(current, reviewer)) if reviewer else None)
 if items and reviewer:  # the item shown is held for this reviewer (review.holds)
     holds.served(cfg.labels, work, items[session.focus].key, reviewer, datetime.now(timezone.utc), cfg.lock_minutes,
                  cfg.overlap)

@@ -335,3 +335,23 @@ def test_every_answer_has_a_comment_thread_drawn_only_while_open_and_hidden_unti
     at.button(key=f"comment-{focus_token('a-001')}").click().run()
     made = [e for e in label_store.read_events(settings)[0] if isinstance(e, comments.Comment)]
     assert [(c.thread, c.author, c.text) for c in made] == [("a-001", "ana", "@ana both chunks are old")]
+
+
+def test_a_reviewer_opening_the_app_starts_on_their_queue_not_on_the_first_answer(settings):
+    """Opened without ?answer=, the review page starts where Resume would go: a reviewer's assigned
+    work first (ben), or the first item they have not labelled (ana, who labelled a-001)."""
+    from citecheck.labelling import assignments, dataset
+
+    data = dataset.load([DEFAULT_LOG])
+    a038 = data.items("a-038")[0]
+    label_store.append_event(settings, assignments.make_assignment([a038.key], assignments.parse_shares("ben"),
+                                                                  "lee", "ids"))
+    for item in data.items("a-001"):
+        label_store.append(settings, label_store.make_label(item, item.labels[0], "ana"))
+    ben = app(reviewer="ben")
+    assert not ben.exception and heading(ben).startswith("Answer a-038") and "focused item 1 of" in html(ben)
+    ana = app(reviewer="ana")
+    assert heading(ana).startswith("Answer a-002")
+    assert heading(app()).startswith("Answer a-001")  # nobody named: the first answer
+    linked = app(reviewer="ben", answer="a-005")  # a link still opens its answer
+    assert heading(linked).startswith("Answer a-005")

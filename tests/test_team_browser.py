@@ -64,10 +64,11 @@ def test_two_reviewers_blind_queue_disagreement_adjudication_and_undo(make_app, 
     press(ana, "1")  # a-002#s0#c0: Supported
     progress(ana, "ana: labelled 1 of 5")
 
-    ben = open_as(browser, f"{app.url}/?reviewer=ben")  # opens on a-001, the first answer
+    ben = open_as(browser, f"{app.url}/?reviewer=ben")  # opens where his queue starts, not on a-001:
     progress(ben, "ben: labelled 0 of 5")
-    expect(ben.get_by_role("heading", name="Answer a-001")).to_be_visible()
-    press(ben, "u")  # the queue prefers the item ana started over a-001's untouched ones
+    # the queue prefers the item ana started over a-001's untouched ones
+    expect(ben.get_by_role("heading", name="Answer a-002")).to_be_visible(timeout=20_000)
+    press(ben, "u")  # Resume: already there, the focus stays
     expect(ben.get_by_role("heading", name="Answer a-002")).to_be_visible(timeout=20_000)
     expect(ben.get_by_text("1 other reviewer label(s) hidden until you label this item")).to_be_visible()
     expect(ben.get_by_text("Others: ana")).to_have_count(0)  # blind: ana's label is not shown

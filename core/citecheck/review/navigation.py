@@ -10,7 +10,7 @@ as it is and sets its ``flash``: a ``(kind, text)`` notice the next run shows on
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from citecheck.checking import answer_problems
 from citecheck.checking.checker import AnswerResult
@@ -100,12 +100,15 @@ def jump(state: State, data: AnswerSource, wanted: str) -> str | None:
 
 
 def open_answer(state: State, params: Params, data: AnswerSource, ids: Sequence[str],
-                current: dict[tuple[str, str], labels.Label], reviewer: str) -> tuple[AnswerResult, list[Item]]:
+                current: dict[tuple[str, str], labels.Label], reviewer: str,
+                start: Callable[[], tuple[str, int] | None] | None = None) -> tuple[AnswerResult, list[Item]]:
     """Settle which answer is open and which of its items has the focus, and write both into the
     address (``?answer=``, ``?item=``); returns the answer's checked result and its items.
 
     A link (a deep link, a reload, a restarted server, the Failures page) opens its answer once;
-    after that the session's answer stands until the reviewer moves."""
+    after that the session's answer stands until the reviewer moves.  Without either, a session
+    opens where ``start()`` says (the reviewer's queue: their assigned work first, as Resume), else
+    at the first answer."""
     session = ReviewState(state)
     asked = params.get("answer")
     answer_id = session.answer_id
@@ -113,8 +116,13 @@ def open_answer(state: State, params: Params, data: AnswerSource, ids: Sequence[
         answer_id = session.answer_id = asked
         session.focus = linked_focus(params.get("item", ""), data.items(asked), current, reviewer)
     elif answer_id is None or data.get(answer_id) is None:
-        answer_id = session.answer_id = ids[0] if ids else data.answer_ids[0]
-        session.focus = first_open(data.items(answer_id), current, reviewer)
+        head = start() if start is not None else None
+        if head is not None and data.get(head[0]) is not None:
+            answer_id, session.focus = head
+            session.answer_id = answer_id
+        else:
+            answer_id = session.answer_id = ids[0] if ids else data.answer_ids[0]
+            session.focus = first_open(data.items(answer_id), current, reviewer)
     if asked != answer_id:
         params["answer"] = answer_id
     session.linked = answer_id
