@@ -358,3 +358,12 @@ def test_a_sentence_longer_than_a_row_is_not_offered_for_marking():
     assert span_marks.too_long((10, 10 + MAX_SENTENCE_CHARS)) is None
     why = span_marks.too_long((10, 11 + MAX_SENTENCE_CHARS))
     assert why is not None and f"{MAX_SENTENCE_CHARS + 1:,} characters long" in why
+
+
+def test_a_citation_marker_is_never_a_word_to_mark():
+    """A newcomer marked "days [1" with End, Shift+Left: a marker standing alone is no word."""
+    text = "You get 45 days [1]. Staff [2, 3]; see [4-5]) and 2027."
+    assert [text[a:b] for a, b in marked_spans.words(text)] == ["You", "get", "45", "days", "Staff", "see", "and",
+                                                                "2027"]
+    start = text.index("days")
+    assert marked_spans.snap(marked_spans.words(text), start, text.index("Staff") + 2) == (start, text.index(" [2"))

@@ -25,6 +25,9 @@ SPAN_LABELS = ("partial", "not_supported")  # the labels that may mark words
 Spans = tuple[tuple[int, int], ...]
 
 _RUN = re.compile(r"\S+")
+# a citation marker standing alone ("[1]", "[2, 3].", "[4-5];"): the answer's own reference to a
+# chunk, not a claim, so never a word to mark (as a word, "[1" was marked with the word before it)
+_MARKER = re.compile(r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 
 
 def _punctuation(ch: str) -> bool:
@@ -38,8 +41,10 @@ def _mark(ch: str) -> bool:
 def words(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """The words of ``text[start:end]`` as offsets into ``text``: runs of non-space characters with
     their leading and trailing punctuation left out (a punctuation character that carries a
-    combining mark stays, so no character is cut from its mark).  A run of punctuation only is no word."""
+    combining mark stays, so no character is cut from its mark).  A run of punctuation only is no
+    word, nor is a citation marker standing alone (``[1].``)."""
     end = len(text) if end is None else end
+    markers = [m.span() for m in _MARKER.finditer(text, start, end)]
     out = []
     for m in _RUN.finditer(text, start, end):
         a, b = m.span()
@@ -47,9 +52,15 @@ def words(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, 
             a += 1
         while a < b and _punctuation(text[b - 1]):
             b -= 1
-        if a < b:
+        if a < b and not _in_marker(markers, a, b):
             out.append((a, b))
     return out
+
+
+def _in_marker(markers: Sequence[tuple[int, int]], a: int, b: int) -> bool:
+    """Whether ``[a, b)`` lies inside one of ``markers`` (sorted spans of citation markers)."""
+    at = bisect_right(markers, a, key=lambda m: m[0]) - 1
+    return at >= 0 and markers[at][1] >= b
 
 
 def snap(word_spans: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
