@@ -31,7 +31,7 @@ TITLES = {  # tile titles short enough to read; the full definition is in the ti
     "marker_out_of_range_rate": "Markers out of range", "checksum_failure_rate": "Checksum failures",
     "source_changed_rate": "Source changed", "uncited_sentence_rate": "Uncited sentences",
     "invalid_marker_answers": "Invalid markers", "unsupported_number_answers": "Unsupported numbers",
-    "human_not_supported_rate": "Judged not supported", "over_refusal_rate": "Over-refusal",
+    "human_not_supported_rate": "Not supported (reviewers)", "over_refusal_rate": "Over-refusal",
     "under_refusal_rate": "Under-refusal", "withheld_answers": "Withheld (faithfulness)",
 }
 TABS = ["Reasons", "By model", "By prompt version", "Over time", "Failing answers", "Refusals & retrieval", "Compare"]
