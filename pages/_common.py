@@ -9,7 +9,7 @@ import streamlit as st
 from citecheck.errors import CitecheckError, StoreError
 from citecheck.labelling import dataset
 from citecheck.review.html import FRAME_KEY, STYLE, notice_html
-from citecheck.web import notices
+from citecheck.web import memory, notices
 from citecheck.web.settings import Settings, server_settings
 from citecheck.web.stamps import stamps
 
@@ -17,6 +17,8 @@ from citecheck.web.stamps import stamps
 def enter(page: str) -> None:
     """Run this page through app.py's router.  Opened directly (Streamlit's pages/ discovery on a
     fresh server's first request), hand over to the entry point, which comes back to ``page``."""
+    memory.watch()
+    memory.settle()  # (a slow full collection since the last run: freeze what is alive, citecheck.web.memory)
     if not st.session_state.get("_citecheck_router"):
         st.switch_page("app.py", query_params={**st.query_params.to_dict(), "goto": page})
 

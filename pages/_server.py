@@ -100,6 +100,9 @@ def warm(deadline_seconds: float = 120) -> None:
             except ModuleNotFoundError:  # (``M.N`` where N is a name in M, not a module)
                 pass
         first_visit()
+        from citecheck.web import memory
+
+        memory.settle(now=True)  # what the first visit made lives as long as the server: out of the collector's way
     except BaseException as exc:  # (StopException included: the page will say what went wrong)
         print(f"citecheck: warming up the pages stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return
