@@ -473,3 +473,22 @@ def test_a_decision_is_recorded_or_says_why_not(tmp_path, data):
     (adj,) = label_store.adjudications(label_store.read_events(target)[0]).values()
     assert (adj.label, adj.adjudicator, adj.note, adj.guidelines) == ("partial", "lee", "half right", "sha256:g")
     assert adjudication.after_decision(["a", "b", "c"], 1) == "c" and adjudication.after_decision(["a", "b"], 1) is None
+
+
+def test_history_says_a_change_of_the_words_marked_as_such_not_as_another_label(data):
+    """A newcomer read each word-marking save as one more "label Not supported" row."""
+    from citecheck.review import span_marks
+
+    item = next(i for i in data.all_items if "not_supported" in i.labels)
+    first = label_store.make_label(item, "not_supported", "ana", at="2026-12-06T10:00:00.000Z")
+    one = span_marks.remarked(first, ((item_start(data, item), item_start(data, item) + 2),), "2026-12-06T10:00:05.000Z")
+    none = span_marks.remarked(one, (), "2026-12-06T10:00:09.000Z")
+    again = label_store.make_label(item, "partial", "ana", at="2026-12-06T10:00:12.000Z")
+    entries = history.by_item([first, one, none, again])[item.key]
+    html = history.history_html(entries)
+    assert [e.marked for e in entries] == [-1, 1, 0, -1]
+    assert "marked words (1 span)" in html and "unmarked every word" in html and html.count("<td>label</td>") == 2
+
+
+def item_start(data, item) -> int:
+    return data.get(item.answer_id).sentences[item.sentence].start

@@ -24,6 +24,7 @@ class Entry:
     label: str
     note: str = ""
     retracted_at: str = ""  # for a label: when it was withdrawn; "" while it counts
+    marked: int = -1  # for a label that only changed the words marked (same label and note): how many spans
 
 
 def by_item(events: Iterable[Event]) -> dict[str, list[Entry]]:
@@ -34,9 +35,15 @@ def by_item(events: Iterable[Event]) -> dict[str, list[Entry]]:
     for e in events:
         if isinstance(e, Retraction):
             withdrawn.setdefault((e.item, e.reviewer, e.retracts, e.label), e.at)
+    last: dict[tuple[str, str], Label] = {}
     for e in events:
         if isinstance(e, Label):
-            entry = Entry(e.at, e.reviewer, "label", e.label, e.note, withdrawn.get((e.item, e.reviewer, e.at, e.label), ""))
+            before = last.get((e.item, e.reviewer))
+            last[(e.item, e.reviewer)] = e
+            remarked = (before is not None and (before.label, before.note, before.fingerprint) == (e.label, e.note, e.fingerprint)
+                        and before.spans != e.spans)
+            entry = Entry(e.at, e.reviewer, "label", e.label, e.note, withdrawn.get((e.item, e.reviewer, e.at, e.label), ""),
+                          len(e.spans) if remarked else -1)
         elif isinstance(e, Retraction):
             entry = Entry(e.at, e.reviewer, "retraction", e.label)
         elif isinstance(e, Adjudication):
@@ -68,5 +75,7 @@ def history_html(entries: list[Entry], hidden: int = 0) -> str:
 
 def _what(e: Entry) -> str:
     if e.what == "label":
-        return f"label, withdrawn {e.retracted_at}" if e.retracted_at else "label"
+        what = "label" if e.marked < 0 else (f"marked words ({e.marked} span{'s' if e.marked != 1 else ''})"
+                                             if e.marked else "unmarked every word")
+        return f"{what}, withdrawn {e.retracted_at}" if e.retracted_at else what
     return "withdrew the label" if e.what == "retraction" else "adjudicated"
