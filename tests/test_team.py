@@ -235,6 +235,35 @@ def test_the_team_page_shows_the_figures_and_their_csv_to_a_lead(team_store):
         assert download.proto.label == "Download the figures (CSV)"
 
 
+def test_the_team_figures_are_kept_until_a_label_comes_and_an_open_changes_nothing(team_store, monkeypatch):
+    """The Team page's figures are made once a minute and again when a label, undo, adjudication,
+    assignment or release is appended: a new label shows at once, an item opened does not remake them."""
+    from citecheck.labelling import team
+    from citecheck.labelling.assignments import make_open
+    from citecheck.labelling.items import Item
+
+    made = []
+    real = team.reviewers
+    monkeypatch.setattr(team, "reviewers", lambda *a, **k: made.append(1) or real(*a, **k))
+    at = team_page()
+    runs = len(made)
+    at.run()
+    assert len(made) == runs or datetime.now(timezone.utc).second < 2  # kept (unless the minute turned)
+    people = at.dataframe[0].value
+    before = int(people[people["reviewer"] == "ben"].iloc[0]["labels total"])
+    labels.append_event(team_store, make_open("a-6#s0#c0", "dee"))
+    runs = len(made)
+    at.run()
+    people = at.dataframe[0].value
+    assert int(people[people["reviewer"] == "ben"].iloc[0]["labels total"]) == before
+    assert len(made) == runs or datetime.now(timezone.utc).second < 2  # an open remakes nothing
+    item = Item("a-9", 0, 0, "c9", "sha256:x")
+    labels.append(team_store, labels.make_label(item, "supported", "ben"))
+    at.run()
+    people = at.dataframe[0].value
+    assert int(people[people["reviewer"] == "ben"].iloc[0]["labels total"]) == before + 1
+
+
 def test_a_reviewer_is_told_the_team_page_needs_the_lead_role(team_store):
     at = team_page({"is_logged_in": True, "email": "ben@example.org", "name": "Ben"})
     assert not at.exception
