@@ -194,6 +194,17 @@ def test_known_reviewers_are_everyone_who_left_a_name():
     assert comments.known_reviewers(events) == ["ana", "ben", "cy", "lee", "yan", "zoe"]
 
 
+
+def test_the_lead_and_the_reviewers_of_an_assignment_may_be_mentioned():
+    """A newcomer's lead, who had only assigned work, could not be @mentioned."""
+    from citecheck.labelling.assignments import make_assignment, parse_shares
+
+    made = make_assignment(["a-1#s0#c0", "a-2#s0#c0"], parse_shares("uma,vic"), "Lee Lead", "ids")
+    assert comments.known_reviewers([made]) == ["Lee Lead", "uma", "vic"]
+    comment = make_comment("a-1", "ana", "@lee lead and @VIC, see the date", comments.known_reviewers([made]))
+    assert comment.mentions == ("Lee Lead", "vic")
+
+
 def test_comments_are_appended_to_the_store_and_other_readers_pass_them_over(tmp_path):
     store = tmp_path / "labels.jsonl"
     events, _ = labels.read_events("tests/data/team/events.jsonl")

@@ -134,13 +134,20 @@ def make_resolve(thread: str, by: str, at: str | None = None) -> Resolve:
 
 
 def known_reviewers(events: Iterable[object]) -> list[str]:
-    """The names a mention may name: everyone who labelled, commented, resolved or adjudicated, sorted."""
+    """The names a mention may name, sorted: everyone who labelled, commented, resolved, adjudicated or
+    opened an item, and the lead and reviewers of every assignment (a lead who has only assigned
+    work could not be mentioned)."""
     names: set[str] = set()
     for e in events:
-        for field in ("reviewer", "author", "by", "adjudicator"):
+        for field in ("reviewer", "author", "by", "adjudicator", "lead"):
             value = getattr(e, field, None)
             if isinstance(value, str) and value.strip():
                 names.add(value.strip())
+        given = getattr(e, "items", None)  # an assignment's (reviewer, item keys) pairs
+        if isinstance(given, tuple):
+            for pair in given:
+                if isinstance(pair, tuple) and pair and isinstance(pair[0], str) and pair[0].strip():
+                    names.add(pair[0].strip())
     return sorted(names)
 
 
