@@ -13,6 +13,8 @@ from pathlib import Path
 import streamlit as st
 from citecheck.review import review_view
 
+from pages import _triggers as triggers
+
 _ROW = Path(__file__).resolve().parent / "row_labels"
 ROW_LABELS = st.components.v2.component(
     "citecheck_row_labels",
@@ -22,17 +24,9 @@ ROW_LABELS = st.components.v2.component(
 )
 
 
-def _row_value(key: str) -> object:
-    state = st.session_state.get(key)
-    try:
-        return state["label"] if state is not None else None
-    except (KeyError, TypeError):
-        return getattr(state, "label", None)
-
-
 def _row_clicked(key: str, item, at: tuple[str, int], save) -> None:
     # (a click on the label the item already has is saved as nothing: label_actions.repeats)
-    if (label := review_view.row_choice(_row_value(key), item)) is not None:
+    if (label := review_view.row_choice(triggers.value(key, "label"), item)) is not None:
         save(at, label)
 
 

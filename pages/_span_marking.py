@@ -12,6 +12,8 @@ import streamlit as st
 from citecheck.review import span_marks
 from citecheck.review.html import focus_token, notice_html
 
+from pages import _triggers as triggers
+
 _HERE = Path(__file__).resolve().parent / "span_marker"
 MARKER = st.components.v2.component(
     "citecheck_span_marker",
@@ -21,18 +23,8 @@ MARKER = st.components.v2.component(
 )
 
 
-def _state_value(key: str) -> object:
-    state = st.session_state.get(key)
-    if state is None:
-        return None
-    try:
-        return state["spans"]
-    except (KeyError, TypeError):
-        return getattr(state, "spans", None)
-
-
 def _changed(key: str, target, latest, item, answer: str, sentence: tuple[int, int]) -> None:
-    spans = span_marks.received(_state_value(key), item, answer, sentence)
+    spans = span_marks.received(triggers.value(key, "spans"), item, answer, sentence)
     if spans is not None:  # against the label as the store holds it now, not as the run that drew it read it
         st.session_state[f"{key}-notice"] = span_marks.save_latest(target, latest(), item, spans)
 

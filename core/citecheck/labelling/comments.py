@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from citecheck import __version__
 from citecheck.contract.item_keys import ItemKey, parse_item_key
 from citecheck.errors import CitecheckError, FieldError
+from citecheck.labelling.assignments import Assignment
 from citecheck.storage.lines import expect, now
 
 EVENTS_VERSION = 2  # the labels_version of comment and resolve records (as labelling.events)
@@ -143,11 +144,8 @@ def known_reviewers(events: Iterable[object]) -> list[str]:
             value = getattr(e, field, None)
             if isinstance(value, str) and value.strip():
                 names.add(value.strip())
-        given = getattr(e, "items", None)  # an assignment's (reviewer, item keys) pairs
-        if isinstance(given, tuple):
-            for pair in given:
-                if isinstance(pair, tuple) and pair and isinstance(pair[0], str) and pair[0].strip():
-                    names.add(pair[0].strip())
+        if isinstance(e, Assignment):
+            names.update(who.strip() for who, _ in e.items if who.strip())
     return sorted(names)
 
 

@@ -31,6 +31,11 @@ class VisibleWriter:
     def __init__(self, stream: TextIO):
         self._stream = stream
 
+    @property
+    def wrapped(self) -> TextIO:
+        """The stream written to (for text citecheck writes itself, such as a carriage return)."""
+        return self._stream
+
     def write(self, text: str) -> int:
         return self._stream.write(text.translate(_TABLE))
 
@@ -46,7 +51,7 @@ def progress_line(stream: TextIO, text: str) -> None:
     """A progress line: on a terminal it overwrites the last one (a carriage return of citecheck's
     own, written past :class:`VisibleWriter`, which would show it as ``\\u000d``); elsewhere (a
     pipe, a file) it is a line of its own.  ``text`` is made :func:`visible` either way."""
-    raw = stream._stream if isinstance(stream, VisibleWriter) else stream
+    raw = stream.wrapped if isinstance(stream, VisibleWriter) else stream
     isatty = getattr(raw, "isatty", None)
     if callable(isatty) and isatty():
         raw.write("\r" + visible(text))

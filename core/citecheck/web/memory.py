@@ -52,5 +52,5 @@ def settle(now: bool = False) -> bool:
 
 
 def freezes() -> int:
-    """How many times :func:`settle` has frozen (for tests and the Data page's figures)."""
+    """How many times :func:`settle` has frozen (for the tests)."""
     return int(_state["freezes"])

@@ -98,7 +98,7 @@ class ReviewWalk:
         labels read again once the new one is stored."""
         def current() -> Mapping[tuple[str, str], label_store.Label]:
             got = read_labels()
-            return got if isinstance(got, Mapping) else {(r.item, r.reviewer): r for r in got}
+            return got if isinstance(got, Mapping) else label_store.latest(got)
 
         done = label_actions.save(state, self.data, at, label, target, who, guidelines, self.sample, current)
         if done is None:
