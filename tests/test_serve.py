@@ -41,3 +41,22 @@ def test_the_printed_address_has_the_base_path_the_proxy_serves():
     command = serve.launch([], port=8700, streamlit_options=["--server.baseUrlPath", "/citecheck/"], environ={})
     assert command.url == "http://localhost:8700/citecheck"
     assert serve.launch([], streamlit_options=["--server.baseUrlPath=team"], environ={}).url == "http://localhost:8501/team"
+
+
+def _as_streamlit_reads(command: serve.Launch) -> dict:
+    """The options of ``command`` as ``streamlit run`` parses them (its own click command)."""
+    from streamlit.web import cli
+
+    options = command.argv[3:command.argv.index("--")]
+    return cli.main_run.make_context("run", list(options)).params
+
+
+def test_a_server_watches_no_files_unless_asked():
+    # Streamlit's file watcher walks the app's folder (a checkout with .venv: over 4,000 folders)
+    # for every new session before its first run: off for a review server, on when a developer asks
+    served = _as_streamlit_reads(serve.launch([], port=8700, environ={}))
+    assert served["server_fileWatcherType"] == "none"
+    assert served["client_toolbarMode"] == "viewer" and served["server_headless"] is True
+    asked = _as_streamlit_reads(serve.launch([], port=8700, environ={},
+                                             streamlit_options=["--server.fileWatcherType", "auto"]))
+    assert asked["server_fileWatcherType"] == "auto"

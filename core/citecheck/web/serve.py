@@ -21,9 +21,13 @@ CHECKOUT = PACKAGE.parent.parent  # core/citecheck/ -> the checkout, when this i
 PACKAGED = PACKAGE / "ui"  # the copy a wheel carries
 
 # Streamlit options of every citecheck server: no browser opened on the server, no usage
-# statistics sent, and no developer toolbar (Deploy, Rerun, Clear cache) for reviewers.
+# statistics sent, no developer toolbar (Deploy, Rerun, Clear cache) for reviewers, and no file
+# watcher: Streamlit's watches the app's folder recursively and walks it again for every new
+# session (a checkout with its .venv holds over 4,000 folders: 0.4-0.8 s before a session's first
+# run, bench/bench_cold.py).  A server for reviewers does not reload on edits; a developer who wants
+# that passes ``--server.fileWatcherType auto`` (a later option wins).
 SERVER_OPTIONS = ("--server.headless", "true", "--browser.gatherUsageStats", "false",
-                  "--client.toolbarMode", "viewer")
+                  "--client.toolbarMode", "viewer", "--server.fileWatcherType", "none")
 STREAMLIT_PREFIXES = ("--server.", "--browser.", "--client.", "--theme.", "--logger.", "--runner.", "--global.")
 
 
