@@ -27,20 +27,30 @@ if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().p
 WARMED_PAGES = ("review.py", "failures.py")  # the pages a first visitor opens (Review is the default)
 
 
-def page_imports(root: Path = ROOT) -> list[str]:
+def page_imports(root: Path = ROOT, pages: tuple[str, ...] | None = None) -> list[str]:
     """The modules the app's pages import at their top level, in order, each once; for ``from M
-    import N``, ``M`` and ``M.N`` (N may be a module of M, or only a name in it)."""
-    names: list[str] = []
-    for page in [root / "app.py", *sorted((root / "pages").glob("*.py"))]:
-        for node in ast.parse(page.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.Import):
-                found = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
-            else:
-                continue
-            names += [n for n in found if n not in names and n != "__future__"]
-    return names
+    import N``, ``M`` and ``M.N`` (N may be a module of M, or only a name in it).  ``pages``: only
+    those of ``pages/`` (with app.py and the ``pages/_*.py`` modules they import)."""
+    files = [root / "app.py", *sorted((root / "pages").glob("*.py"))]
+    if pages is not None:
+        files = [root / "app.py", *(root / "pages" / name for name in pages)]
+        for file in files:  # (and the page modules they import, ``from pages import _review``)
+            for name in _imports_of(file):
+                if name.startswith("pages._") and "." not in name[6:]:
+                    module = root / "pages" / f"{name[6:]}.py"
+                    if module.is_file() and module not in files:
+                        files.append(module)
+    return list(dict.fromkeys(name for file in files for name in _imports_of(file)))
+
+
+def _imports_of(file: Path) -> list[str]:
+    found: list[str] = []
+    for node in ast.parse(file.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return [n for n in found if n != "__future__"]
 
 
 def _running() -> bool:
@@ -94,12 +104,12 @@ def warm(deadline_seconds: float = 120) -> None:
         sys.path.insert(0, str(ROOT))
     started = time.perf_counter()
     try:
-        for name in page_imports():
-            try:
-                importlib.import_module(name)
-            except ModuleNotFoundError:  # (``M.N`` where N is a name in M, not a module)
-                pass
+        # what a first visitor's page needs first (a first run waits for a module another thread
+        # is importing, and shares the cores with it): Review's and Failures' imports and data,
+        # then the other pages' imports
+        _import(page_imports(pages=WARMED_PAGES))
         first_visit()
+        _import(page_imports())
         from citecheck.web import memory
 
         memory.settle(now=True)  # what the first visit made lives as long as the server: out of the collector's way
@@ -107,6 +117,14 @@ def warm(deadline_seconds: float = 120) -> None:
         print(f"citecheck: warming up the pages stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return
     print(f"citecheck: pages ready ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+
+
+def _import(names: list[str]) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:  # (``M.N`` where N is a name in M, not a module)
+            pass
 
 
 class _NotFromWarmUp(logging.Filter):

@@ -60,3 +60,13 @@ def test_the_first_session_of_a_fresh_server_goes_to_the_router(monkeypatch):
     _server_module().router_first()
     assert PagesManager.uses_pages_directory is False
     assert PagesManager("app.py").uses_pages_directory is False  # (a session's manager keeps it)
+
+
+def test_the_warm_up_imports_the_first_visit_pages_modules_first():
+    server = _server_module()
+    first, every = server.page_imports(pages=server.WARMED_PAGES), server.page_imports()
+    assert len(first) == len(set(first)) and set(first) <= set(every)
+    # Review's own modules (imported from pages/review.py through pages/_review_items.py) are among them
+    for needed in ("pages._review_items", "pages._row_labels", "citecheck.review.holds", "citecheck.web.failures_source"):
+        assert needed in first
+    assert not any(name.startswith("citecheck.judging.comparison_view") for name in first)  # (Calibration's)
