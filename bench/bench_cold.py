@@ -14,6 +14,11 @@ last.  "Fully drawn": the app's script run has
 finished, no element is still a placeholder, every chart has drawn its canvas or SVG, and the page's
 own mark is there (Review: the focused item; Failures: the headline figures).
 
+``--floor`` also times, the same way and in the same run, a minimal Streamlit app served with the
+same options (one heading, a metric and a caption; for Failures also one Altair bar chart): what
+Streamlit's own page costs this browser on this machine before citecheck draws anything, the
+reference the figures above are read against.
+
 Targets: first session under 2 s on the sample and under 3 s on a 1,000,000-answer store, for
 Review and for Failures; a second session under 1 s.  The figures are wall seconds on a shared
 2-core machine: the load average is printed before and after, and each figure is the median of
@@ -40,7 +45,19 @@ sys.path.insert(0, str(ROOT / "tests"))
 MARKS = {
     "review": "() => !!document.querySelector('.cc-focus')",
     "failures": "() => !!document.querySelector('[data-testid=\"stMetric\"]')",
+    "floor": "() => !!document.querySelector('[data-testid=\"stMetric\"]')",
 }
+# the minimal app of --floor (its Failures variant adds a chart: Vega's code is loaded on first use)
+FLOOR_APP = """import streamlit as st
+st.set_page_config(page_title="floor", layout="wide")
+st.title("A minimal page")
+st.metric("answers", 48)
+st.caption("Streamlit's own cost, nothing of citecheck's")
+if st.query_params.get("chart"):
+    import altair as alt
+    import pandas as pd
+    st.altair_chart(alt.Chart(pd.DataFrame({"x": ["a", "b"], "y": [1, 2]})).mark_bar().encode(x="x", y="y"))
+"""
 DRAWN = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
@@ -59,13 +76,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(settings: list[str]) -> tuple[subprocess.Popen, str, float]:
-    """A server as ``dev.py run`` starts it; returns it, its URL and the seconds until it was ready."""
+def start(settings: list[str], floor_app: Path | None = None) -> tuple[subprocess.Popen, str, float]:
+    """A server as ``dev.py run`` starts it (or ``floor_app`` with the same Streamlit options);
+    returns it, its URL and the seconds until it was ready."""
     port = free_port()
     began = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "citecheck", "app", "--port", str(port), "--address", "127.0.0.1", *settings], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if floor_app is None:
+        argv = [sys.executable, "-m", "citecheck", "app", "--port", str(port), "--address", "127.0.0.1", *settings]
+    else:
+        from citecheck.web.serve import SERVER_OPTIONS
+
+        argv = [sys.executable, "-m", "streamlit", "run", str(floor_app), *SERVER_OPTIONS,
+                "--server.port", str(port), "--server.address", "127.0.0.1"]
+    proc = subprocess.Popen(argv, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT / "core")),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 180
     while time.time() < deadline:
@@ -78,7 +102,7 @@ def start(settings: list[str]) -> tuple[subprocess.Popen, str, float]:
     sys.exit("the app did not start within 180 s")
 
 
-def drawn(browser, url: str, page_name: str, context=None) -> float:
+def drawn(browser, url: str, page_name: str, context=None, floor: bool = False) -> float:
     """Seconds from opening ``page_name`` in a new tab of ``context`` (default: a new browser
     context, its cache empty, as a new user's browser) until it is fully drawn."""
     own = context is None
@@ -86,10 +110,13 @@ def drawn(browser, url: str, page_name: str, context=None) -> float:
         context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     began = time.perf_counter()
-    page.goto(f"{url}/{page_name}?reviewer=bench", wait_until="commit", timeout=180_000)
+    if floor:
+        page.goto(f"{url}/" + ("?chart=1" if page_name == "failures" else ""), wait_until="commit", timeout=180_000)
+    else:
+        page.goto(f"{url}/{page_name}?reviewer=bench", wait_until="commit", timeout=180_000)
     # polled from here: the first request to a fresh server is handed to the router, and a
     # navigation drops a wait_for_function started before it
-    check = f"() => ({MARKS[page_name]})() && ({DRAWN})()"
+    check = f"() => ({MARKS['floor' if floor else page_name]})() && ({DRAWN})()"
     deadline = time.time() + 180
     while True:
         try:
@@ -112,6 +139,8 @@ def main() -> None:
     parser.add_argument("--store", help="a checked store (default: the bundled sample data)")
     parser.add_argument("--pages", default="review,failures")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--floor", action="store_true",
+                        help="also time a minimal Streamlit app the same way, alternating with citecheck's")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
     from test_browser import launch
@@ -120,38 +149,48 @@ def main() -> None:
     results: dict[tuple[str, str], list[float]] = {}
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         browser = launch(pw)
+        apps = ("citecheck", "floor") if args.floor else ("citecheck",)
+        floor_app = Path(tmp) / "floor_app.py"
+        floor_app.write_text(FLOOR_APP)
         for page_name in args.pages.split(","):
             for _ in range(args.rounds):
-                labels = Path(tmp) / "labels.jsonl"
-                settings = ["--labels", str(labels), "--verdicts", str(Path(tmp) / "verdicts.jsonl")]
-                if args.store:
-                    settings += ["--store", args.store]
-                proc, url, ready = start(settings)
-                try:
-                    first = drawn(browser, url, page_name)
-                    second = drawn(browser, url, page_name)
-                    returning = browser.new_context(viewport={"width": 1440, "height": 900})
-                    drawn(browser, url, page_name, returning)  # (fills this browser's cache)
-                    tab = drawn(browser, url, page_name, returning)
-                    returning.close()
-                finally:
-                    proc.terminate()
-                    proc.wait(timeout=30)
-                    for name in ("labels.jsonl", "verdicts.jsonl"):
-                        (Path(tmp) / name).unlink(missing_ok=True)
-                    shutil.rmtree(Path(tmp) / "local_data", ignore_errors=True)
-                for what, value in (("ready", ready), ("first", first), ("second", second), ("tab", tab)):
-                    results.setdefault((page_name, what), []).append(value)
-                print(f"  {page_name}: ready {ready:.2f} s, first session {first:.2f} s, second {second:.2f} s, "
-                      f"a new tab of a browser that has the app open {tab:.2f} s", flush=True)
+                for app in apps:  # (alternating, so both meet the same moments of a shared machine)
+                    labels = Path(tmp) / "labels.jsonl"
+                    settings = ["--labels", str(labels), "--verdicts", str(Path(tmp) / "verdicts.jsonl")]
+                    if args.store:
+                        settings += ["--store", args.store]
+                    floor = app == "floor"
+                    proc, url, ready = start(settings, floor_app if floor else None)
+                    try:
+                        first = drawn(browser, url, page_name, floor=floor)
+                        second = drawn(browser, url, page_name, floor=floor)
+                        returning = browser.new_context(viewport={"width": 1440, "height": 900})
+                        drawn(browser, url, page_name, returning, floor=floor)  # (fills this browser's cache)
+                        tab = drawn(browser, url, page_name, returning, floor=floor)
+                        returning.close()
+                    finally:
+                        proc.terminate()
+                        proc.wait(timeout=30)
+                        for name in ("labels.jsonl", "verdicts.jsonl"):
+                            (Path(tmp) / name).unlink(missing_ok=True)
+                        shutil.rmtree(Path(tmp) / "local_data", ignore_errors=True)
+                    key = page_name if not floor else f"{page_name} floor"
+                    for what, value in (("ready", ready), ("first", first), ("second", second), ("tab", tab)):
+                        results.setdefault((key, what), []).append(value)
+                    print(f"  {key}: ready {ready:.2f} s, first session {first:.2f} s, second {second:.2f} s, "
+                          f"a new tab of a browser that has the app open {tab:.2f} s", flush=True)
         browser.close()
     where = f"store {args.store}" if args.store else "the sample data"
     print(f"\n{where}: median of {args.rounds} fresh servers (seconds)")
-    print(f"{'page':<10} {'ready':>7} {'first':>7} {'second':>7} {'tab':>7}   (tab: a new session in a browser "
+    print(f"{'page':<16} {'ready':>7} {'first':>7} {'second':>7} {'tab':>7}   (tab: a new session in a browser "
           "whose cache has the app)")
     for page_name in args.pages.split(","):
-        row = [statistics.median(results[(page_name, w)]) for w in ("ready", "first", "second", "tab")]
-        print(f"{page_name:<10} {row[0]:>7.2f} {row[1]:>7.2f} {row[2]:>7.2f} {row[3]:>7.2f}")
+        for key in (page_name, f"{page_name} floor") if args.floor else (page_name,):
+            row = [statistics.median(results[(key, w)]) for w in ("ready", "first", "second", "tab")]
+            print(f"{key:<16} {row[0]:>7.2f} {row[1]:>7.2f} {row[2]:>7.2f} {row[3]:>7.2f}")
+    if args.floor:
+        print("(floor: a minimal Streamlit app, one heading, a metric and a caption, for Failures with one chart: "
+              "Streamlit's own cost in this browser; citecheck's page minus its floor is what citecheck adds)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print("targets: first under 2 s (sample) / 3 s (1,000,000-answer store); second under 1 s")
 
