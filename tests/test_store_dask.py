@@ -152,3 +152,27 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path, cluster, logs):
     assert killed
     for table in schema.TABLES:
         assert rows(dask, table) == rows(local, table), table
+
+
+def _busy(seconds: float = 0.4) -> int:
+    import time
+
+    until, n = time.monotonic() + seconds, 0
+    while time.monotonic() < until:
+        n += 1
+    return n
+
+
+def test_the_local_cluster_citecheck_starts_runs_its_checks_unprofiled():
+    """A Dask worker samples its running task's stack every 10 ms by default (for the dashboard),
+    which slowed two checking workers on two cores by about 1.4 times (bench/bench_dask.py): the
+    LocalCluster of ``--engine dask`` has it off, and a worker there takes no sample of a task."""
+    from citecheck.storage.checked.cluster import client_for
+
+    client, own = client_for(None, workers=1)
+    try:
+        client.submit(_busy, pure=False).result()
+        assert list(client.run(lambda dask_worker: dask_worker.profile_recent["count"]).values()) == [0]
+    finally:
+        client.close()
+        own.close()

@@ -124,16 +124,28 @@ def check_part(root: str, path: str, source: str, part: str, start: int, end: in
     return write_tables(root, source, part, range_batches(path, source, start, end, options, before))
 
 
+# Dask settings of the LocalCluster ``client_for`` starts.  A worker's statistical profiler (on by
+# default: the dashboard's Profile tab) samples the running task's stack every 10 ms from another
+# thread, and takes the GIL to do so: with two checking workers on two cores it made each check
+# about 1.4 times slower (bench/bench_dask.py: 2 workers 1.44x the local engine with it, about 1.9x
+# without).  citecheck's LocalCluster shows no dashboard to anyone, so it is off; a scheduler given
+# with --scheduler keeps its workers' own settings.
+LOCAL_CLUSTER_CONFIG = {"distributed.worker.profile.enabled": False}
+
+
 def client_for(scheduler: str | None, workers: int = 2):
     """A ``distributed.Client`` of the scheduler at ``scheduler``, or of a new LocalCluster of
-    ``workers`` single-threaded worker processes; and the cluster to close (None for a scheduler)."""
+    ``workers`` single-threaded worker processes (:data:`LOCAL_CLUSTER_CONFIG`); and the cluster to
+    close (None for a scheduler)."""
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError:
         raise SystemExit("--engine dask needs Dask: pip install 'citecheck[dask]'") from None
     if scheduler:
         return Client(scheduler), None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    with dask.config.set(LOCAL_CLUSTER_CONFIG):  # (a nanny hands its config to the worker it starts)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 
