@@ -485,6 +485,15 @@ class FastReader:
         return found
 
 
+def answer_of(name: str, line: line_reader.Line, fast: Callable[[bytes], Answer | None] | None = None
+              ) -> Answer | RecordError | None:
+    """What every reader of a log makes of one of its lines (:func:`read_log` line by line, and the
+    checked store's writer, its Dask partitions and its readers of one answer by offset): None for a
+    blank line, else the answer or the :class:`RecordError` naming the line.  ``fast``: a
+    :class:`FastReader` kept across the lines of one log, else each line tries :func:`fast_answer`."""
+    return line_reader.record_of(name, line, parse_answer, fast_answer if fast is None else fast)
+
+
 def parse_line(text: str | bytes) -> Answer:
     """Decode and parse one log line; raises :class:`FieldError` (field ``(json)`` for bad JSON,
     ``(encoding)`` for bytes that are not UTF-8)."""

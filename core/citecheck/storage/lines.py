@@ -574,10 +574,11 @@ def numbered_lines(handle: BinaryIO, offset: int = 0, first_line: int = 1, chunk
         at += int(raw) if type(raw) is LongLine else len(raw)
 
 
-def record_of(name: str, line: Line, parse: Callable[[Any], Any]) -> Any:
+def record_of(name: str, line: Line, parse: Callable[[Any], Any], fast: Fast | None = None) -> Any:
     """What a reader makes of one line, as :func:`parse_lines` does for a whole file: None for a
     blank line, else ``parse(value)`` or the :class:`RecordError` naming the line.  A UTF-8 BOM
-    before the file's first byte is not part of the line; a last line without its end is torn."""
+    before the file's first byte is not part of the line; a last line without its end is torn.
+    ``fast``: as for :func:`parse_record`."""
     raw = line.raw
     if type(raw) is LongLine:
         return RecordError(name, line.number, "(line)", _too_long(int(raw)))
@@ -585,7 +586,7 @@ def record_of(name: str, line: Line, parse: Callable[[Any], Any]) -> Any:
         raw = _without_bom(raw)
     if not raw or raw.isspace():
         return None
-    return parse_record(name, line.number, raw, parse, torn=not _ends_line(raw))
+    return parse_record(name, line.number, raw, parse, torn=not _ends_line(raw), fast=fast)
 
 
 def is_blank(line: Line) -> bool:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from citecheck.checking.checker import AnswerResult, check_answer
 from citecheck.contract.item_keys import parse_item_key
-from citecheck.contract.log import parse_answer
+from citecheck.contract.log import answer_of
 from citecheck.errors import CheckedStoreError, RecordError
 from citecheck.labelling.items import Item, items_of
 from citecheck.labelling.labels import Label, is_done
@@ -34,7 +34,6 @@ from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
 from citecheck.storage.checked.index import hash_int, make_index
 from citecheck.storage.checked.query import StoreQuery, _list, read_line, release_memory
-from citecheck.storage.lines import record_of
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
 ROWS_KEPT = 4096  # answers whose row of the index is kept: finding it by id is a scan of every row
@@ -161,7 +160,7 @@ class StoreAnswers:
         if hash_int(line_hash(found.raw)) != digest:
             return self._gone(answer_id, file, line, f"the line of answer {answer_id} at byte {offset} changed "
                                                      "since it was checked; check the log into the store again")
-        record = record_of(file, found._replace(number=line), parse_answer)
+        record = answer_of(file, found._replace(number=line))
         if type(record) is RecordError:  # (the hash matched, so the store says it parsed: a newer reader's line)
             return self._gone(answer_id, file, line, f"{record.field}: {record.message}")
         return check_answer(record, self._options[source]) if record is not None else None

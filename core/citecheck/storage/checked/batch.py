@@ -23,12 +23,12 @@ import pyarrow as pa
 
 from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer
 from citecheck.contract import reasons as reason_codes
-from citecheck.contract.log import parse_answer
+from citecheck.contract.log import FastReader, answer_of
 from citecheck.errors import RecordError
 from citecheck.labelling.items import item_count
 from citecheck.reports.answer_row import COLUMNS, answer_row
 from citecheck.storage.checked import schema as store_schema
-from citecheck.storage.lines import Line, LongLine, record_of
+from citecheck.storage.lines import Line, LongLine
 
 _COUNT_NAMES = COLUMNS[7:-2]  # the figures' count columns without labelled, not_supported
 _FAITH_AT = _COUNT_NAMES.index("faithfulness")
@@ -74,11 +74,12 @@ class Batch:
         self.sentence_counts: list[int] = []
         self.error_rows: list[tuple] = []  # (line, offset, length, line_hash, field, message)
         self.rows = 0
+        self.fast = FastReader()  # (the log's lines decoded straight into typed records, as by read_log)
 
     def add(self, line: Line, options: CheckOptions) -> None:
-        """Parse and check one line as every reader of a log does (``storage.lines.record_of``:
+        """Parse and check one line as every reader of a log does (``contract.log.answer_of``:
         blank lines have no row, a line over the limit or not parsed is an error row)."""
-        record = record_of(self.file, line, parse_answer)
+        record = answer_of(self.file, line, self.fast)
         if record is None:
             return
         self.rows += 1

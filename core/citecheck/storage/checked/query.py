@@ -19,7 +19,7 @@ import pandas as pd
 
 from citecheck.checking.checker import check_answer
 from citecheck.contract import reasons as reason_codes
-from citecheck.contract.log import parse_answer
+from citecheck.contract.log import answer_of
 from citecheck.errors import CheckedStoreError, RecordError
 from citecheck.labelling.labels import Label
 from citecheck.reports import figures as report_figures
@@ -30,7 +30,7 @@ from citecheck.reports.golden import index as golden_index
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
-from citecheck.storage.lines import Line, line_at, record_of
+from citecheck.storage.lines import Line, line_at
 
 _SQL_TYPES = {"int64": "BIGINT", "bool": "BOOLEAN", "double": "DOUBLE", "string": "VARCHAR"}
 
@@ -499,5 +499,5 @@ def read_line(file: str, offset: int) -> Line:
 def answer_at(file: str, line: Line):
     """The answer a line read back holds, parsed as every reader parses it; None when it holds none
     (the caller checked its hash first, so this is a line a newer citecheck wrote, or none at all)."""
-    record = record_of(file, line, parse_answer)
+    record = answer_of(file, line)
     return None if record is None or type(record) is RecordError else record

@@ -66,7 +66,7 @@ import pyarrow.parquet as pq
 from citecheck.checking.checker import check_answer
 from citecheck.contract import reasons as reason_codes
 from citecheck.contract.item_keys import item_key
-from citecheck.contract.log import Answer, parse_answer
+from citecheck.contract.log import Answer, FastReader, answer_of
 from citecheck.errors import CitecheckError
 from citecheck.labelling.items import items_of
 from citecheck.review import search as searching
@@ -74,7 +74,7 @@ from citecheck.storage.checked.answers import AnswerIds, StoreAnswers
 from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, open_log, options_from
 from citecheck.storage.checked.query import _list, release_memory
-from citecheck.storage.lines import numbered_lines, record_of
+from citecheck.storage.lines import numbered_lines
 
 INDEX_VERSION = 1
 FOLDER = "search"
@@ -316,12 +316,13 @@ def _batches(store: Store, entry: dict, kept: Mapping[int, tuple[int, bytes]],
     seen: set[int] = set()
     rows = _empty()
     count = 0
+    fast = FastReader()
     with open_log(store.log_file(source)) as handle:
         for line in numbered_lines(handle):
             place = kept.get(line.offset)
             if place is None or place[1] != line_hash(line.raw):
                 continue
-            record = record_of(file, line, parse_answer)
+            record = answer_of(file, line, fast)
             if not isinstance(record, Answer):
                 continue
             _add(rows, source, place[0], line.offset, record, chunks, seen, options)
