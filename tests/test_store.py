@@ -345,3 +345,15 @@ def test_a_store_written_before_a_reason_code_existed_reads_it_as_zero(tmp_path)
     again = Store(tmp_path / "s").check_log(str(LOG), CheckOptions())
     assert again.kept == 0 and again.checked == 48
     assert StoreQuery(Store(tmp_path / "s")).summary().reasons[newest] == before
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as hs  # noqa: E402
+
+
+@given(hs.binary(max_size=200), hs.sampled_from([b"", b"\n", b"\n\n", b"\r\n", b"\r", b"\n\r\n"]))
+def test_a_lines_length_and_hash_are_those_of_its_bytes_without_the_newline(body, end):
+    from citecheck.storage.checked.batch import _measured, line_hash
+
+    raw = body + end
+    assert _measured(raw) == (len(raw.rstrip(b"\n")), line_hash(raw))

@@ -177,6 +177,23 @@ class AnswerResult:
         return {code: n for code, n in zip(reason_codes.ALL_REASONS, self.tally.reasons) if n}
 
 
+def review_item_count(result: AnswerResult) -> int:
+    """How many review items the answer has (``labelling.items.items_of``: one per cited chunk of
+    each sentence that is not a refusal, one for a sentence without any), without making them:
+    here, in the compiled build, because the checked store counts them for every answer."""
+    citations = result.citations
+    total = 0
+    for s in result.sentences:
+        if s.refusal:
+            continue
+        cited = 0
+        for i in s.citations:
+            if citations[i].chunk_index is not None:
+                cited += 1
+        total += cited if cited else 1
+    return total
+
+
 # --- citations -------------------------------------------------------------------------------
 
 

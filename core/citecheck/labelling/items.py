@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import NamedTuple
 
-from citecheck.checking.checker import AnswerResult
+from citecheck.checking.checker import AnswerResult, review_item_count
 from citecheck.contract.item_keys import CITATION_LABELS, LABEL_TEXT, UNCITED_LABELS, item_key, parse_item_key
 
 __all__ = ["CITATION_LABELS", "LABEL_TEXT", "UNCITED_LABELS", "Item", "fingerprint", "item_key", "items_of",
@@ -40,12 +40,8 @@ def fingerprint(sentence: str, chunk_checksum: str | None, quote: str | None) ->
 def item_count(result: AnswerResult) -> int:
     """``len(items_of(result))`` without making the items: what a checked store records per answer
     (``review_items``), so that the review page's "of N items" is a sum, not a join of every
-    sentence to its citations."""
-    total = 0
-    for s in result.sentences:
-        if not s.refusal:
-            total += max(1, sum(1 for i in s.citations if result.citations[i].chunk_index is not None))
-    return total
+    sentence to its citations.  Counted by the checker's compiled ``review_item_count``."""
+    return review_item_count(result)
 
 
 def items_of(result: AnswerResult) -> list[Item]:

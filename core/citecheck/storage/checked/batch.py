@@ -21,11 +21,10 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pyarrow as pa
 
-from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer
+from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer, review_item_count
 from citecheck.contract import reasons as reason_codes
 from citecheck.contract.log import FastReader, answer_of
 from citecheck.errors import RecordError
-from citecheck.labelling.items import item_count
 from citecheck.reports.answer_row import COLUMNS, answer_row
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.lines import Line, LongLine
@@ -47,8 +46,10 @@ def _measured(raw: bytes | LongLine) -> tuple[int, bytes]:
     """A line's length (bytes without the newline) and its ``line_hash``."""
     if type(raw) is LongLine:
         return int(raw), line_hash(raw)
-    body = raw.rstrip(b"\n")
-    return len(body), hashlib.blake2b(body, digest_size=16).digest()
+    size = len(raw)
+    while size and raw[size - 1] == 10:  # (rstrip(b"\n") without copying the line)
+        size -= 1
+    return size, hashlib.blake2b(memoryview(raw)[:size], digest_size=16).digest()
 
 
 _CITATION_FIELDS = ("index", "kind", "marker", "label", "answer_start", "answer_end", "chunk_index", "chunk_id",
@@ -94,7 +95,7 @@ class Batch:
         self.texts.append(text)
         self.counts.append(counts)
         self.more.append((result.tally.multi_claim, result.tally.reasons, result.invalid_markers,
-                          [ch.chunk_id or "" for ch in result.answer.chunks], item_count(result),
+                          [ch.chunk_id or "" for ch in result.answer.chunks], review_item_count(result),
                           result.tally.not_verifiable))
         self.citations += result.citations
         self.citation_counts.append(len(result.citations))
@@ -248,6 +249,7 @@ def check_batches(source: str, file: str, lines: Iterable[Line], options: CheckO
                 if batch.rows >= rows:
                     break
             tables = batch.tables() if batch.rows else None
+            del batch  # (freed before the collector is back: else its first collection walks all of it)
         if tables is None:
             return
         yield tables
