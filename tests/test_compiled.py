@@ -119,3 +119,32 @@ def test_options_answers_and_results_pickle_whichever_modules_run():
         result = checker.check_answer(answer, options)
         assert pickle.loads(pickle.dumps(answer)) == answer
         assert pickle.loads(pickle.dumps(result)) == result
+
+
+TRACES = Path(__file__).resolve().parent / "fixtures" / "traces"
+# (format, fixture files): every trace fixture, the broken one included, and the bench's traces
+TRACE_IMPORTS = [("otel", ["openinference_rag.jsonl", "otlp_agent_base64.json", "genai_semconv.jsonl", "otlp_broken.jsonl"]),
+                 ("langfuse", ["langfuse_traces.jsonl", "langfuse_agent_download.json", "langfuse_api_page.json"]),
+                 ("phoenix", ["phoenix_rag.jsonl", "phoenix_agent.jsonl"]),
+                 ("langsmith", ["langsmith_rag_tree.json", "langsmith_agent_runs.jsonl"])]
+
+
+@needs_build
+@pytest.mark.parametrize("kind,files", TRACE_IMPORTS, ids=[kind for kind, _ in TRACE_IMPORTS])
+def test_trace_imports_give_the_same_log_compiled_and_pure(tmp_path, kind, files):
+    """The trace importers' hot modules (importers/spans, traces, trace_citations) are compiled too:
+    each import writes the same log, says the same summary and exits the same way both ways."""
+    inputs = [TRACES / name for name in files]
+    if kind == "otel":  # (and a few hundred requests of the bench's shape: markers, JSON-string metadata)
+        sys.path.insert(0, str(ROOT / "bench"))
+        from bench_import_otel import generate
+
+        generate(tmp_path / "bench.jsonl", 300)
+        inputs.append(tmp_path / "bench.jsonl")
+    outcomes = []
+    for pure in (True, False):
+        out = tmp_path / f"{'pure' if pure else 'compiled'}.jsonl"
+        code, stdout, stderr = check(pure, "import", kind, *inputs, "--out", out)
+        outcomes.append((code, stdout, stderr.replace(bytes(out), b"OUT"), out.read_bytes() if out.exists() else None))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][3]  # (a log was written)
