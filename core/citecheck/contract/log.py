@@ -503,16 +503,17 @@ def parse_line(text: str | bytes) -> Answer:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def _drop_none(obj: dict) -> dict:
-    return {k: v for k, v in obj.items() if v is not None}
+_CHUNK_FIELDS: Final = Chunk._fields
+_CITATION_FIELDS: Final = Citation._fields
 
 
 def chunk_to_dict(chunk: Chunk) -> dict:
-    return _drop_none(chunk._asdict())
+    # (by its fields, not ``_asdict``: a Python-level call the compiled build cannot make quicker)
+    return {k: v for k, v in zip(_CHUNK_FIELDS, chunk) if v is not None}
 
 
 def citation_to_dict(citation: Citation) -> dict:
-    return _drop_none(citation._asdict())
+    return {k: v for k, v in zip(_CITATION_FIELDS, citation) if v is not None}
 
 
 def answer_to_dict(answer: Answer) -> dict:
