@@ -78,9 +78,6 @@ def link_citations(text: str, chunks: Sequence[Chunk], urls: Sequence[str | None
     return out
 
 
-_NO_FIELDS = (None,) * 8  # (a marker citation's fields from answer_start to label, as _make takes them)
-
-
 def marker_entries(text: str, count: int) -> tuple[Citation, ...]:
     """A ``kind: marker`` entry for every ``[n]`` in ``text`` that names one of ``count`` chunks,
     with ``locator.no_quote``: the answer gives the marker and no quote, so ``check`` reports the
@@ -92,7 +89,8 @@ def marker_entries(text: str, count: int) -> tuple[Citation, ...]:
         for part in inside.split(",") if "," in inside else (inside,):
             part = part.strip()
             if part.isdigit() and 1 <= (number := int(part)) <= count:
-                out.append(Citation._make(("marker", number, start, *_NO_FIELDS, {"type": "marker", "no_quote": True})))
+                out.append(Citation("marker", number, start, None, None, None, None, None, None, None, None,
+                                    {"type": "marker", "no_quote": True}))
     return tuple(out)
 
 
