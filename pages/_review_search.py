@@ -13,9 +13,8 @@ from citecheck.contract.item_keys import LABEL_TEXT
 from citecheck.errors import CitecheckError
 from citecheck.review import search as searching
 from citecheck.review.html import notice_html
-from citecheck.storage.checked import search_index
-from citecheck.storage.checked.answers import StoreAnswers
 from citecheck.web import search_facts
+from citecheck.web.answer_walk import store_walk
 
 ANY = ""
 STATUS_TEXT = {"verified": "Verified", "failed": "Failed", "not_verifiable": "Not verifiable",
@@ -31,9 +30,16 @@ def _pick(label: str, options: Sequence[str], key: str, text=None) -> str:
                         format_func=lambda v: "any" if v == ANY else (text or {}).get(v, v))
 
 
+def _index():
+    """A store's search index (imported for a store only: web.answer_walk says why)."""
+    from citecheck.storage.checked import search_index
+
+    return search_index
+
+
 def _values(data, column: str) -> list[str]:
-    if isinstance(data, StoreAnswers):
-        return search_index.values(data, column)
+    if store_walk(data) is not None:
+        return _index().values(data, column)
     return searching.values(data, column)
 
 
@@ -65,11 +71,12 @@ def run(data, search: searching.Search, facts: searching.Facts, version: Hashabl
     stamp of ``facts``: say the labels' count) stay the same; ``None`` runs it every time."""
     kept = st.session_state.get("search_found")
     if version is not None and kept is not None and kept[0] == (search, version) and (
-            not isinstance(data, StoreAnswers) or search_index.is_kept(data, kept[1])):
+            store_walk(data) is None or _index().is_kept(data, kept[1])):
         return kept[1]
-    if isinstance(data, StoreAnswers):
+    if store_walk(data) is not None:
+        index = _index()
         with st.spinner("Searching (the first search of a store builds its index)..."):
-            found = search_index.search_store(data, search, facts, build_limit=search_index.BUILD_ON_PAGE)
+            found = index.search_store(data, search, facts, build_limit=index.BUILD_ON_PAGE)
     else:
         found = searching.search_dataset(data, search, facts)
     st.session_state["search_found"] = ((search, version), found)
@@ -83,7 +90,7 @@ def show(data, facts: searching.Facts = searching.Facts(), version: Hashable | N
     ``blind_for`` (blind mode: the reviewer), it searches only what that reviewer may see
     (``search_facts.as_seen_by``)."""
     with st.sidebar:
-        missing = search_index.unbuilt(data) if isinstance(data, StoreAnswers) else None
+        missing = _index().unbuilt(data) if store_walk(data) is not None else None
         if missing is not None:  # (a big store's index is built by citecheck store index, not by a page run)
             st.text_input("Search", key="search_text_unavailable", disabled=True, help=HELP)
             st.html(notice_html("warning", str(missing)))

@@ -61,15 +61,10 @@ def _running() -> bool:
                                                               RuntimeState.ONE_OR_MORE_SESSIONS_CONNECTED)
 
 
-def first_visit() -> None:
-    """Make what a first visit to Review or Failures makes, into the caches every session shares:
-    the same calls the pages make (``pages/_common``), with the same arguments."""
-    import altair as alt
-    import pandas as pd
-    from citecheck.labelling import labels as label_store
-    from citecheck.reports import failures_view
-    from citecheck.web import failures_source
-
+def first_review() -> None:
+    """What a first visit to Review makes, into the caches every session shares (the same calls
+    the page makes, ``pages/_common``, with the same arguments): the answers (checked) or the
+    store (its index), the labels, the verdicts."""
     from pages import _common as common
 
     cfg = common.settings()
@@ -79,16 +74,32 @@ def first_visit() -> None:
         data = common._store_answers(str(cfg.store), common._stamp([cfg.store / META]))
         data.item_total()
     else:
-        data = common._load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, common._stamp(cfg.logs))
+        common._load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, common._stamp(cfg.logs))
     common.holds_scan(str(cfg.labels))
-    records = common.label_state().effective
-    labels = label_store.latest(records) if records else {}
+    common.label_state()
     common.search_verdict_facts()
     common.judged_by_item()
+
+
+def first_failures() -> None:
+    """What a first visit to Failures makes, in the same way: its figures (over the store, or the
+    log's answers) and a first chart."""
+    import altair as alt
+    import pandas as pd
+    from citecheck.labelling import labels as label_store
+    from citecheck.reports import failures_view
+    from citecheck.web import failures_source
+
+    from pages import _common as common
+
+    cfg = common.settings()
+    records = common.label_state().effective
+    labels = label_store.latest(records) if records else {}
     golden, _ = failures_view.golden_set(cfg.golden)
     if cfg.store is not None:
         failures_source.open_store(cfg, golden, labels, k=failures_view.K)
     else:
+        data = common._load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, common._stamp(cfg.logs))
         failures_source.open_log(data, golden, labels, cfg, None, failures_view.K)
     alt.Chart(pd.DataFrame({"x": [0]})).mark_bar().encode(x="x").to_dict()  # (Altair's first chart loads its schema)
 
@@ -105,10 +116,12 @@ def warm(deadline_seconds: float = 120) -> None:
     started = time.perf_counter()
     try:
         # what a first visitor's page needs first (a first run waits for a module another thread
-        # is importing, and shares the cores with it): Review's and Failures' imports and data,
-        # then the other pages' imports
+        # is importing, and shares the cores with it): Review's imports and data (Review is the
+        # default page), then Failures', then the other pages' imports
+        _import(page_imports(pages=("review.py",)))
+        first_review()
         _import(page_imports(pages=WARMED_PAGES))
-        first_visit()
+        first_failures()
         _import(page_imports())
         from citecheck.web import memory
 

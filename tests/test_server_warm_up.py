@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -70,3 +71,18 @@ def test_the_warm_up_imports_the_first_visit_pages_modules_first():
     for needed in ("pages._review_items", "pages._row_labels", "citecheck.review.holds", "citecheck.web.failures_source"):
         assert needed in first
     assert not any(name.startswith("citecheck.judging.comparison_view") for name in first)  # (Calibration's)
+
+
+def test_the_review_page_over_a_log_imports_no_store_module():
+    """Review's own imports (the warm-up's first step, and a first visitor's first run) bring neither
+    the checked store's module nor pandas, pyarrow or DuckDB (about 0.4 s): a page over a log
+    never needs them, and a store's answers come only with its module (web.answer_walk)."""
+    code = ("import sys, importlib.util; sys.path.insert(0, sys.argv[1]); "
+            "spec = importlib.util.spec_from_file_location('s', sys.argv[1] + '/pages/_server.py'); "
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); "
+            "m._import(m.page_imports(pages=('review.py',))); "
+            "print(sorted(n for n in ('pandas', 'pyarrow', 'duckdb', 'citecheck.storage.checked.answers') "
+            "if n in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"

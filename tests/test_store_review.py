@@ -15,6 +15,7 @@ from citecheck.cli.main import main
 from citecheck.labelling import dataset, labels
 from citecheck.review import queue
 from citecheck.storage.checked import answers
+from citecheck.web import answer_walk
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
@@ -145,6 +146,16 @@ def test_queue_and_progress_from_the_store_equal_those_in_memory(both, picks, ov
     where = answers.positions_of(store, store_ids)
     assert {aid: where[aid] for aid in ids} == {aid: ids.index(aid) for aid in ids} and len(where) == len(ids)
     assert answers.progress(store, team, "ada", overlap) == queue.team_progress(data.all_items, team, "ada", overlap)
+    # the review walk asks through web.answer_walk, which tells a store from a log without importing
+    # the store's module for a log: the same answers either way
+    for source in (data, store):
+        walk_ids = answer_walk.filtered_ids(source, filter_name, current, "ada")
+        assert list(walk_ids) == list(ids)
+        assert answer_walk.queue_next(source, walk_ids, answer_walk.positions_of(source, walk_ids), team, "ada",
+                                      overlap, at, claimed) == want
+        assert answer_walk.progress(source, team, "ada", overlap) == \
+            queue.team_progress(data.all_items, team, "ada", overlap)
+    assert answer_walk.store_walk(store) is answers and answer_walk.store_walk(data) is None
 
 
 def test_a_line_changed_since_the_check_is_said_not_shown(tmp_path):

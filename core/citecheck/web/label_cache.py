@@ -36,8 +36,8 @@ from citecheck.labelling import comments, labels
 from citecheck.labelling.events import Retraction
 from citecheck.labelling.labels import Event, Label
 from citecheck.review import queue
-from citecheck.storage.checked.answers import progress as team_progress
 from citecheck.storage.event_cache import EventCache, Snapshot
+from citecheck.web.answer_walk import progress as team_progress
 
 Current = dict[tuple[str, str], Label]
 Team = dict[str, dict[str, str]]  # queue.labellers: item key -> reviewer -> fingerprint of their current label
@@ -188,7 +188,7 @@ class LabelCache:
                             lambda old, new: _others_with(old, new, reviewer))
 
     def progress(self, data, current: Current, reviewer: str, overlap: int = 1) -> queue.TeamProgress:
-        """``storage.checked.answers.progress(data, queue.labellers(current), reviewer, overlap)``: the
+        """``web.answer_walk.progress(data, queue.labellers(current), reviewer, overlap)``: the
         reviewer's and the team's progress over every item of ``data``.  Labels applied since it was
         last made change it by what they change in their answers only."""
         team = self.team(current)

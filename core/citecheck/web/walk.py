@@ -20,7 +20,7 @@ from citecheck.review import holds, label_actions, navigation, review_view
 from citecheck.review.identity import Identity, how_to_name
 from citecheck.review.queue import labellers, next_in_sample, sample_answer_ids, sample_progress
 from citecheck.review.session_state import ReviewState, State
-from citecheck.storage.checked.answers import filtered_ids, positions_of, progress, queue_next
+from citecheck.web.answer_walk import filtered_ids, positions_of, progress, queue_next
 
 
 def read_sample(path: str | Path | None) -> tuple[samples.Sample | None, str | None]:
