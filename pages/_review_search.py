@@ -24,10 +24,65 @@ HELP = ("Words are matched whole, in any case, in the question, the answer, the 
         'label notes; every word must match; put a phrase in "quotes".')
 
 
+FILTERS_OPEN = "search_filters_open"  # the Filters expander's state (drawn open or closed)
+KEPT = "search_filters_kept"  # the filters' values while the expander is closed: {widget key: value}
+
+
 def _pick(label: str, options: Sequence[str], key: str, text=None) -> str:
     """A select box whose first choice is "any" (the values shown as plain text)."""
-    return st.selectbox(label, [ANY, *options], key=key,
+    choices = [ANY, *options]
+    _restore(key, choices)
+    return st.selectbox(label, choices, key=key,
                         format_func=lambda v: "any" if v == ANY else (text or {}).get(v, v))
+
+
+def _restore(key: str, choices: Sequence | None = None) -> None:
+    """A filter drawn again after the expander was closed starts at the value it had (Streamlit
+    forgets the state of a widget a run did not draw); a value no longer offered is dropped."""
+    kept = st.session_state.get(KEPT, {})
+    if key not in st.session_state and key in kept and (choices is None or kept[key] in choices):
+        st.session_state[key] = kept[key]
+
+
+def _filters(facts: searching.Facts, data, reviewers: Sequence[str] | None) -> dict:
+    """The filters' values: drawn (in the Filters expander) only while it is open, so a closed one
+    costs a run nothing (eleven select boxes: about a fifth of the review page's widgets, each
+    copied by Streamlit on every run and drawn by the browser); while closed, the values they had."""
+    kept = st.session_state.get(KEPT, {})
+    box = st.expander("Filters", key=FILTERS_OPEN, on_change="rerun")  # (a label that changed would close it)
+    if not box.open:  # (the filters set stay on, and a line says how many)
+        on = sum(1 for key in FILTER_KEYS if kept.get(key))
+        if on:
+            st.html(f'<p class="search-count">{on} filter{"s" if on > 1 else ""} on (open Filters to change '
+                    f'{"them" if on > 1 else "it"})</p>')
+        return {key: kept.get(key, False if key == "search_unstable" else ANY) for key in FILTER_KEYS}
+    with box:
+        values = {
+            "search_model": _pick("Model", _values(data, "model"), "search_model"),
+            "search_prompt": _pick("Prompt version", _values(data, "prompt_version"), "search_prompt"),
+            "search_reason": _pick("Reason code", reasons.ALL_REASONS, "search_reason"),
+            "search_status": _pick("Mechanical status", searching.STATUSES, "search_status", STATUS_TEXT),
+            "search_judge": _pick("Judge run", sorted(facts.verdicts), "search_judge"),
+            "search_verdict": _pick("Judge verdict", ("supported", "partial", "not_supported"), "search_verdict",
+                                    LABEL_TEXT),
+            "search_label": _pick("Human label", (*LABEL_TEXT, searching.NO_LABEL), "search_label",
+                                  {**LABEL_TEXT, searching.NO_LABEL: "Not labelled"}),
+            "search_reviewer": _pick("Labelled by", sorted({who for _, who in facts.labels}) if reviewers is None
+                                     else reviewers, "search_reviewer"),
+            "search_assigned": _pick("Assigned to", sorted({w for ws in facts.assigned.values() for w in ws}),
+                                     "search_assigned"),
+            "search_assignment": _pick("Assignment", sorted(set(facts.assignment_of.values())), "search_assignment"),
+            "search_comments": _pick("Comments", searching.COMMENT_STATES, "search_comments", COMMENT_TEXT),
+        }
+        _restore("search_unstable")
+        values["search_unstable"] = st.checkbox("Only unstable judge verdicts", key="search_unstable")
+    st.session_state[KEPT] = values
+    return values
+
+
+FILTER_KEYS = ("search_model", "search_prompt", "search_reason", "search_status", "search_judge", "search_verdict",
+               "search_label", "search_reviewer", "search_assigned", "search_assignment", "search_comments",
+               "search_unstable")  # in searching.Search's order, after its text
 
 
 def _index():
@@ -47,23 +102,8 @@ def chosen(data, facts: searching.Facts, reviewers: Sequence[str] | None = None)
     """Draw the search box and the filters (in the current container) and return what they ask;
     ``reviewers``: who has a label that counts (made from ``facts`` when not given)."""
     text = st.text_input("Search", key="search_text", max_chars=2000, help=HELP)
-    with st.expander("Filters"):
-        model = _pick("Model", _values(data, "model"), "search_model")
-        prompt = _pick("Prompt version", _values(data, "prompt_version"), "search_prompt")
-        reason = _pick("Reason code", reasons.ALL_REASONS, "search_reason")
-        status = _pick("Mechanical status", searching.STATUSES, "search_status", STATUS_TEXT)
-        judge = _pick("Judge run", sorted(facts.verdicts), "search_judge")
-        verdict = _pick("Judge verdict", ("supported", "partial", "not_supported"), "search_verdict", LABEL_TEXT)
-        label = _pick("Human label", (*LABEL_TEXT, searching.NO_LABEL), "search_label",
-                      {**LABEL_TEXT, searching.NO_LABEL: "Not labelled"})
-        reviewer = _pick("Labelled by", sorted({who for _, who in facts.labels}) if reviewers is None else reviewers,
-                         "search_reviewer")
-        assigned = _pick("Assigned to", sorted({w for ws in facts.assigned.values() for w in ws}), "search_assigned")
-        assignment = _pick("Assignment", sorted(set(facts.assignment_of.values())), "search_assignment")
-        comments = _pick("Comments", searching.COMMENT_STATES, "search_comments", COMMENT_TEXT)
-        unstable = st.checkbox("Only unstable judge verdicts", key="search_unstable")
-    return searching.Search(text, model, prompt, reason, status, judge, verdict, label, reviewer, assigned,
-                            assignment, comments, unstable)
+    values = _filters(facts, data, reviewers)
+    return searching.Search(text, *(values[key] for key in FILTER_KEYS))
 
 
 def run(data, search: searching.Search, facts: searching.Facts, version: Hashable | None) -> searching.Found:

@@ -344,10 +344,17 @@ def _said(at) -> str:
     return "\n".join(str(h.proto.body) for h in at.get("html"))
 
 
+def _open_filters(at):
+    at.session_state["search_filters_open"] = True  # (the reviewer opens the Filters expander)
+    return at.run()
+
+
 def test_the_page_part_draws_the_box_and_filters_and_says_the_count():
     at = _page()
     assert not at.exception
     assert '<p class="ids">none</p>' in _said(at)  # nothing asked: the page's own queue stands
+    assert not at.selectbox  # (the filters are drawn only while their expander is open)
+    _open_filters(at)
     at.text_input(key="search_text").input("days").run()
     assert '<p class="ids">a1,a4</p>' in _said(at) and "2 answers, 2 items match" in _said(at)
     at.selectbox(key="search_status").select("verified").run()
@@ -393,6 +400,7 @@ def test_the_page_part_searches_a_checked_store_as_the_log_in_memory(tmp_path):
     at = AppTest.from_string(STORE_PAGE.format(root=str(ROOT), store=str(tmp_path / "store")),
                              default_timeout=120).run()
     at.text_input(key="search_text").input('"earned leave"').run()
+    _open_filters(at)
     at.selectbox(key="search_status").select("verified").run()
     assert not at.exception
     expected = searching.search_dataset(SAMPLE_DATA, searching.Search(text='"earned leave"', status="verified"))
@@ -400,3 +408,20 @@ def test_the_page_part_searches_a_checked_store_as_the_log_in_memory(tmp_path):
     assert f'<p class="ids">{",".join(expected.answers)}</p>' in _said(at)
     assert expected.summary in _said(at)
     assert (tmp_path / "store" / "search").is_dir()  # (the index, built by the first search)
+
+
+def test_filters_set_stay_on_while_their_expander_is_closed_and_come_back_when_it_opens():
+    at = _open_filters(_page())
+    at.selectbox(key="search_assigned").select("ana").run()
+    at.selectbox(key="search_status").select("").run()
+    assert '<p class="ids">a2</p>' in _said(at)
+    at.session_state["search_filters_open"] = False  # closed: no select box is drawn, the filter stays on
+    at.run()
+    assert not at.exception and not at.selectbox
+    assert '<p class="ids">a2</p>' in _said(at)
+    assert "1 filter on (open Filters to change it)" in _said(at)
+    _open_filters(at)  # opened again: the select box shows what was chosen
+    assert at.selectbox(key="search_assigned").value == "ana"
+    assert '<p class="ids">a2</p>' in _said(at)
+    at.selectbox(key="search_assigned").select("").run()
+    assert '<p class="ids">none</p>' in _said(at)

@@ -103,3 +103,34 @@ def test_a_word_in_the_search_box_narrows_the_queue_and_clearing_it_restores_it(
     heading(page, everything[last + 1], last + 2, len(everything))  # N goes on to answers that did not match
     idle(page)
     page.context.close()
+
+
+def test_the_filters_are_drawn_while_open_and_stay_on_while_closed(app, browser):
+    """The Filters expander draws its eleven select boxes only while open (a closed one costs every
+    run nothing); a filter set there stays on once it is closed, a line says so, and opening it
+    again shows the value chosen."""
+    from playwright.sync_api import expect
+
+    page = open_as(browser, f"{app}/?reviewer=fay")
+    side = page.get_by_test_id("stSidebar")
+    filters = side.locator("summary").filter(has_text="Filters")
+    status = side.get_by_test_id("stSelectbox").filter(has_text="Mechanical status")
+    expect(status).to_have_count(0)  # closed: not drawn
+    filters.click()
+    expect(status).to_have_count(1, timeout=20_000)
+    status.click()
+    page.get_by_role("option", name="Failed").click()
+    count = page.locator(".search-count")
+    expect(count.last).to_have_text(re.compile(r"\d+ answers?, \d+ items? match"), timeout=20_000)
+    matched = count.last.inner_text()
+    idle(page)
+    filters.click()  # closed again: the filter stays on, and says so
+    expect(status).to_have_count(0, timeout=20_000)
+    expect(side.get_by_text("1 filter on (open Filters to change it)")).to_be_visible(timeout=20_000)
+    expect(count.last).to_have_text(matched)
+    idle(page)
+    filters.click()  # opened again: the value chosen
+    expect(status.get_by_role("combobox")).to_have_value("Failed", timeout=20_000)
+    expect(count.last).to_have_text(matched)
+    idle(page)
+    page.context.close()
