@@ -161,7 +161,7 @@ class StoreAnswers:
             return self._gone(answer_id, file, line, f"the line of answer {answer_id} at byte {offset} changed "
                                                      "since it was checked; check the log into the store again")
         record = answer_of(file, found._replace(number=line))
-        if type(record) is RecordError:  # (the hash matched, so the store says it parsed: a newer reader's line)
+        if isinstance(record, RecordError):  # (the hash matched, so the store says it parsed: a newer reader's line)
             return self._gone(answer_id, file, line, f"{record.field}: {record.message}")
         return check_answer(record, self._options[source]) if record is not None else None
 

@@ -84,7 +84,7 @@ class Batch:
         if record is None:
             return
         self.rows += 1
-        if type(record) is RecordError:
+        if isinstance(record, RecordError):
             self.error_rows.append((line.number, line.offset, *_measured(line.raw), record.field, record.message))
         else:
             self._answer(line, check_answer(record, options))
