@@ -367,3 +367,25 @@ def test_a_citation_marker_is_never_a_word_to_mark():
                                                                 "2027"]
     start = text.index("days")
     assert marked_spans.snap(marked_spans.words(text), start, text.index("Staff") + 2) == (start, text.index(" [2"))
+
+
+def test_marks_saved_in_the_labels_own_millisecond_are_undone_alone(tmp_path, data, monkeypatch):
+    """An undo withdraws a label by item, reviewer, label and time (milliseconds). Marks saved in
+    the same millisecond as the label (a fast machine, a script) made a second record with the same
+    time, and one undo withdrew both: CI saw it once.  A new record of marks is always later."""
+    from citecheck.storage import lines
+
+    frozen = "2026-12-06T20:00:00.000Z"
+    monkeypatch.setattr(lines, "now", lambda: frozen)  # (the clock does not move between the records)
+    path = tmp_path / "labels.jsonl"
+    item = data.items_by_answer[0][0]
+    labels.append(path, labels.make_label(item, "partial", "ana", at=frozen))
+    first = labels.read(path)[0][-1]
+    assert span_marks.save(path, first, ((4, 15),))[0] == "success"
+    second = labels.read(path)[0][-1]
+    assert second.at == "2026-12-06T20:00:00.001Z" and second.at > first.at
+    assert span_marks.save(path, second, ((4, 9),))[0] == "success"
+    assert labels.read(path)[0][-1].at == "2026-12-06T20:00:00.002Z"
+    labels.retract_last(path, labels.read(path)[0], "ana")  # undo: the last marks only
+    assert labels.latest(labels.read_events(path)[0])[(item.key, "ana")].spans == ((4, 15),)
+    assert lines.after("not a time") == frozen and lines.after("2026-12-06T19:59:59.999Z") == frozen

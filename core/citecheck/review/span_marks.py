@@ -22,7 +22,7 @@ from citecheck.labelling.labels import Label
 from citecheck.review.html import focus_token
 from citecheck.review.paging import MAX_SENTENCE_CHARS
 from citecheck.storage.durable import WriteFailed
-from citecheck.storage.lines import now
+from citecheck.storage.lines import after
 
 
 def can_mark(item: Item, label: Label | None) -> bool:
@@ -59,9 +59,12 @@ def received(value: object, item: Item, answer: str, sentence: tuple[int, int]) 
 
 
 def remarked(label: Label, spans: marked_spans.Spans, at: str | None = None) -> Label:
-    """A new record of ``label`` with ``spans``: same item, label, note and provenance, a new time."""
+    """A new record of ``label`` with ``spans``: same item, label, note and provenance, a new time,
+    always later than ``label``'s (an undo withdraws a label by its time: two records of one label
+    in one millisecond were withdrawn together)."""
     marked_spans.check_label(label.label, spans)
-    return dataclasses.replace(label, spans=marked_spans.normalise(spans), at=at or now(), citecheck=__version__)
+    return dataclasses.replace(label, spans=marked_spans.normalise(spans), at=at or after(label.at),
+                               citecheck=__version__)
 
 
 def save_latest(target: str | Path, label: Label | None, item: Item, spans: marked_spans.Spans) -> tuple[str, str]:

@@ -19,7 +19,7 @@ import os
 import re
 import secrets
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, cast, final, overload
 
@@ -32,6 +32,22 @@ from citecheck.storage.durable import WriteFailed, sync_folder, write_all
 def now() -> str:
     """The timestamp every record citecheck writes carries: UTC, milliseconds, ``Z``."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def after(previous: str) -> str:
+    """:func:`now`, or a millisecond after ``previous`` when now is not later: the time of a record
+    that must be told apart from ``previous`` by its time (a retraction names the label it withdraws
+    by item, reviewer, label and time, so two records of one label in the same millisecond were
+    withdrawn together).  ``previous`` not of :func:`now`'s shape: now."""
+    current = now()
+    if current > previous:
+        return current
+    try:
+        moment = datetime.fromisoformat(previous.replace("Z", "+00:00"))
+    except ValueError:
+        return current
+    return (moment + timedelta(milliseconds=1)).astimezone(timezone.utc).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
 
 
 def append_records(path: str | Path, records: list[dict], what: str | None = None) -> None:
