@@ -12,7 +12,9 @@ import streamlit as st
 st.set_page_config(page_title="citecheck", layout="wide")
 
 PAGES = [
-    st.Page("pages/review.py", title="Review", icon=":material/fact_check:", url_path="review", default=True),
+    # (the default page is served at the root; "home" is only the name it reserves: /review is
+    # the hidden page below, which sends a typed or bookmarked /review?... on to the root)
+    st.Page("pages/review.py", title="Review", icon=":material/fact_check:", url_path="home", default=True),
     st.Page("pages/failures.py", title="Failures", icon=":material/monitoring:", url_path="failures"),
     st.Page("pages/disagreements.py", title="Disagreements", icon=":material/gavel:", url_path="disagreements"),
     st.Page("pages/team.py", title="Team", icon=":material/groups:", url_path="team"),
@@ -21,8 +23,15 @@ PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/folder_open:", url_path="data"),
 ]
 
+
+def _review_by_name() -> None:
+    """``/review``: Streamlit serves the default page at the root only, and met ``/review`` (a
+    typed or bookmarked address) with its "Page not found" dialog; this hidden page sends it on."""
+    st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
+
+
 st.session_state["_citecheck_router"] = True
-page = st.navigation(PAGES)
+page = st.navigation([*PAGES, st.Page(_review_by_name, title="Review", url_path="review", visibility="hidden")])
 wanted = st.query_params.get("goto")
 if wanted:
     rest = {k: v for k, v in st.query_params.to_dict().items() if k != "goto"}

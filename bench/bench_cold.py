@@ -113,8 +113,8 @@ def drawn(browser, url: str, page_name: str, context=None, floor: bool = False) 
     if floor:
         page.goto(f"{url}/" + ("?chart=1" if page_name == "failures" else ""), wait_until="commit", timeout=180_000)
     else:
-        # (Review, the default page, is served at the root: /review meets Streamlit's "Page not found"
-        # dialog first, text.markup.review_link)
+        # (Review, the default page, is served at the root, the address its links and the browser
+        # show; /review is sent on there, one more run: app.py)
         path = "" if page_name == "review" else page_name
         page.goto(f"{url}/{path}?reviewer=bench", wait_until="commit", timeout=180_000)
     # polled from here: the first request to a fresh server is handed to the router, and a

@@ -123,3 +123,23 @@ def test_a_review_link_opened_in_a_new_tab_of_a_running_server_finds_its_page(se
         expect(tab.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
         assert "Page not found" not in tab.inner_text("body")
         browser.close()
+
+
+def test_review_opened_by_its_name_finds_its_answer_without_page_not_found(server):
+    """Review is the default page, which Streamlit serves at the root only: a typed or bookmarked
+    /review?answer=... met "Page not found" before the root ran.  A hidden page sends it on to the
+    root with its query, and the menu shows Review."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _ = server
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_context().new_page()
+        page.goto(f"{url}/review?answer=a-033", timeout=60_000)
+        expect(page.get_by_role("heading", name="Answer a-033")).to_be_visible(timeout=60_000)
+        expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
+        assert "Page not found" not in page.inner_text("body")
+        assert "/review" not in page.url and "answer=a-033" in page.url
+        nav = page.get_by_test_id("stSidebarNav")
+        expect(nav.get_by_text("Review", exact=True)).to_have_count(1)  # (the hidden page is not in the menu)
+        browser.close()

@@ -38,7 +38,7 @@ DEFAULT_PAGE = "review"  # the router's default page, which Streamlit serves at 
 
 def review_link(answer_id: str, page: str = DEFAULT_PAGE) -> str:
     """The relative URL of ``page`` opened on ``answer_id`` (``./?answer=q%26a%3D1`` for the review
-    page).  The default page is linked at the root: a new tab opened on ``/review?...`` of a
-    running server meets Streamlit's "Page not found" before it falls back to the root."""
+    page).  The default page is linked at the root, where Streamlit serves it: ``/review?...`` is a
+    hidden page of the router that sends the browser on to the root (one more run)."""
     path = "./" if page == DEFAULT_PAGE else page
     return f"{path}?answer={quote(answer_id, safe='')}"
