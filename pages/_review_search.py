@@ -51,10 +51,8 @@ def _filters(facts: searching.Facts, data, reviewers: Sequence[str] | None) -> d
     kept = st.session_state.get(KEPT, {})
     box = st.expander("Filters", key=FILTERS_OPEN, on_change="rerun")  # (a label that changed would close it)
     if not box.open:  # (the filters set stay on, and a line says how many)
-        on = sum(1 for key in FILTER_KEYS if kept.get(key))
-        if on:
-            st.html(f'<p class="search-count">{on} filter{"s" if on > 1 else ""} on (open Filters to change '
-                    f'{"them" if on > 1 else "it"})</p>')
+        if said := searching.filters_on_text(sum(1 for key in FILTER_KEYS if kept.get(key))):
+            st.html(f'<p class="search-count">{escape(said)}</p>')
         return {key: kept.get(key, False if key == "search_unstable" else ANY) for key in FILTER_KEYS}
     with box:
         values = {

@@ -119,10 +119,16 @@ def test_a_review_link_opened_in_a_new_tab_of_a_running_server_finds_its_page(se
         expect(first.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=60_000)
         tab = browser.new_context().new_page()
         tab.goto(urljoin(f"{url}/failures", review_link("a-033")), timeout=60_000)
-        expect(tab.get_by_role("heading", name="Answer a-033")).to_be_visible(timeout=60_000)
-        expect(tab.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
-        assert "Page not found" not in tab.inner_text("body")
+        _shows_a033_without_page_not_found(tab)
         browser.close()
+
+
+def _shows_a033_without_page_not_found(page) -> None:
+    from playwright.sync_api import expect
+
+    expect(page.get_by_role("heading", name="Answer a-033")).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
+    assert "Page not found" not in page.inner_text("body")
 
 
 def test_review_opened_by_its_name_finds_its_answer_without_page_not_found(server):
@@ -136,9 +142,7 @@ def test_review_opened_by_its_name_finds_its_answer_without_page_not_found(serve
         browser = launch(pw)
         page = browser.new_context().new_page()
         page.goto(f"{url}/review?answer=a-033", timeout=60_000)
-        expect(page.get_by_role("heading", name="Answer a-033")).to_be_visible(timeout=60_000)
-        expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=60_000)
-        assert "Page not found" not in page.inner_text("body")
+        _shows_a033_without_page_not_found(page)
         assert "/review" not in page.url and "answer=a-033" in page.url
         nav = page.get_by_test_id("stSidebarNav")
         expect(nav.get_by_text("Review", exact=True)).to_have_count(1)  # (the hidden page is not in the menu)

@@ -425,3 +425,9 @@ def test_filters_set_stay_on_while_their_expander_is_closed_and_come_back_when_i
     assert '<p class="ids">a2</p>' in _said(at)
     at.selectbox(key="search_assigned").select("").run()
     assert '<p class="ids">none</p>' in _said(at)
+
+
+def test_the_closed_filters_line_counts_the_filters_set():
+    assert searching.filters_on_text(0) == ""
+    assert searching.filters_on_text(1) == "1 filter on (open Filters to change it)"
+    assert searching.filters_on_text(3) == "3 filters on (open Filters to change them)"

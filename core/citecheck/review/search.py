@@ -44,6 +44,13 @@ COMMENT_STATES = ("open", "resolved", "none")
 _WORD = re.compile(r"\w+")
 
 
+def filters_on_text(count: int) -> str:
+    """What the review page says under its closed Filters when ``count`` filters are set ("" for none)."""
+    if not count:
+        return ""
+    return f"{count} filter{'s' if count > 1 else ''} on (open Filters to change {'them' if count > 1 else 'it'})"
+
+
 class SearchError(CitecheckError, ValueError):
     """A filter given a value it does not take (the field and the values it takes are named)."""
 

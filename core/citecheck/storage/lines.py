@@ -31,7 +31,11 @@ from citecheck.storage.durable import WriteFailed, sync_folder, write_all
 
 def now() -> str:
     """The timestamp every record citecheck writes carries: UTC, milliseconds, ``Z``."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _stamp(datetime.now(timezone.utc))
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def after(previous: str) -> str:
@@ -46,8 +50,7 @@ def after(previous: str) -> str:
         moment = datetime.fromisoformat(previous.replace("Z", "+00:00"))
     except ValueError:
         return current
-    return (moment + timedelta(milliseconds=1)).astimezone(timezone.utc).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z")
+    return _stamp(moment + timedelta(milliseconds=1))
 
 
 def append_records(path: str | Path, records: list[dict], what: str | None = None) -> None:
