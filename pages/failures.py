@@ -65,9 +65,8 @@ if (scores := failures_view.faithfulness_view(report)) is not None:
     with st.expander("Faithfulness scores of the scored answers (withheld below the threshold)"):
         st.dataframe(scores, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent")})
 
-reasons_tab, model_tab, prompt_tab, time_tab, table_tab, golden_tab, compare_tab = st.tabs(failures_view.TABS)
 
-with reasons_tab:
+def reasons() -> None:
     shown = failures_view.occurring(report.reasons)
     if shown.empty:
         st.info(failures_view.NO_REASON)
@@ -75,16 +74,18 @@ with reasons_tab:
         st.altair_chart(failures_view.reasons_chart(shown), width="stretch")
     st.dataframe(readable.reasons_view(report.reasons, src.answers), hide_index=True)
 
-for tab, (frame, column, present, what) in zip((model_tab, prompt_tab), failures_view.breakdowns(report)):
-    with tab:
-        if not present:
-            st.info(failures_view.no_group_text(column, what))
-            continue
-        st.altair_chart(failures_view.group_chart(frame, column, what))
-        st.dataframe(readable.group_view(frame, column, what.capitalize()), hide_index=True)
 
-with time_tab:
-    freq = failures_view.PERIODS[st.radio("Per", list(failures_view.PERIODS), horizontal=True, index=1)]
+def breakdown(frame, column: str, present: bool, what: str) -> None:
+    if not present:
+        st.info(failures_view.no_group_text(column, what))
+        return
+    st.altair_chart(failures_view.group_chart(frame, column, what))
+    st.dataframe(readable.group_view(frame, column, what.capitalize()), hide_index=True)
+
+
+def over_time() -> None:
+    freq = failures_view.PERIODS[st.radio("Per", list(failures_view.PERIODS), horizontal=True, index=1,
+                                          key="f_per", persist_state="page")]
     if (series := src.over_time(freq)).empty:
         st.info(failures_view.NO_TREND)
     else:
@@ -93,11 +94,12 @@ with time_tab:
     if undated := failures_view.undated_text(src.undated()):
         st.caption(undated)
 
-with table_tab:
+
+def failing_answers() -> None:
     # two rows of filters; the date range gets two columns' width, so its end date is never clipped
     columns = st.columns(4) + st.columns([2, 1, 1, 1])
-    chosen = {c.name: col.date_input(c.label, value=c.dates or (), key=c.key) if c.is_dates
-              else col.selectbox(c.label, list(c.options), key=c.key)
+    chosen = {c.name: col.date_input(c.label, value=c.dates or (), key=c.key, persist_state="page") if c.is_dates
+              else col.selectbox(c.label, list(c.options), key=c.key, persist_state="page")
               for col, c in zip(columns, failures_view.choices(src.values, src.date_range()))}
     shown = src.failing(views.filters(**chosen))
     st.caption(failures_view.table_caption(len(shown), src.limit))
@@ -112,27 +114,42 @@ with table_tab:
         focus = navigation.open_failing(st.session_state, review_dataset(), answer_id)
         st.switch_page("pages/review.py", query_params={"answer": answer_id, "item": str(focus + 1)})
 
-with golden_tab:
+
+def refusals_and_retrieval() -> None:
     if golden is None:
         st.info(failures_view.NO_GOLDEN)
+        return
+    show_tiles(failures_view.tiles(report.refusals.figures()), per_row=2)
+    for text in failures_view.refused_ids_texts(report.refusals):
+        st.html(notice_html("info", text))
+    show_tiles(failures_view.retrieval_tiles(report.retrieval, report.refusals), per_row=3)
+    if report.retrieval.misses:
+        st.subheader("Questions whose answering chunk was missed")
+        st.dataframe(views.misses_table(report.retrieval), hide_index=True)
     else:
-        show_tiles(failures_view.tiles(report.refusals.figures()), per_row=2)
-        for text in failures_view.refused_ids_texts(report.refusals):
-            st.html(notice_html("info", text))
-        show_tiles(failures_view.retrieval_tiles(report.retrieval, report.refusals), per_row=3)
-        if report.retrieval.misses:
-            st.subheader("Questions whose answering chunk was missed")
-            st.dataframe(views.misses_table(report.retrieval), hide_index=True)
-        else:
-            st.success(failures_view.no_miss_text(report.retrieval))
+        st.success(failures_view.no_miss_text(report.retrieval))
 
-with compare_tab:
-    column = st.radio("Compare", failures_view.COMPARE, horizontal=True, key="cmp_col", format_func=failures_view.compare_label)
+
+def compare() -> None:
+    column = st.radio("Compare", failures_view.COMPARE, horizontal=True, key="cmp_col", persist_state="page",
+                      format_func=failures_view.compare_label)
     if len(values := src.values(column)) < 2:
         st.info(failures_view.nothing_to_compare(column))
-    else:
-        a_col, b_col = st.columns(2)
-        a = a_col.selectbox("A", values, index=0, key="cmp_a")
-        b = b_col.selectbox("B", values, index=1, key="cmp_b")
-        st.dataframe(views.compare_table(src.compare(column, a, b), a, b), hide_index=True)
-        st.caption(failures_view.COMPARE_NOTE)
+        return
+    a_col, b_col = st.columns(2)
+    a = a_col.selectbox("A", values, index=0, key="cmp_a", persist_state="page")
+    b = b_col.selectbox("B", values, index=1, key="cmp_b", persist_state="page")
+    st.dataframe(views.compare_table(src.compare(column, a, b), a, b), hide_index=True)
+    st.caption(failures_view.COMPARE_NOTE)
+
+
+# Only the open tab's content runs (a switch reruns the page): a hidden chart or table costs nothing.
+# The widgets in a tab keep their values while another tab is open (persist_state="page"; Streamlit
+# forgets the state of a widget a run does not draw) and start afresh when the page is left.
+model_part, prompt_part = failures_view.breakdowns(report)
+parts = (reasons, lambda: breakdown(*model_part), lambda: breakdown(*prompt_part), over_time, failing_answers,
+         refusals_and_retrieval, compare)  # in failures_view.TABS's order
+for tab, draw in zip(st.tabs(failures_view.TABS, key=failures_view.TAB_KEY, on_change="rerun"), parts):
+    if tab.open:
+        with tab:
+            draw()

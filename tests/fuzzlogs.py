@@ -302,12 +302,13 @@ def run_command(case: Case, path: Path, command: str, fmt: str, limit: float = 3
 
 
 def run_pages(path: Path, folder: Path, limit: float = 60.0, pages=PAGES) -> list[Outcome]:
-    """Open the app on the log (the default page), then switch to every page; an exception shown
-    by the app, or one that escapes the script run, is a traceback."""
+    """Open the app on the log (the default page), then switch to every page (and open each of the
+    Failures page's tabs: only the open one is drawn); an exception shown by the app, or one that
+    escapes the script run, is a traceback."""
     import os
-    import time
 
     import streamlit as st
+    from citecheck.reports.failures_view import TAB_KEY, TABS
     from streamlit.testing.v1 import AppTest
 
     env = {"CITECHECK_LOGS": str(path), "CITECHECK_CORPUS": "", "CITECHECK_GOLDEN": "",
@@ -316,29 +317,22 @@ def run_pages(path: Path, folder: Path, limit: float = 60.0, pages=PAGES) -> lis
     os.environ.update(env)
     st.cache_resource.clear()
     st.cache_data.clear()
-    out = []
+    out: list[Outcome] = []
     try:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=limit)
         for page in pages:
-            started = time.perf_counter()
-            try:
-                (at.run() if page == PAGES[0] and not out else at.switch_page(page).run())
-            except RuntimeError as exc:
-                status = "hang" if "timed out" in str(exc) else "traceback"
-                out.append(Outcome(page, status, str(exc)[:160], time.perf_counter() - started))
+            first = page == PAGES[0] and not out
+            outcome, broke = _page_run(at, page, at.run if first else lambda: at.switch_page(page).run())
+            out.append(outcome)
+            if page == "pages/failures.py" and outcome.status == "ok":
+                for tab in TABS[1:]:
+                    at.session_state[TAB_KEY] = tab
+                    outcome, broke = _page_run(at, f"{page} [{tab}]", at.run)
+                    out.append(outcome)
+                    if broke:
+                        break
+            if broke:  # (the script run itself broke: a new app for the next page)
                 at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=limit)
-                continue
-            except Exception as exc:  # noqa: BLE001
-                out.append(Outcome(page, "traceback", f"{type(exc).__name__}: {str(exc)[:120]}",
-                                   time.perf_counter() - started))
-                at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=limit)
-                continue
-            seconds = time.perf_counter() - started
-            if at.exception:
-                first = at.exception[0]
-                out.append(Outcome(page, "traceback", f"{first.message[:160]}", seconds))
-            else:
-                out.append(Outcome(page, "ok", "", seconds))
     finally:
         for k, v in saved.items():
             if v is None:
@@ -346,3 +340,23 @@ def run_pages(path: Path, folder: Path, limit: float = 60.0, pages=PAGES) -> lis
             else:
                 os.environ[k] = v
     return out
+
+
+def _page_run(at, target: str, run) -> tuple[Outcome, bool]:
+    """One script run of the app (``run``): its outcome, and whether the run itself broke (an
+    exception that escaped it, or a hang), after which the caller starts a new app."""
+    import time
+
+    started = time.perf_counter()
+    try:
+        run()
+    except RuntimeError as exc:
+        status = "hang" if "timed out" in str(exc) else "traceback"
+        return Outcome(target, status, str(exc)[:160], time.perf_counter() - started), True
+    except Exception as exc:  # noqa: BLE001
+        return Outcome(target, "traceback", f"{type(exc).__name__}: {str(exc)[:120]}",
+                       time.perf_counter() - started), True
+    seconds = time.perf_counter() - started
+    if at.exception:
+        return Outcome(target, "traceback", f"{at.exception[0].message[:160]}", seconds), False
+    return Outcome(target, "ok", "", seconds), False

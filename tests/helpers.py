@@ -1,4 +1,5 @@
-"""Small builders for hand-made answers in tests, and the command line and trace imports run in-process."""
+"""Small builders for hand-made answers in tests, the command line and trace imports run in-process, and
+the Failures page's tabs opened in AppTest."""
 
 from __future__ import annotations
 
@@ -74,3 +75,13 @@ def imported_traces(paths, read, fmt: str, skip_without_retrieval: bool = False)
     items = list(import_spans([str(p) for p in paths], read, fmt, summary, skip_without_retrieval))
     return ([i for i in items if not isinstance(i, RecordError)], [i for i in items if isinstance(i, RecordError)],
             summary)
+
+
+def open_tab(at, label: str):
+    """Open the Failures page's tab ``label`` in an AppTest and run the page: AppTest cannot click a
+    tab, so the tabs' state is set as a click sets it (only the open tab's content is drawn)."""
+    from citecheck.reports.failures_view import TAB_KEY, TABS
+
+    assert label in TABS, (label, TABS)
+    at.session_state[TAB_KEY] = label
+    return at.run()

@@ -10,9 +10,10 @@ from citecheck.checking.files import check_options
 from citecheck.contract.log import checksum
 from citecheck.labelling import dataset
 from citecheck.labelling import labels as label_store
-from citecheck.reports import figures
+from citecheck.reports import failures_view, figures
 from citecheck.reports.rates import percent
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
+from helpers import open_tab
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,9 +164,10 @@ def test_unknown_deep_link_falls_back_to_the_first_answer():
 # --- the Failures page -------------------------------------------------------------------------
 
 
-def failures(**env) -> AppTest:
-    at = app()
-    return at.switch_page("pages/failures.py").run()
+def failures(tab: str | None = None) -> AppTest:
+    """The Failures page, on its first tab or on ``tab``."""
+    at = app().switch_page("pages/failures.py").run()
+    return at if tab is None else open_tab(at, tab)
 
 
 def failing_table(at):
@@ -173,7 +175,7 @@ def failing_table(at):
 
 
 def test_failures_page_filters_change_the_table():
-    at = failures()
+    at = failures("Failing answers")
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     table = figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
@@ -194,8 +196,51 @@ def test_failures_page_filters_change_the_table():
     assert csv_button.proto.label == "Download this table as CSV"
 
 
-def test_a_failing_row_opens_on_the_review_page():
+def drawn(at) -> dict[str, int]:
+    """How many elements each Failures tab holds (a closed tab's content is not run: none)."""
+    return {tab.label: len(tab.children) for tab in at.tabs}
+
+
+def test_failures_page_runs_only_the_open_tab():
     at = failures()
+    assert not at.exception
+    assert [t.label for t in at.tabs] == failures_view.TABS and at.session_state[failures_view.TAB_KEY] == "Reasons"
+    assert drawn(at) == {"Reasons": 2, **{label: 0 for label in failures_view.TABS[1:]}}  # its chart and table
+    assert len(at.get("vega_lite_chart")) == 1 and not at.selectbox and not at.radio
+    assert not [d for d in at.dataframe if "reasons" in d.value.columns]  # the failing table is not serialized
+    open_tab(at, "Failing answers")
+    assert not at.exception
+    assert [label for label, n in drawn(at).items() if n] == ["Failing answers"]
+    assert not at.get("vega_lite_chart") and len(failing_table(at)) > 0
+    for label in failures_view.TABS:  # every tab draws, alone
+        open_tab(at, label)
+        assert not at.exception, (label, [e.value for e in at.exception])
+        assert [tab for tab, n in drawn(at).items() if n] == [label]
+
+
+def test_failures_tab_widgets_keep_their_values_while_another_tab_is_open():
+    at = failures("Failing answers")
+    at.selectbox(key="f_model").select("claude-haiku-4-5").run()
+    at.selectbox(key="f_scope").select("all").run()
+    haiku = failing_table(at)
+    open_tab(at, "Over time").radio(key="f_per").set_value("day").run()
+    open_tab(at, "Compare").radio(key="cmp_col").set_value("model").run()
+    open_tab(at, "Reasons")
+    assert not at.selectbox and not at.radio  # none drawn ...
+    open_tab(at, "Failing answers")  # ... and each back as it was when its tab opens again
+    assert not at.exception
+    assert at.selectbox(key="f_model").value == "claude-haiku-4-5" and at.selectbox(key="f_scope").value == "all"
+    assert failing_table(at).equals(haiku) and set(haiku["model"]) == {"claude-haiku-4-5"}
+    assert open_tab(at, "Over time").radio(key="f_per").value == "day"
+    assert open_tab(at, "Compare").radio(key="cmp_col").value == "model"
+    at.switch_page("pages/data.py").run()
+    at.switch_page("pages/failures.py").run()  # the page left and opened again: it starts afresh
+    assert at.session_state[failures_view.TAB_KEY] == "Reasons"
+    assert open_tab(at, "Failing answers").selectbox(key="f_model").value == "any"
+
+
+def test_a_failing_row_opens_on_the_review_page():
+    at = failures("Failing answers")
     first = failing_table(at).iloc[0]["answer_id"]
     at.session_state["failing_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()  # one tick: the review page, in this session (this tab)
@@ -241,11 +286,13 @@ def test_failures_page_when_nothing_fails_and_no_model_is_logged(tmp_path, monke
     at = failures()
     assert not at.exception
     assert any("No answer fails a check" in s.value for s in at.success)
-    infos = [i.value for i in at.info]
+    infos = []
+    for tab in ("Reasons", "By model", "By prompt version", "Refusals & retrieval"):
+        infos += [i.value for i in open_tab(at, tab).info]
     assert any("no model field" in i for i in infos) and any("no prompt version field" in i for i in infos)
     assert any("No golden set loaded" in i for i in infos)
     assert any("No failure reason occurs" in i for i in infos)
-    assert failing_table(at).empty
+    assert failing_table(open_tab(at, "Failing answers")).empty
 
 
 # --- judge verdicts on the review page, and the calibration page -------------------------------------

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from citecheck.cli.main import main
+from citecheck.reports import failures_view
+from helpers import open_tab
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,11 +39,15 @@ def failures() -> AppTest:
 
 
 def seen(at) -> dict:
-    """What the page shows: tiles, every table, and the failing-answers table after some filters."""
-    assert not at.exception, [e.value for e in at.exception]
-    out = {"metrics": [(m.label, m.value) for m in at.metric],
-           "tables": [d.value.reset_index(drop=True).to_dict("records") for d in at.dataframe
-                      if "reasons" not in d.value.columns]}
+    """What the page shows: tiles and every table of every tab, and the failing-answers table after some filters."""
+    out = {}
+    for tab in failures_view.TABS:  # (only the open tab is drawn)
+        open_tab(at, tab)
+        assert not at.exception, [e.value for e in at.exception]
+        out[tab] = {"metrics": [(m.label, m.value) for m in at.metric],
+                    "tables": [d.value.reset_index(drop=True).to_dict("records") for d in at.dataframe
+                               if "reasons" not in d.value.columns]}
+    open_tab(at, "Failing answers")
     table = next(d for d in at.dataframe if "reasons" in d.value.columns).value
     out["failing"] = table.to_dict("records")
     at.selectbox(key="f_model").select("claude-haiku-4-5").run()

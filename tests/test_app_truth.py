@@ -13,6 +13,7 @@ from citecheck.errors import RecordError
 from citecheck.reports.rates import percent
 from citecheck.web import notices
 from citecheck.web.settings import DEFAULT_LOG
+from helpers import open_tab
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,7 +145,7 @@ def test_a_row_of_the_failures_table_opens_its_answer_whatever_its_id(tmp_path, 
     use_log(monkeypatch, log)
     got = {}
     for i in ids:
-        at = page("pages/failures.py")
+        at = open_tab(page("pages/failures.py"), "Failing answers")
         table = next(d for d in at.dataframe if "reasons" in d.value.columns).value
         at.session_state["failing_table"] = {"selection": {"rows": [list(table["answer_id"]).index(i)],
                                                           "columns": [], "cells": []}}

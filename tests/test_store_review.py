@@ -16,6 +16,7 @@ from citecheck.labelling import dataset, labels
 from citecheck.review import queue
 from citecheck.storage.checked import answers
 from citecheck.web import answer_walk
+from helpers import open_tab
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
@@ -210,7 +211,7 @@ def button(at, label: str):
 def test_review_page_on_a_store_opens_a_failing_answer_and_steps(app_store):
     store, memory = app_store
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/failures.py").run()
+    open_tab(at.switch_page("pages/failures.py").run(), "Failing answers")
     assert not at.exception, [e.value for e in at.exception]
     table = next(d for d in at.dataframe if "reasons" in d.value.columns).value
     pick = table.iloc[2]["answer_id"]

@@ -35,6 +35,7 @@ TITLES = {  # tile titles short enough to read; the full definition is in the ti
     "under_refusal_rate": "Under-refusal", "withheld_answers": "Withheld (faithfulness)",
 }
 TABS = ["Reasons", "By model", "By prompt version", "Over time", "Failing answers", "Refusals & retrieval", "Compare"]
+TAB_KEY = "failures_tab"  # the open tab's label in the session (st.tabs tracking its state: only it is drawn)
 
 NO_ANSWERS = "No answers loaded, so there is nothing to report."
 SEE_DATA_PAGE = "Check the Data page: the configured logs may be empty, missing or unreadable."

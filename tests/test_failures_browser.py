@@ -1,0 +1,105 @@
+"""The Failures page's tabs in a real browser (Debian's headless Chromium, Playwright): only the open
+tab is drawn (a click on another one runs the page again and draws that one), and a filter chosen in
+the failing-answers tab is still set when the tab is opened again after another."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from appserver import running_app
+from citecheck.checking.files import check_options
+from citecheck.labelling import dataset
+from citecheck.reports import figures
+from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
+from test_browser import CHROMIUM, launch
+from test_team_browser import idle
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium (.ci/run installs it)"),
+]
+MODEL = "claude-haiku-4-5"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    labels = tmp_path_factory.mktemp("failures") / "labels.jsonl"
+    with running_app(["--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--labels", labels]) as url:
+        yield url
+
+
+@pytest.fixture
+def page(app):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(f"{app}/failures", timeout=60_000)
+        expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=60_000)
+        idle(page)
+        yield page
+        browser.close()
+
+
+def failing(model: str | None = None) -> int:
+    """How many answers the failing-answers table holds (worked out from the log, not by the page)."""
+    table = figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
+    return len(figures.failing(table, figures.Filters(model=model)))
+
+
+def open_tab(page, label: str):
+    """Click a tab and wait for the run it starts to draw it; its panel."""
+    page.get_by_role("tab", name=label).click()
+    idle(page)
+    return page.get_by_role("tabpanel", name=label)
+
+
+def caption(panel):
+    return panel.get_by_text(re.compile(r"^\d+ answer\(s\), worst first"))
+
+
+def test_a_tab_is_drawn_when_it_is_clicked(page):
+    from playwright.sync_api import expect
+
+    reasons = page.get_by_role("tabpanel", name="Reasons")
+    expect(reasons.get_by_test_id("stVegaLiteChart")).to_have_count(1, timeout=30_000)
+    assert page.get_by_test_id("stSelectbox").count() == 0  # the table's filters are not drawn ...
+    assert page.get_by_test_id("stVegaLiteChart").count() == 1  # ... nor the other tabs' charts
+    table = open_tab(page, "Failing answers")
+    expect(caption(table)).to_have_text(re.compile(rf"^{failing()} answer\(s\)"), timeout=30_000)
+    expect(table.get_by_test_id("stSelectbox")).to_have_count(7)
+    expect(table.get_by_test_id("stDataFrame")).to_have_count(1)
+    by_model = open_tab(page, "By model")
+    expect(by_model.get_by_test_id("stVegaLiteChart")).to_have_count(1, timeout=30_000)
+    expect(by_model.locator("[data-testid=stVegaLiteChart] svg text", has_text=MODEL).first) \
+        .to_be_attached(timeout=30_000)
+    expect(page.get_by_test_id("stSelectbox")).to_have_count(0)  # the table's tab is not drawn now
+
+
+def test_a_filter_stays_set_when_its_tab_is_opened_again(page):
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect
+
+    table = open_tab(page, "Failing answers")
+    model = table.get_by_test_id("stSelectbox").filter(has=page.get_by_role("combobox", name="Model", exact=True))
+    option = page.get_by_role("option", name=MODEL, exact=True)
+    for _ in range(3):  # (a list opened just as the page drew again closes with it: open it again)
+        model.click()
+        try:
+            option.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            idle(page)
+    option.click()
+    assert failing(MODEL) < failing()
+    expect(caption(table)).to_have_text(re.compile(rf"^{failing(MODEL)} answer\(s\)"), timeout=30_000)
+    idle(page)
+    over_time = open_tab(page, "Over time")
+    expect(over_time.get_by_test_id("stVegaLiteChart")).to_have_count(1, timeout=30_000)
+    expect(page.get_by_test_id("stSelectbox")).to_have_count(0)
+    table = open_tab(page, "Failing answers")  # back: the model chosen, and the table it filters
+    expect(model.get_by_role("combobox")).to_have_value(MODEL, timeout=30_000)
+    expect(caption(table)).to_have_text(re.compile(rf"^{failing(MODEL)} answer\(s\)"), timeout=30_000)
