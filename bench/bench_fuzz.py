@@ -58,21 +58,23 @@ def main() -> None:
             print(f"  {n + 1} of {len(cases)} cases", file=sys.stderr, flush=True)
 
     targets = [f"{c} {f}" for c, f in fuzzlogs.COMMANDS] + list(fuzzlogs.PAGES)
+    targets += list(dict.fromkeys(o.target for _, o in outcomes if o.target not in targets))  # (the Failures tabs)
     table = {t: collections.Counter() for t in targets}
     for _, o in outcomes:
         table[o.target]["cases"] += 1
         table[o.target][o.status] += 1
     print(f"{len(cases)} cases{' (full)' if args.full else ''}; pages on one case in {args.pages_every} "
           f"(and every family's first)")
-    print(f"{'target':<22}{'cases':>7}{'traceback':>11}{'hang':>6}{'lost':>6}")
+    print(f"{'target':<42}{'cases':>7}{'traceback':>11}{'hang':>6}{'lost':>6}")
     for t in targets:
         row = table[t]
-        print(f"{t:<22}{row['cases']:>7}{row['traceback']:>11}{row['hang']:>6}{row['lost']:>6}")
+        print(f"{t:<42}{row['cases']:>7}{row['traceback']:>11}{row['hang']:>6}{row['lost']:>6}")
     defects = collections.Counter()
     example = {}
     for case, o in outcomes:
         if o.status != "ok":
-            key = (o.status, o.target.split()[0] if " " in o.target else "pages", case.family, o.detail[:90])
+            key = (o.status, "pages" if o.target.startswith("pages/") else o.target.split()[0], case.family,
+                   o.detail[:90])
             defects[key] += 1
             example.setdefault(key, case.name)
     if defects:
@@ -82,7 +84,7 @@ def main() -> None:
     slow = sorted(outcomes, key=lambda co: -co[1].seconds)[:8]
     print("\nslowest")
     for case, o in slow:
-        print(f"  {o.seconds:7.2f} s  {o.target:<20} {case.family}: {case.name}")
+        print(f"  {o.seconds:7.2f} s  {o.target:<40} {case.family}: {case.name}")
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             for case, o in outcomes:
