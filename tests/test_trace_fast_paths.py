@@ -6,6 +6,8 @@ steps aside (None) for the careful one to read and name what is wrong.
 - ``quick_span`` / ``span_from_otlp``: one OTLP span.
 - ``_flattened_documents`` / ``flattened_items``: flattened retrieval documents, as ``document`` reads them.
 - ``_lines`` / ``bytes.splitlines``: the lines of an OTLP JSON-lines file, read where they lie.
+- ``typed_spans`` (an export decoded by msgspec into typed records) / ``spans_from_request``
+  (the same export decoded into dicts): one OTLP export line.
 - ``span_documents`` reads the same documents, and ``span_value`` the same values after it, whether
   or not a span's attribute tree was built first (it now builds it only when it can matter).
 """
@@ -16,8 +18,10 @@ import base64
 import json
 
 from citecheck.errors import FieldError
+from citecheck.importers.otlp_json import decode_export
 from citecheck.importers.spans import (
     Span,
+    _lenient,
     _lines,
     flattened_items,
     named_key_values,
@@ -27,6 +31,8 @@ from citecheck.importers.spans import (
     span_from_otlp,
     span_tree,
     span_value,
+    spans_from_request,
+    typed_spans,
 )
 from citecheck.importers.traces import _flattened_documents, document, span_documents
 from hypothesis import given, settings
@@ -184,3 +190,99 @@ def test_a_file_is_read_whole_or_by_line_as_its_shape_says(tmp_path):
     assert read["lines.jsonl"] == read["crlf.jsonl"] == read["array.json"] == [(f"{i:032x}", str(i + 1)) for i in range(3)]
     assert read["pretty.json"] == [(f"{0:032x}", "1")]
     assert read["bad.jsonl"] == [(f"{0:032x}", "1"), (2, "(json)"), (f"{2:032x}", "4")]
+
+
+def _careful(raw: bytes) -> list:
+    """What the dict path reads of one export line: its spans and the errors it names."""
+    found = _lenient(raw)
+    if isinstance(found, FieldError):
+        return [(found.field, found.message)]
+    return [s if isinstance(s, Span) else (s.field, s.message)
+            for s in spans_from_request(found[0], "", "f.jsonl:1", found[1])]
+
+
+def _typed(raw: bytes) -> list | None:
+    export = decode_export(raw)
+    return None if export is None else typed_spans(export, "f.jsonl:1")
+
+
+_EXTRA = st.dictionaries(st.sampled_from(["kind", "events", "links", "flags", "traceState", "droppedLinksCount",
+                                          "x", "instrumentationLibrarySpans"]),
+                         st.one_of(st.integers(-5, 2**70), _TEXT, st.just([{"name": "e"}]), st.none()), max_size=2)
+
+
+_USUAL_VALUE = st.recursive(
+    st.one_of(st.builds(lambda t: {"stringValue": t}, _TEXT),
+              st.builds(lambda v: {"intValue": v}, st.one_of(st.integers(-2**63, 2**64 - 1), st.integers().map(str))),
+              st.builds(lambda v: {"doubleValue": v}, st.one_of(st.floats(allow_nan=False, allow_infinity=False),
+                                                                 st.integers(-2**63, 2**64 - 1))),
+              st.builds(lambda v: {"boolValue": v}, st.booleans()), st.builds(lambda t: {"bytesValue": t}, _TEXT),
+              st.just({})),
+    lambda inner: st.one_of(
+        st.builds(lambda vs: {"arrayValue": {"values": vs}}, st.lists(inner, max_size=3)),
+        st.builds(lambda kvs: {"kvlistValue": {"values": [{"key": k, "value": v} for k, v in kvs]}},
+                  st.lists(st.tuples(_TEXT, inner), max_size=3))), max_leaves=6)
+_USUAL_TIME = st.one_of(st.integers(0, 2**64 - 1).map(str), st.integers(0, 2**64 - 1), st.sampled_from(["0", "000"]))
+_USUAL_KEY_VALUE = st.builds(lambda k, v: {"key": k, "value": v}, st.one_of(_TEXT, _WORDS), _USUAL_VALUE)
+
+
+@st.composite
+def otlp_exports(draw):
+    """An export of spans in every form writers use: half of them usual throughout (what the
+    typed path reads), the others with spans and attributes of any form."""
+    odd = draw(st.booleans())
+    spans = [dict(draw(otlp_spans()), **draw(_EXTRA)) for _ in range(draw(st.integers(0, 3)) if odd else 0)]
+    usual = draw(st.lists(st.builds(lambda t, s, p, a, st_, en: {
+        "traceId": t, "spanId": s, **({"parentSpanId": p} if p is not None else {}),
+        "startTimeUnixNano": st_, "endTimeUnixNano": en, "attributes": a},
+        _HEX32, _HEX16, st.one_of(st.none(), _HEX16, st.just("")),
+        st.lists(_KEY_VALUE if odd else _USUAL_KEY_VALUE, max_size=4), *[_TIME if odd else _USUAL_TIME] * 2),
+        max_size=3))
+    scope = {"spans": draw(st.permutations(spans + usual))}
+    scope.update(draw(st.dictionaries(st.sampled_from(["scope", "schemaUrl", "spanz"]),
+                                      st.just({"name": "openinference"}), max_size=1)))
+    resource_spans = {"scopeSpans": [scope]}
+    if draw(st.booleans()):
+        resource_spans["resource"] = {"attributes": draw(st.lists(_KEY_VALUE if odd else _USUAL_KEY_VALUE, max_size=3))}
+    return {"resourceSpans": [resource_spans] * draw(st.integers(1, 2))}
+
+
+@settings(max_examples=500, deadline=None)
+@given(otlp_exports())
+def test_a_typed_export_gives_the_spans_the_dict_path_reads_or_steps_aside(export):
+    raw = json.dumps(export).encode()  # (NaN and 2**70 as JSON writes them: orjson then refuses the line)
+    typed = _typed(raw)
+    assert typed is None or repr(typed) == repr(_careful(raw))  # (repr: a NaN equals itself)
+
+
+def test_the_typed_path_reads_the_usual_export_and_steps_aside_for_anything_else():
+    """It takes the usual export (so the importer's speed is its speed), and leaves to the dict
+    path what a JSON parser reads differently or what must be named as wrong: a field it does not
+    know, a lone surrogate or a byte that is not UTF-8 in a field no reader uses, integers past
+    64 bits, a null value."""
+    span = {"traceId": "A" * 32, "spanId": "b" * 16, "parentSpanId": "c" * 16, "name": "retrieve", "kind": 3,
+            "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": 1700000000500000000,
+            "status": {"code": 2, "message": "boom"},
+            "attributes": [{"key": "openinference.span.kind", "value": {"stringValue": "RETRIEVER"}},
+                           {"key": "n", "value": {"intValue": "7"}}, {"key": "f", "value": {"doubleValue": 1}},
+                           {"key": "b", "value": {"boolValue": True}},
+                           {"key": "l", "value": {"arrayValue": {"values": [{"stringValue": "x"}, {"intValue": 2}]}}},
+                           {"key": "m", "value": {"kvlistValue": {"values": [{"key": "k", "value": {}}]}}},
+                           {"key": "n", "value": {"intValue": 8}}]}
+    export = {"resourceSpans": [{"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "s"}}]},
+                                 "scopeSpans": [{"scope": {"name": "openinference"}, "spans": [span]}]}]}
+    raw = json.dumps(export).encode()
+    typed = _typed(raw)
+    assert typed is not None and repr(typed) == repr(_careful(raw))
+    [read] = typed
+    assert (read.trace_id, read.kind, read.end, read.status_error) == ("a" * 32, "RETRIEVER", 1700000000500000000, "boom")
+    assert read.attributes["n"] == 8 and read.attributes["l"] == ["x", 2] and read.attributes["m"] == {"k": None}
+    unusual = [raw.replace(b'"kind": 3', b'"kind": 3, "parent_span_id": "' + b"c" * 16 + b'"'),
+               raw.replace(b'"kind": 3', b'"kind": "\\ud800"'),
+               raw.replace(b'"kind": 3', b'"kind": "\xff"'),
+               raw.replace(b'"intValue": 8', b'"intValue": 123456789012345678901234'),
+               raw.replace(b'{"stringValue": "s"}', b'{"stringValue": null}'),
+               raw.replace(b'"name": "retrieve"', b'"name": "retrieve", "name": 5')]
+    for line in unusual:
+        assert line != raw and _typed(line) is None
+        assert _careful(line)  # (read, or named as wrong, by the dict path)

@@ -13,13 +13,14 @@ from citecheck.errors import RecordError
 from citecheck.storage.durable import ReplacedText
 
 
-def _line(answer) -> str:
-    """The log line of an imported answer: orjson's encoding (a fifth of the time of the standard
-    library's, the same JSON), the standard library's for what orjson refuses (integers past 64 bits)."""
+def _line(answer) -> bytes:
+    """The log line of an imported answer, as UTF-8 with its newline: orjson's encoding (a fifth of
+    the time of the standard library's, the same JSON), the standard library's for what orjson
+    refuses (integers past 64 bits)."""
     try:
-        return orjson.dumps(answer_to_dict(answer)).decode()
+        return orjson.dumps(answer_to_dict(answer), option=orjson.OPT_APPEND_NEWLINE)
     except TypeError:
-        return dumps(answer)
+        return (dumps(answer) + "\n").encode("utf-8")
 
 
 def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -29,7 +30,7 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # --out appears whole or not at all: written beside it and renamed into place when complete,
     # so a kill or a full disk leaves the previous file as it was
     replaced = ReplacedText(args.out, what=f"the imported log {args.out}") if args.out else None
-    target: TextIO | ReplacedText = replaced if replaced is not None else out
+    write = replaced.write_bytes if replaced is not None else (lambda line: out.write(line.decode("utf-8")))
     written = errors = 0
     try:
         for item in run_importer(args):
@@ -37,7 +38,7 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 errors += 1
                 err.write(f"skipped: {item}\n")
             else:
-                target.write(_line(item) + "\n")
+                write(_line(item))
                 written += 1
     except BaseException:
         if replaced is not None:

@@ -24,7 +24,7 @@ def import_spans(paths: list[str], read: ReadSpans, fmt: str, summary: TraceSumm
     """Every unreadable record first (each naming its file, line and field), then one answer per request."""
     spans: list[Span] = []
     enabled = gc.isenabled()
-    gc.disable()  # (each collection would walk every span read so far; spans hold no reference cycles)
+    gc.disable()  # (each collection would walk every span read so far; spans and answers hold no reference cycles)
     try:
         for path in paths:
             for item in read(path):
@@ -32,10 +32,10 @@ def import_spans(paths: list[str], read: ReadSpans, fmt: str, summary: TraceSumm
                     yield item
                 else:
                     spans.append(item)
+        yield from answers(spans, fmt, summary, skip_without_retrieval)
     finally:
         if enabled:
             gc.enable()
-    yield from answers(spans, fmt, summary, skip_without_retrieval)
 
 
 def add_trace_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str, help_text: str,

@@ -29,15 +29,19 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from msgspec import UNSET
 
 from citecheck.errors import FieldError, RecordError
+from citecheck.importers.otlp_json import decode_export
 from citecheck.storage.lines import decode, surrogate_path
 
 # OpenTelemetry's span kinds, by number (the protobuf enum) and by name.
 SPAN_KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, though no reader sets a field: compiled, a frozen dataclass is built by a Python-level
+# __init__ at twice the cost (bench/bench_import_otel.py), and an import builds one per span.
+@dataclass(slots=True)
 class Span:
     """One span of a trace, whatever wrote it (OTLP, Langfuse, Phoenix, LangSmith).
 
@@ -401,6 +405,126 @@ def quick_span(obj: Any, resource: Mapping[str, Any], origin: str) -> Span | Non
                 _status_error(obj.get("status")))
 
 
+# The integers orjson decodes as integers (past them it gives a float, msgspec an integer): a typed
+# export holding one elsewhere is read the careful way, as orjson reads it.
+_INT_LOW = -(2**63)
+_INT_HIGH = 2**64
+
+
+class _Unusual(Exception):
+    """A typed export that the careful path must read (:func:`typed_spans`)."""
+
+
+def _typed_value(value: Any, depth: int) -> Any:
+    """:func:`any_value` of a typed ``AnyValue`` (:class:`citecheck.importers.otlp_json.Value`)."""
+    if depth > 32:
+        raise _Unusual
+    text = value.stringValue
+    if text is not UNSET:
+        return text
+    if value.boolValue is not UNSET:
+        return value.boolValue
+    number = value.intValue
+    if number is not UNSET:
+        if type(number) is int:
+            if not _INT_LOW <= number < _INT_HIGH:
+                raise _Unusual
+            return number
+        try:
+            return int(number)
+        except ValueError:
+            raise _Unusual from None
+    number = value.doubleValue
+    if number is not UNSET:
+        if type(number) is int and not _INT_LOW <= number < _INT_HIGH:
+            raise _Unusual
+        return float(number)
+    if value.bytesValue is not UNSET:
+        return value.bytesValue
+    if value.arrayValue is not UNSET:
+        values = value.arrayValue.values
+        return [] if values is UNSET else [_typed_value(v, depth + 1) for v in values]
+    if value.kvlistValue is not UNSET:
+        pairs = value.kvlistValue.values
+        out: dict[str, Any] = {}
+        if pairs is not UNSET:
+            for pair in pairs:
+                out[pair.key] = _typed_value(pair.value, depth + 1)
+        return out
+    return None
+
+
+def _typed_attributes(items: Any) -> dict[str, Any]:
+    """:func:`key_values` of a typed attribute list (later keys win)."""
+    out: dict[str, Any] = {}
+    if items is UNSET:
+        return out
+    for item in items:
+        value = item.value
+        text = value.stringValue
+        out[item.key] = text if text is not UNSET else _typed_value(value, 0)
+    return out
+
+
+def _typed_time(value: Any) -> int | None:
+    """:func:`nanos` of a typed time (a string or an integer)."""
+    if type(value) is str:
+        if 0 < len(value) < 20 and value.isdigit() and value.isascii():
+            return None if value == "0" else int(value)  # (as quick_span reads it: "000" is 0)
+    elif value is UNSET:
+        return None
+    elif not _INT_LOW <= value < _INT_HIGH:
+        raise _Unusual
+    try:
+        return nanos(value, "")
+    except FieldError:
+        raise _Unusual from None
+
+
+def _typed_span(obj: Any, resource: Mapping[str, Any], origin: str) -> Span:
+    """:func:`quick_span` of a typed span; :class:`_Unusual` for one it would step aside from."""
+    trace_id, span_id, parent = obj.traceId, obj.spanId, obj.parentSpanId
+    if not (type(trace_id) is str and len(trace_id) == 32 and _HEX.issuperset(trace_id)
+            and type(span_id) is str and len(span_id) == 16 and _HEX.issuperset(span_id)):
+        raise _Unusual
+    if parent is UNSET or parent == "":
+        parent = None
+    elif len(parent) == 16 and _HEX.issuperset(parent):
+        parent = parent.lower()
+    else:
+        raise _Unusual
+    attributes = _typed_attributes(obj.attributes)
+    name = obj.name
+    status = obj.status
+    return Span(trace_id.lower(), span_id.lower(), parent, "" if name is UNSET else name, semantic_kind(attributes),
+                _typed_time(obj.startTimeUnixNano) or 0, _typed_time(obj.endTimeUnixNano), attributes, origin,
+                resource, None if status is UNSET else _status_error(status))
+
+
+def typed_spans(export: Any, origin: str) -> list[Span] | None:
+    """The spans :func:`spans_from_request` reads of an export decoded into typed records
+    (:func:`citecheck.importers.otlp_json.decode_export`), each with ``where`` = ``origin``; None
+    when the export holds anything that path would read otherwise or name as wrong (the caller
+    then decodes it again and reads it that way)."""
+    out: list[Span] = []
+    try:
+        for rs in export.resourceSpans:
+            resource_obj = rs.resource
+            resource = {} if resource_obj is UNSET else _typed_attributes(resource_obj.attributes)
+            scopes = rs.scopeSpans
+            if scopes is UNSET:
+                continue
+            for scope in scopes:
+                spans = scope.spans
+                if spans is UNSET:
+                    continue
+                for span in spans:
+                    out.append(_typed_span(span, resource, origin))
+    except _Unusual:
+        return None
+    return out
+
+
 def _unfit(value: Any) -> str | None:
     """Where a record a lenient decode let through holds a lone surrogate (not Unicode text, which no
     log line may hold); None when it holds none."""
@@ -495,9 +619,10 @@ _BLANK = re.compile(rb"[ \t\n\r\x0b\x0c]*")  # (what bytes.strip strips)
 
 def _otlp_records(path: str) -> Iterator[tuple[int, Any, bool] | RecordError]:
     """``(position, record, careful)`` of an OTLP JSON file: one JSON value (an export, or a list
-    of them: position is the item) or one export a line (position is the line).  A line may be of
-    any length: a collector's batch can be large, and the file is in memory already (its lines are
-    decoded where they lie, not copied out)."""
+    of them: position is the item), or one export a line (position is the line; record is then
+    the line's bytes, which :func:`read_otlp` decodes).  A line may be of any length: a
+    collector's batch can be large, and the file is in memory already (its lines are decoded
+    where they lie, not copied out)."""
     data = Path(path).read_bytes()
     if data[:4] == b"PAR1":
         yield RecordError(path, 1, "(file)", "this is a Parquet file, not OTLP JSON: Phoenix span exports are "
@@ -516,11 +641,7 @@ def _otlp_records(path: str) -> Iterator[tuple[int, Any, bool] | RecordError]:
                 yield 1, value, careful
                 return
     for position, raw in _lines(data):
-        found = _lenient(raw)
-        if isinstance(found, FieldError):
-            yield RecordError(path, position, found.field, found.message)
-        else:
-            yield position, found[0], found[1]
+        yield position, raw, False  # (decoded by read_otlp: typed first, else as _lenient decodes it)
 
 
 def _spans_lines(data: bytes, first: int) -> bool:
@@ -565,5 +686,17 @@ def read_otlp(path: str) -> Iterator[Span | RecordError]:
             yield item
             continue
         position, record, careful = item
-        for span in spans_from_request(record, "", f"{path}:{position}", careful):
+        origin = f"{path}:{position}"
+        if type(record) is memoryview or type(record) is bytes:  # a line, not yet decoded
+            typed = decode_export(record)
+            quick = typed_spans(typed, origin) if typed is not None else None
+            if quick is not None:
+                yield from quick
+                continue
+            found = _lenient(record)
+            if isinstance(found, FieldError):
+                yield RecordError(path, position, found.field, found.message)
+                continue
+            record, careful = found
+        for span in spans_from_request(record, "", origin, careful):
             yield RecordError(path, position, span.field, span.message) if isinstance(span, FieldError) else span

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from citecheck.contract.log import Chunk, Citation
 from citecheck.errors import FieldError
@@ -32,6 +32,7 @@ from citecheck.text.sentences import marker_spans
 _LINK = re.compile(r"\[([^\[\]\n]{0,500})\]\((https?://[^\s()<>]+(?:\([^\s()<>]*\))?[^\s()<>]*)\)")
 _BARE_URL = re.compile(r"https?://[^\s<>\"'\]\[()]+")
 _TRAILING = ".,;:!?"
+_new: Final = tuple.__new__  # (a NamedTuple built from its fields' tuple, past its Python-level __new__)
 
 
 def normal_url(url: str) -> str:
@@ -59,6 +60,8 @@ def _links(text: str) -> list[tuple[int, int, str]]:
 
 def link_citations(text: str, chunks: Sequence[Chunk], urls: Sequence[str | None]) -> list[Citation]:
     """A span citation for every link in ``text`` (see the module's rule)."""
+    if "http" not in text:  # (every link and bare URL holds it)
+        return []
     by_url: dict[str, Chunk] = {}
     for each, url in zip(chunks, urls, strict=True):
         for candidate in (url, each.source):
@@ -89,8 +92,8 @@ def marker_entries(text: str, count: int) -> tuple[Citation, ...]:
         for part in inside.split(",") if "," in inside else (inside,):
             part = part.strip()
             if part.isdigit() and 1 <= (number := int(part)) <= count:
-                out.append(Citation("marker", number, start, None, None, None, None, None, None, None, None,
-                                    {"type": "marker", "no_quote": True}))
+                out.append(_new(Citation, ("marker", number, start, None, None, None, None, None, None, None, None,
+                                           {"type": "marker", "no_quote": True})))
     return tuple(out)
 
 

@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from citecheck.contract.log import Answer, Chunk
 from citecheck.contract.log import checksum as text_checksum
@@ -53,6 +53,7 @@ _TITLE_KEYS = ("title", "name")
 _TITLE_SET = frozenset(_TITLE_KEYS)
 _SECTION_KEYS = ("section", "heading")
 _SECTION_SET = frozenset(_SECTION_KEYS)
+_new: Final = tuple.__new__  # (a NamedTuple built from its fields' tuple, past its Python-level __new__)
 
 
 @dataclass
@@ -374,10 +375,10 @@ def document(raw: Any, default_id: str, score_field: str = "retrieval") -> Docum
     else:
         document_id, section = chunk_id, None
     score = _score(body.get("score", raw.get("score")))
-    chunk = Chunk(chunk_id, document_id, url or document_id, title, section,
-                  text or "", None, None, text_checksum(text) if text else None,
-                  score if score_field == "retrieval" else None, score if score_field == "rerank" else None)
-    return Document(chunk, url, bool(text))
+    chunk = _new(Chunk, (chunk_id, document_id, url or document_id, title, section, text or "", None, None,
+                         text_checksum(text) if text else None, score if score_field == "retrieval" else None,
+                         score if score_field == "rerank" else None))
+    return _new(Document, (chunk, url, bool(text)))
 
 
 def _tool_documents(value: Any) -> list:

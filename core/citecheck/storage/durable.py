@@ -109,12 +109,15 @@ class ReplacedText:
         self._done = False
 
     def write(self, text: str) -> int:
-        data = text.encode("utf-8")
+        self.write_bytes(text.encode("utf-8"))
+        return len(text)
+
+    def write_bytes(self, data: bytes) -> None:
+        """Write text already encoded as UTF-8 (what a JSON encoder gives), without decoding it first."""
         self._buffer.append(data)
         self._size += len(data)
         if self._size >= 1 << 20:
             self._flush()
-        return len(text)
 
     def _flush(self) -> None:
         data, self._buffer, self._size = b"".join(self._buffer), [], 0
