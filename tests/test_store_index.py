@@ -3,6 +3,8 @@ exactly the rows, in exactly the order, of one window over the whole store."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from citecheck.checking.checker import CheckOptions
 from citecheck.contract.corpus import Corpus
@@ -143,3 +145,94 @@ def test_item_total_is_the_recorded_review_items_and_counted_for_older_parts(sto
     for part in (older / "answers").rglob("*.parquet"):
         pq.write_table(pq.read_table(part).drop_columns(["review_items"]), part)
     assert answers.StoreAnswers(older).item_total() == want
+
+
+# --- the index saved with the store (issue #36: a freshly started page need not make it) ----------
+
+def _nav(data) -> list[tuple]:
+    return data.rows("SELECT * FROM nav ORDER BY pos")
+
+
+def _attached(data) -> bool:
+    names = data.rows("SELECT database_name FROM duckdb_databases()")
+    return ("review_index",) in names
+
+
+@pytest.fixture()
+def copied(store, tmp_path):
+    import shutil
+
+    shutil.copytree(store.root, tmp_path / "store")
+    return Store(tmp_path / "store")
+
+
+def test_the_saved_index_is_the_index_made_in_memory_and_the_page_attaches_it(copied):
+    from citecheck.storage.checked import answers
+    from citecheck.storage.checked.index import save_index, saved_index
+
+    made = answers.StoreAnswers(copied.root)  # nothing saved yet: made in memory
+    assert not _attached(made)
+    path = save_index(copied)
+    assert path == saved_index(copied) and path.is_file() and path.parent.name == "review"
+    assert save_index(copied) == path  # (saved once per state of the store)
+    saved = answers.StoreAnswers(copied.root)
+    assert _attached(saved)
+    assert _nav(saved) == _nav(made) and len(saved) == len(made) > 400
+    aid = _nav(made)[123][1]
+    assert saved.get(aid) == made.get(aid) and saved.row_of(aid) == made.row_of(aid)
+
+
+def test_a_saved_index_is_used_only_for_the_store_it_was_made_from(tmp_path):
+    """``check --store`` saves the index; another order of the logs, or a log checked again, has
+    another key: the index is made in memory then, and the next ``check --store`` saves the new
+    one and removes the old."""
+    import io
+
+    from citecheck.cli.main import main
+    from citecheck.storage.checked import answers
+    from citecheck.storage.checked.index import open_index, saved_index
+
+    logs = [str(generated_log(tmp_path / f"log-{seed}.jsonl", n, seed)) for n, seed in ((40, 4), (30, 5))]
+    folder = tmp_path / "store"
+
+    def check(*paths: str) -> Store:
+        main(["check", *paths, "--corpus", str(CORPUS), "--store", str(folder)], io.StringIO(), io.StringIO())
+        return Store(folder)
+
+    first = check(*logs)
+    old = saved_index(first)
+    (old.parent / ".index-0.duckdb.99.tmp").write_bytes(b"what a save killed midway left")
+    assert old.is_file() and _attached(answers.StoreAnswers(folder))
+    sources = list(reversed(StoreQuery(first).sources))
+    query = StoreQuery(first, sources)
+    assert open_index(query.con, first, sources, "nav") == query.con.execute("SELECT count(*) FROM nav").fetchone()[0]
+    assert ("review_index",) not in query.con.execute("SELECT database_name FROM duckdb_databases()").fetchall()
+    with open(logs[1], "ab") as handle:  # one more line: the log's parts change
+        handle.write(Path(logs[1]).read_bytes().splitlines(keepends=True)[0])
+    second = check(logs[1])
+    new = saved_index(second)
+    assert new != old and new.is_file() and not old.exists()
+    assert [p.name for p in new.parent.iterdir()] == [new.name]
+    data = answers.StoreAnswers(folder)
+    made = StoreQuery(second)
+    make_index(made.con, parts(made), "nav_made")
+    assert _attached(data) and _nav(data) == made.con.execute("SELECT * FROM nav_made ORDER BY pos").fetchall()
+    assert len(data) == len(_nav(data)) > 60
+
+
+def test_an_unreadable_saved_index_is_made_again_and_a_failed_save_is_no_failure(copied):
+    from citecheck.storage.checked import answers
+    from citecheck.storage.checked.index import save_index, saved_index
+
+    want = _nav(answers.StoreAnswers(copied.root))
+    path = saved_index(copied)
+    path.parent.mkdir()
+    path.write_bytes(b"not a DuckDB file" * 100)
+    data = answers.StoreAnswers(copied.root)
+    assert not _attached(data) and _nav(data) == want
+    path.unlink()
+    path.parent.rmdir()
+    path.parent.write_text("a file where the folder goes")  # (the save cannot make its folder)
+    assert save_index(copied) is None
+    assert not list(copied.root.glob("**/.index-*.tmp*"))
+    assert _nav(answers.StoreAnswers(copied.root)) == want

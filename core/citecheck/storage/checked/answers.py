@@ -32,7 +32,7 @@ from citecheck.labelling.labels import Label, is_done
 from citecheck.review import queue, tally
 from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
-from citecheck.storage.checked.index import hash_int, make_index
+from citecheck.storage.checked.index import hash_int, open_index
 from citecheck.storage.checked.query import StoreQuery, _list, read_line, release_memory
 
 KEPT = 64  # checked answers kept (the one shown, and those a queue walk just looked at)
@@ -63,7 +63,7 @@ class StoreAnswers:
         self._count: int | None = None
         self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
         self._files = {e["source"]: e["file"] for e in self.store.logs}
-        make_index(self.query.con, [self.store.files("answers", [s]) for s in self.query.sources])
+        self._count = open_index(self.query.con, self.store, self.query.sources)  # (saved with the store, or made now)
         release_memory(self.query.con)  # (what the slices' sorts left: about 25 MB at a million answers)
 
     # --- what a Dataset answers -----------------------------------------------------------------
