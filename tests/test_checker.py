@@ -358,3 +358,13 @@ def test_clause_hint_substrings_match_the_pattern(text):
     from citecheck.checking.checker import _CLAUSE_HINT, _has_clause_hint
 
     assert _has_clause_hint(text) == (_CLAUSE_HINT.search(text) is not None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=300), min_size=1, max_size=5))
+def test_a_checksum_is_the_sha256_of_the_text_however_many_came_before(texts):
+    """``checksum`` copies one prepared digest per call: each is the SHA-256 of its own text only."""
+    import hashlib
+
+    for text in texts + texts[::-1]:
+        assert checksum(text) == "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
