@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 from msgspec import UNSET
 
-from citecheck.errors import FieldError, RecordError
+from citecheck.errors import CitecheckError, FieldError, RecordError
 from citecheck.importers.otlp_json import decode_export
 from citecheck.storage.lines import decode, surrogate_path
 
@@ -411,8 +411,8 @@ _INT_LOW = -(2**63)
 _INT_HIGH = 2**64
 
 
-class _Unusual(Exception):
-    """A typed export that the careful path must read (:func:`typed_spans`)."""
+class _Unusual(CitecheckError):
+    """A typed export that the careful path must read (:func:`typed_spans`): never raised past it."""
 
 
 def _typed_value(value: Any, depth: int) -> Any:
