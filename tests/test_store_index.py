@@ -182,14 +182,14 @@ def test_the_saved_index_is_the_index_made_in_memory_and_the_page_attaches_it(co
     assert saved.get(aid) == made.get(aid) and saved.row_of(aid) == made.row_of(aid)
 
 
-def test_a_saved_index_is_used_only_for_the_store_it_was_made_from(tmp_path):
-    """``check --store`` saves the index; another order of the logs, or a log checked again, has
-    another key: the index is made in memory then, and the next ``check --store`` saves the new
-    one and removes the old."""
+def test_a_saved_index_is_used_only_for_the_store_it_was_made_from(tmp_path, monkeypatch):
+    """``check --store`` saves the index of a store of ``SAVE_FROM`` lines or more (none below);
+    another order of the logs, or a log checked again, has another key: the index is made in
+    memory then, and the next ``check --store`` saves the new one and removes the old."""
     import io
 
     from citecheck.cli.main import main
-    from citecheck.storage.checked import answers
+    from citecheck.storage.checked import answers, index
     from citecheck.storage.checked.index import open_index, saved_index
 
     logs = [str(generated_log(tmp_path / f"log-{seed}.jsonl", n, seed)) for n, seed in ((40, 4), (30, 5))]
@@ -199,7 +199,11 @@ def test_a_saved_index_is_used_only_for_the_store_it_was_made_from(tmp_path):
         main(["check", *paths, "--corpus", str(CORPUS), "--store", str(folder)], io.StringIO(), io.StringIO())
         return Store(folder)
 
+    monkeypatch.setattr(index, "SAVE_FROM", 71)  # (the two logs hold 70 lines)
+    assert not index.worth_saving(check(logs[0])) and not (folder / index.FOLDER).exists()
+    monkeypatch.setattr(index, "SAVE_FROM", 70)
     first = check(*logs)
+    assert index.worth_saving(first)
     old = saved_index(first)
     (old.parent / ".index-0.duckdb.99.tmp").write_bytes(b"what a save killed midway left")
     assert old.is_file() and _attached(answers.StoreAnswers(folder))

@@ -46,7 +46,7 @@ def add_report_options(rep: argparse.ArgumentParser) -> None:
 
 def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO) -> int:
     from citecheck.storage.checked.folder import Store, source_id
-    from citecheck.storage.checked.index import save_index
+    from citecheck.storage.checked.index import save_index, worth_saving
 
     store = Store(args.store, create=True)  # (a folder that is no store: a StoreError, said by main)
     if args.scheduler and args.engine != "dask":
@@ -59,7 +59,7 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
             runs = check_on_dask(store, args.logs, options, scheduler=args.scheduler, workers=args.workers)
         else:
             runs = [store.check_log(path, options) for path in args.logs]
-        if save_index(store) is None:  # (the review page's index, so a freshly started page need not make it)
+        if worth_saving(store) and save_index(store) is None:  # (the review page's index: a fresh page need not make it)
             err.write(f"note: the review page's index could not be saved in {store.root}; the page makes it "
                       "when it opens (slower at a million answers)\n")
     as_json = args.format == "json"

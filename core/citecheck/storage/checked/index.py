@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 SLICE = 100_000  # lines of one log sorted at a time
 INDEX_VERSION = 1  # of the saved index (its columns and their order): another version is made again
 FOLDER = "review"  # DIR/review/index-<key>.duckdb: the index saved when the store is written
+# Saved from this many lines up: below it the page makes the index in a few tenths of a second at
+# most, less than DuckDB's import and the save cost ``check --store`` (0.34 s at 50,000 answers).
+SAVE_FROM = 250_000
 
 _CREATE = ('CREATE {temp} TABLE {name} (pos BIGINT, answer_id VARCHAR, log INTEGER, line BIGINT, '
            '"offset" BIGINT, line_hash UHUGEINT, failed BIGINT, refused BOOLEAN, items BOOLEAN)')
@@ -120,11 +123,12 @@ def _hash_halves(hashes: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
 #
 # Making the index reads every answer's row (about 0.7 to 2.5 s at a million answers), and a freshly
 # started server's first Review view waited on it (issue #36).  ``check --store`` now saves it when it
-# writes the store, as a DuckDB file named by a key of what it was made from (the index version and
-# each log's parts, digests and options, in store order): the page attaches it read-only when the key
-# is the store's, and makes the index in memory as before when it is not (a store written by an older
-# citecheck, a failed save, a read-only folder).  A saved index never decides anything the store's
-# parts do not: it is a copy of their columns, made again whenever they change.
+# writes a store of ``SAVE_FROM`` lines or more, as a DuckDB file named by a key of what it was made
+# from (the index version and each log's parts, digests and options, in store order): the page
+# attaches it read-only when the key is the store's, and makes the index in memory as before when it
+# is not (a smaller store, a store written by an older citecheck, a failed save, a read-only folder).
+# A saved index never decides anything the store's parts do not: it is a copy of their columns, made
+# again whenever they change.
 
 
 def index_key(store: Store) -> str:
@@ -137,6 +141,11 @@ def index_key(store: Store) -> str:
 def saved_index(store: Store) -> Path:
     """Where the index of the store as it is now is saved (whether or not it is)."""
     return store.root / FOLDER / f"index-{index_key(store)}.duckdb"
+
+
+def worth_saving(store: Store) -> bool:
+    """Whether the store holds enough lines (``SAVE_FROM``) for a saved index to spare its page time."""
+    return sum(int(e.get("lines") or 0) for e in store.logs) >= SAVE_FROM
 
 
 def save_index(store: Store) -> Path | None:
