@@ -240,3 +240,16 @@ def test_an_unreadable_saved_index_is_made_again_and_a_failed_save_is_no_failure
     assert save_index(copied) is None
     assert not list(copied.root.glob("**/.index-*.tmp*"))
     assert _nav(answers.StoreAnswers(copied.root)) == want
+
+
+def test_a_check_into_a_smaller_store_starts_no_duckdb(tmp_path):
+    """Below ``SAVE_FROM`` lines no index is saved, and ``check --store`` does not pay DuckDB's import."""
+    import subprocess
+    import sys
+
+    log = generated_log(tmp_path / "log.jsonl", 20, 6)
+    code = ("import io, sys\nfrom citecheck.cli.main import main\n"
+            f"main(['check', {str(log)!r}, '--store', {str(tmp_path / 'store')!r}], io.StringIO(), io.StringIO())\n"
+            "print('duckdb' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False" and Store(tmp_path / "store").logs

@@ -24,13 +24,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 if TYPE_CHECKING:
+    import duckdb
+
     from citecheck.storage.checked.folder import Store
 
 SLICE = 100_000  # lines of one log sorted at a time
@@ -152,6 +153,8 @@ def save_index(store: Store) -> Path | None:
     """Save the review index of the store as it is now (``DIR/review/index-<key>.duckdb``), made
     beside it and renamed into place, and remove any older one; None when it could not be saved
     (a full disk, a read-only folder: the page then makes it in memory, as it always did)."""
+    import duckdb  # (here: a check --store of a smaller store never starts DuckDB)
+
     target = saved_index(store)
     if target.is_file():
         return target
@@ -184,6 +187,8 @@ def open_index(con: duckdb.DuckDBPyConnection, store: Store, sources: Sequence[s
     """The store's review index as ``name`` on ``con`` (the answers of ``sources``, in that order):
     the saved one, attached read-only, when it was made from the store as it is now and from all its
     logs in store order; else made in memory (:func:`make_index`).  Returns its number of rows."""
+    import duckdb
+
     path = saved_index(store) if list(sources) == [e["source"] for e in store.logs] else None
     if path is not None and path.is_file():
         quoted = str(path).replace("'", "''")
