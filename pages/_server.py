@@ -104,6 +104,14 @@ def first_failures() -> None:
     alt.Chart(pd.DataFrame({"x": [0]})).mark_bar().encode(x="x").to_dict()  # (Altair's first chart loads its schema)
 
 
+# While the warm-up runs, the thread serving a first visitor's requests (Streamlit's script files,
+# then its websocket) waited up to the interpreter's 5 ms switch interval for the warm-up thread
+# to let go of the GIL, request after request: a fresh server's first Review on the sample drew in
+# 2.51 and 2.58 s, and in 2.11 and 2.18 s with 0.5 ms, alternating in the same minutes
+# (bench/bench_cold.py --rounds 3 --pages review).
+WARM_SWITCH_INTERVAL = 0.0005
+
+
 def warm(deadline_seconds: float = 120) -> None:
     """Wait for the server to answer, then import and make what the first visit would."""
     give_up = time.monotonic() + deadline_seconds
@@ -114,6 +122,8 @@ def warm(deadline_seconds: float = 120) -> None:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     started = time.perf_counter()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(WARM_SWITCH_INTERVAL)  # (until the warm-up ends: the first visitor's requests come first)
     try:
         # what a first visitor's page needs first (a first run waits for a module another thread
         # is importing, and shares the cores with it): Review's imports and data (Review is the
@@ -129,6 +139,8 @@ def warm(deadline_seconds: float = 120) -> None:
     except BaseException as exc:  # (StopException included: the page will say what went wrong)
         print(f"citecheck: warming up the pages stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return
+    finally:
+        sys.setswitchinterval(interval)
     print(f"citecheck: pages ready ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
 
 

@@ -86,3 +86,20 @@ def test_the_review_page_over_a_log_imports_no_store_module():
     done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_warm_up_lets_go_of_the_gil_sooner_while_it_runs_and_not_after(monkeypatch):
+    server = _server_module()
+    seen = []
+    monkeypatch.setattr(server, "_running", lambda: True)
+    for name in ("first_review", "first_failures"):
+        monkeypatch.setattr(server, name, lambda: seen.append(sys.getswitchinterval()))
+    monkeypatch.setattr(server, "_import", lambda names: None)
+    monkeypatch.setattr("citecheck.web.memory.settle", lambda now: None)
+    before = sys.getswitchinterval()
+    server.warm()
+    assert seen == [server.WARM_SWITCH_INTERVAL] * 2 and server.WARM_SWITCH_INTERVAL < before
+    assert sys.getswitchinterval() == before
+    monkeypatch.setattr(server, "first_review", lambda: 1 / 0)  # (a warm-up that stops restores it too)
+    server.warm()
+    assert sys.getswitchinterval() == before
