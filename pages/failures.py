@@ -72,7 +72,7 @@ def reasons() -> None:
         st.info(failures_view.NO_REASON)
     else:
         st.altair_chart(failures_view.reasons_chart(shown), width="stretch")
-    st.dataframe(readable.reasons_view(report.reasons, src.answers), hide_index=True)
+    st.table(failures_view.static_table(readable.reasons_view(report.reasons, src.answers)), hide_index=True)
 
 
 def breakdown(frame, column: str, present: bool, what: str) -> None:

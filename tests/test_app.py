@@ -402,3 +402,14 @@ def test_a_reviewer_opening_the_app_starts_on_their_queue_not_on_the_first_answe
     assert heading(app()).startswith("Answer a-001")  # nobody named: the first answer
     linked = app(reviewer="ben", answer="a-005")  # a link still opens its answer
     assert heading(linked).startswith("Answer a-005")
+
+
+def test_the_reasons_tab_draws_its_table_as_a_static_table():
+    """The reasons (a dozen fixed rows) are an st.table, so a first view loads no data grid for them;
+    the texts are the reasons view's, escaped for Markdown."""
+    at = failures()
+    assert not at.exception
+    (table,) = at.table
+    assert not [d for d in at.dataframe if "Reason" in d.value.columns]
+    assert list(table.value.columns) == ["Reason", "What it means", "Occurrences", "Answers with it"]
+    assert len(table.value) > 3 and all("\\_" in r or "_" not in r for r in table.value["Reason"])

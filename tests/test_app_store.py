@@ -46,7 +46,8 @@ def seen(at) -> dict:
         assert not at.exception, [e.value for e in at.exception]
         out[tab] = {"metrics": [(m.label, m.value) for m in at.metric],
                     "tables": [d.value.reset_index(drop=True).to_dict("records") for d in at.dataframe
-                               if "reasons" not in d.value.columns]}
+                               if "reasons" not in d.value.columns],
+                    "static": [t.value.reset_index(drop=True).to_dict("records") for t in at.table]}
     open_tab(at, "Failing answers")
     table = next(d for d in at.dataframe if "reasons" in d.value.columns).value
     out["failing"] = table.to_dict("records")

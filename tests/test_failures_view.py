@@ -204,3 +204,18 @@ def test_any_choice_of_filters_narrows_the_table_as_each_filter_alone_does(sourc
     problems = list(shown["problems"])
     assert problems == sorted(problems, reverse=True)  # worst first
     assert list(store.failing(views.filters(**chosen))["answer_id"]) == list(shown["answer_id"])
+
+
+def test_a_static_table_shows_every_text_as_written():
+    """st.table reads Markdown in cells and headers: each text is escaped, numbers are left alone,
+    and the escaped text is what md_literal gives (shown as typed)."""
+    from citecheck.reports.failures_view import static_table
+    from citecheck.text.markup import md_literal
+
+    frame = pd.DataFrame({"Reason **x**": ["quote_missing", "*a* [b](http://x) $y$", "plain"], "n": [1, 2, 3]})
+    out = static_table(frame)
+    assert list(out.columns) == [md_literal("Reason **x**"), "n"] and list(out["n"]) == [1, 2, 3]
+    assert list(out.iloc[:, 0]) == [md_literal(v) for v in frame.iloc[:, 0]]
+    assert "\\*a\\*" in out.iloc[1, 0] and "\\[b\\]" in out.iloc[1, 0] and "\\$y\\$" in out.iloc[1, 0]
+    assert list(frame.columns) == ["Reason **x**", "n"]  # (the frame given is not changed)
+

@@ -70,7 +70,7 @@ def test_the_failures_page_shows_the_readable_reasons_table(monkeypatch, tmp_pat
     app = str(Path(__file__).resolve().parent.parent / "app.py")
     at = AppTest.from_file(app, default_timeout=60).run().switch_page("pages/failures.py").run()
     assert not at.exception
-    shown = [list(d.value.columns) for d in at.dataframe]
+    shown = [list(d.value.columns) for d in [*at.dataframe, *at.table]]
     assert ["Reason", "What it means", "Occurrences", "Answers with it"] in shown
     raw = {"reason", "count", "rate", "answer_rate", "of", "total"}
     assert not [columns for columns in shown if raw & set(columns)]
