@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from appserver import running_app
 from test_browser import CHROMIUM, launch
+from test_team_browser import idle
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -46,8 +47,7 @@ def test_a_pathological_answer_does_not_hold_up_another_session(server):
         heavy.get_by_label("Sentences page").press("Enter")
         # (the click lands once the light page's own run has ended: a click on a button that a
         # run of its own session is redrawing can be lost, which is not what this test is about)
-        expect(light.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(
-            1, timeout=30_000)
+        idle(light)
         light.get_by_role("button", name="Next item").click()
         expect(light.get_by_text("Focused item 2 of 3:", exact=True)).to_be_visible(timeout=20_000)
         expect(heavy.get_by_text("Sentences 9,961 to 10,000 of 10,000 (page 250 of 250)")).to_be_visible(timeout=30_000)

@@ -14,7 +14,7 @@ from citecheck.labelling import dataset
 from citecheck.reports import figures
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from test_browser import CHROMIUM, launch
-from test_team_browser import idle
+from test_team_browser import choose, idle
 
 pytestmark = [
     pytest.mark.browser,
@@ -80,20 +80,11 @@ def test_a_tab_is_drawn_when_it_is_clicked(page):
 
 
 def test_a_filter_stays_set_when_its_tab_is_opened_again(page):
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
     table = open_tab(page, "Failing answers")
     model = table.get_by_test_id("stSelectbox").filter(has=page.get_by_role("combobox", name="Model", exact=True))
-    option = page.get_by_role("option", name=MODEL, exact=True)
-    for _ in range(3):  # (a list opened just as the page drew again closes with it: open it again)
-        model.click()
-        try:
-            option.wait_for(timeout=5_000)
-            break
-        except PlaywrightTimeout:
-            idle(page)
-    option.click()
+    choose(page, model, page.get_by_role("option", name=MODEL, exact=True))
     assert failing(MODEL) < failing()
     expect(caption(table)).to_have_text(re.compile(rf"^{failing(MODEL)} answer\(s\)"), timeout=30_000)
     idle(page)

@@ -14,7 +14,7 @@ from citecheck.labelling.dataset import load
 from citecheck.web.settings import DEFAULT_LOG
 from test_browser import CHROMIUM, launch
 from test_review_browser import progress
-from test_team_browser import idle, open_as, press
+from test_team_browser import choose, idle, open_as, press
 
 WORD = "carry"
 
@@ -109,7 +109,6 @@ def test_the_filters_are_drawn_while_open_and_stay_on_while_closed(app, browser)
     """The Filters expander draws its eleven select boxes only while open (a closed one costs every
     run nothing); a filter set there stays on once it is closed, a line says so, and opening it
     again shows the value chosen."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect
 
     page = open_as(browser, f"{app}/?reviewer=fay")
@@ -120,15 +119,7 @@ def test_the_filters_are_drawn_while_open_and_stay_on_while_closed(app, browser)
     filters.click()
     expect(status).to_have_count(1, timeout=20_000)
     idle(page)  # (the run that draws the filters has ended: a click during it can land on a box it replaces)
-    failed = page.get_by_role("option", name="Failed")
-    for _ in range(3):  # (a list opened just as the page drew again closes with it: open it again)
-        status.click()
-        try:
-            failed.wait_for(timeout=5_000)
-            break
-        except PlaywrightTimeout:
-            idle(page)
-    failed.click()
+    choose(page, status, page.get_by_role("option", name="Failed"))
     count = page.locator(".search-count")
     expect(count.last).to_have_text(re.compile(r"\d+ answers?, \d+ items? match"), timeout=20_000)
     matched = count.last.inner_text()

@@ -41,6 +41,21 @@ def idle(page) -> None:
     expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(1, timeout=20_000)
 
 
+def choose(page, box, option) -> None:
+    """Open the select box ``box`` and click ``option`` in its list.  A list opened just as the page
+    drew again closes with it: it is opened again, up to three times, once the run has ended."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(3):
+        box.click()
+        try:
+            option.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            idle(page)
+    option.click()
+
+
 def press(page, key: str, anchor: str = "Focused item") -> None:
     """A key press on the page itself (not in a box or a script frame), once the app is idle and
     the page's last frame (the reconnect script) has run, as the review tests' open_review waits for."""
