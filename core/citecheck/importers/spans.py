@@ -360,6 +360,13 @@ def span_from_otlp(obj: Any, where: str, resource: Mapping[str, Any], origin: st
                 start, end, attributes, origin or where, resource, _status_error(obj.get("status")))
 
 
+def _quick_nanos(value: Any) -> int | None:
+    """:func:`nanos`, the usual time (a string of digits, under 2**64) read first and directly."""
+    if type(value) is str and 0 < len(value) < 20 and value.isdigit() and value.isascii():
+        return None if value == "0" else int(value)
+    return nanos(value, "")
+
+
 def quick_span(obj: Any, resource: Mapping[str, Any], origin: str) -> Span | None:
     """:func:`span_from_otlp` of a span written the usual way (camelCase fields, hex ids,
     attributes that read), without naming fields; None for any other span, which
@@ -381,24 +388,12 @@ def quick_span(obj: Any, resource: Mapping[str, Any], origin: str) -> Span | Non
     if attributes is None:
         return None
     start, end = obj.get("startTimeUnixNano"), obj.get("endTimeUnixNano")
-    if type(start) is str and 0 < len(start) < 20 and start.isdigit() and start.isascii():
-        start = int(start)  # (the usual: nanoseconds as a string of digits, under 2**64)
-    elif start is None and "start_time_unix_nano" in obj:
+    if (start is None and "start_time_unix_nano" in obj) or (end is None and "end_time_unix_nano" in obj):
         return None
-    else:
-        try:
-            start = nanos(start, "") or 0
-        except FieldError:
-            return None
-    if type(end) is str and 0 < len(end) < 20 and end.isdigit() and end.isascii():
-        end = None if end == "0" else int(end)
-    elif end is None and "end_time_unix_nano" in obj:
+    try:
+        start, end = _quick_nanos(start) or 0, _quick_nanos(end)
+    except FieldError:
         return None
-    else:
-        try:
-            end = nanos(end, "")
-        except FieldError:
-            return None
     name = obj.get("name")
     return Span(trace_id.lower(), span_id.lower(), parent, name if isinstance(name, str) else "",
                 semantic_kind(attributes), start, end, attributes, origin, resource,
@@ -467,16 +462,13 @@ def _typed_attributes(items: Any) -> dict[str, Any]:
 
 
 def _typed_time(value: Any) -> int | None:
-    """:func:`nanos` of a typed time (a string or an integer)."""
-    if type(value) is str:
-        if 0 < len(value) < 20 and value.isdigit() and value.isascii():
-            return None if value == "0" else int(value)  # (as quick_span reads it: "000" is 0)
-    elif value is UNSET:
+    """:func:`_quick_nanos` of a typed time (a string or an integer; UNSET when left out)."""
+    if value is UNSET:
         return None
-    elif not _INT_LOW <= value < _INT_HIGH:
+    if type(value) is int and not _INT_LOW <= value < _INT_HIGH:
         raise _Unusual
     try:
-        return nanos(value, "")
+        return _quick_nanos(value)
     except FieldError:
         raise _Unusual from None
 
