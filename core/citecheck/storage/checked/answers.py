@@ -60,7 +60,6 @@ class StoreAnswers:
         self._changed: dict[str, RecordError] = {}
         self._items: dict[str, list[Item]] = {}
         self._options = {e["source"]: options_from(e["options"]) for e in self.store.logs}
-        self._count: int | None = None
         self._counts: dict[tuple, int] = {}  # rows per filter (the store does not change under an instance)
         self._files = {e["source"]: e["file"] for e in self.store.logs}
         self._count = open_index(self.query.con, self.store, self.query.sources)  # (saved with the store, or made now)
@@ -69,8 +68,6 @@ class StoreAnswers:
     # --- what a Dataset answers -----------------------------------------------------------------
 
     def __len__(self) -> int:
-        if self._count is None:
-            self._count = self.number(f"SELECT count(*) FROM {_ROWS}")
         return self._count
 
     @property
