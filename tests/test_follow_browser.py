@@ -36,6 +36,7 @@ def test_an_answer_appended_while_the_review_page_is_open_shows_within_two_secon
         page = new_page(browser)
         page.goto(f"{url}/failures")
         idle(page)
+        page.get_by_text("from 1 answer(s)").first.wait_for(timeout=30_000)  # (drawn just after the run ends)
         assert page.get_by_text("from 1 answer(s)").count() >= 1
         time.sleep(1.5)  # (a quiet page: nothing changed, nothing is re-read)
         assert page.get_by_text("from 1 answer(s)").count() >= 1

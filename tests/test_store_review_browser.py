@@ -68,6 +68,7 @@ def test_a_row_of_the_failures_table_opens_from_the_store(server):
         expect(heading).to_be_visible(timeout=30_000)
         expect(heading).to_have_text(f"Answer {pick} ({everyone.index(pick) + 1} of {len(everyone)})")
         assert f"answer={pick}" in page.url
+        page.wait_for_function("() => !!document.__ccRun", timeout=60_000)  # (the page's key listener is in)
         heading.click()  # (the keys go to the page, not to the table's box the click left focused)
         page.keyboard.press("n")  # the Next button's shortcut
         after = everyone[everyone.index(pick) + 1]
