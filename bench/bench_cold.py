@@ -15,9 +15,10 @@ finished, no element is still a placeholder, every chart has drawn its canvas or
 own mark is there (Review: the focused item; Failures: the headline figures).
 
 ``--floor`` also times, the same way and in the same run, a minimal Streamlit app served with the
-same options (one heading, a metric and a caption; for Failures also one Altair bar chart): what
-Streamlit's own page costs this browser on this machine before citecheck draws anything, the
-reference the figures above are read against.
+same options (one heading, a metric and a caption): what Streamlit's own page costs this browser on
+this machine before citecheck draws anything, the reference the figures above are read against.
+Neither page's first view draws a chart (Failures opens on its reasons table); ``--chart-floor``
+times the minimal page with one Altair bar chart as well, what a chart would add.
 
 Targets: first session under 2 s on the sample and under 3 s on a 1,000,000-answer store, for
 Review and for Failures; a second session under 1 s.  The figures are wall seconds on a shared
@@ -47,7 +48,7 @@ MARKS = {
     "failures": "() => !!document.querySelector('[data-testid=\"stMetric\"]')",
     "floor": "() => !!document.querySelector('[data-testid=\"stMetric\"]')",
 }
-# the minimal app of --floor (its Failures variant adds a chart: Vega's code is loaded on first use)
+# the minimal app of --floor (with ?chart=1, --chart-floor's, one chart: Vega's code is loaded on first use)
 FLOOR_APP = """import streamlit as st
 st.set_page_config(page_title="floor", layout="wide")
 st.title("A minimal page")
@@ -102,7 +103,7 @@ def start(settings: list[str], floor_app: Path | None = None) -> tuple[subproces
     sys.exit("the app did not start within 180 s")
 
 
-def drawn(browser, url: str, page_name: str, context=None, floor: bool = False) -> float:
+def drawn(browser, url: str, page_name: str, context=None, floor: bool | str = False) -> float:
     """Seconds from opening ``page_name`` in a new tab of ``context`` (default: a new browser
     context, its cache empty, as a new user's browser) until it is fully drawn."""
     own = context is None
@@ -111,7 +112,7 @@ def drawn(browser, url: str, page_name: str, context=None, floor: bool = False) 
     page = context.new_page()
     began = time.perf_counter()
     if floor:
-        page.goto(f"{url}/" + ("?chart=1" if page_name == "failures" else ""), wait_until="commit", timeout=180_000)
+        page.goto(f"{url}/" + ("?chart=1" if floor == "chart" else ""), wait_until="commit", timeout=180_000)
     else:
         # (Review, the default page, is served at the root, the address its links and the browser
         # show; /review is sent on there, one more run: app.py)
@@ -144,6 +145,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--floor", action="store_true",
                         help="also time a minimal Streamlit app the same way, alternating with citecheck's")
+    parser.add_argument("--chart-floor", action="store_true",
+                        help="also time the minimal app with one Altair chart (implies --floor)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
     from test_browser import launch
@@ -152,7 +155,8 @@ def main() -> None:
     results: dict[tuple[str, str], list[float]] = {}
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         browser = launch(pw)
-        apps = ("citecheck", "floor") if args.floor else ("citecheck",)
+        args.floor = args.floor or args.chart_floor
+        apps = ("citecheck", "floor", "chart floor")[:3 if args.chart_floor else 2 if args.floor else 1]
         floor_app = Path(tmp) / "floor_app.py"
         floor_app.write_text(FLOOR_APP)
         for page_name in args.pages.split(","):
@@ -162,7 +166,7 @@ def main() -> None:
                     settings = ["--labels", str(labels), "--verdicts", str(Path(tmp) / "verdicts.jsonl")]
                     if args.store:
                         settings += ["--store", args.store]
-                    floor = app == "floor"
+                    floor = {"floor": True, "chart floor": "chart"}.get(app, False)
                     proc, url, ready = start(settings, floor_app if floor else None)
                     try:
                         first = drawn(browser, url, page_name, floor=floor)
@@ -177,7 +181,7 @@ def main() -> None:
                         for name in ("labels.jsonl", "verdicts.jsonl"):
                             (Path(tmp) / name).unlink(missing_ok=True)
                         shutil.rmtree(Path(tmp) / "local_data", ignore_errors=True)
-                    key = page_name if not floor else f"{page_name} floor"
+                    key = page_name if not floor else f"{page_name} {app}"
                     for what, value in (("ready", ready), ("first", first), ("second", second), ("tab", tab)):
                         results.setdefault((key, what), []).append(value)
                     print(f"  {key}: ready {ready:.2f} s, first session {first:.2f} s, second {second:.2f} s, "
@@ -188,12 +192,12 @@ def main() -> None:
     print(f"{'page':<16} {'ready':>7} {'first':>7} {'second':>7} {'tab':>7}   (tab: a new session in a browser "
           "whose cache has the app)")
     for page_name in args.pages.split(","):
-        for key in (page_name, f"{page_name} floor") if args.floor else (page_name,):
+        for key in (page_name, *(f"{page_name} {app}" for app in apps[1:])):
             row = [statistics.median(results[(key, w)]) for w in ("ready", "first", "second", "tab")]
             print(f"{key:<16} {row[0]:>7.2f} {row[1]:>7.2f} {row[2]:>7.2f} {row[3]:>7.2f}")
     if args.floor:
-        print("(floor: a minimal Streamlit app, one heading, a metric and a caption, for Failures with one chart: "
-              "Streamlit's own cost in this browser; citecheck's page minus its floor is what citecheck adds)")
+        print("(floor: a minimal Streamlit app, one heading, a metric and a caption: Streamlit's own cost in this "
+              "browser; citecheck's page minus its floor is what citecheck adds; chart floor: the same with one chart)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     print("targets: first under 2 s (sample) / 3 s (1,000,000-answer store); second under 1 s")
 

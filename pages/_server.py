@@ -83,9 +83,7 @@ def first_review() -> None:
 
 def first_failures() -> None:
     """What a first visit to Failures makes, in the same way: its figures (over the store, or the
-    log's answers) and a first chart."""
-    import altair as alt
-    import pandas as pd
+    log's answers).  Its first view draws no chart (the reasons are a table)."""
     from citecheck.labelling import labels as label_store
     from citecheck.reports import failures_view
     from citecheck.web import failures_source
@@ -101,7 +99,14 @@ def first_failures() -> None:
     else:
         data = common._load(cfg.logs, cfg.corpus, cfg.casefold, cfg.refusals, common._stamp(cfg.logs))
         failures_source.open_log(data, golden, labels, cfg, None, failures_view.K)
-    alt.Chart(pd.DataFrame({"x": [0]})).mark_bar().encode(x="x").to_dict()  # (Altair's first chart loads its schema)
+
+
+def first_chart() -> None:
+    """Altair's first chart loads its schema (about 0.2 s): made last, for a tab or page with a chart."""
+    import altair as alt
+    import pandas as pd
+
+    alt.Chart(pd.DataFrame({"x": [0]})).mark_bar().encode(x="x").to_dict()
 
 
 # While the warm-up runs, the thread serving a first visitor's requests (Streamlit's script files,
@@ -122,6 +127,7 @@ def warm(deadline_seconds: float = 120) -> None:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     started = time.perf_counter()
+    settle_use_warning()
     interval = sys.getswitchinterval()
     sys.setswitchinterval(WARM_SWITCH_INTERVAL)  # (until the warm-up ends: the first visitor's requests come first)
     try:
@@ -133,6 +139,7 @@ def warm(deadline_seconds: float = 120) -> None:
         _import(page_imports(pages=WARMED_PAGES))
         first_failures()
         _import(page_imports())
+        first_chart()
         from citecheck.web import memory
 
         memory.settle(now=True)  # what the first visit made lives as long as the server: out of the collector's way
@@ -142,6 +149,21 @@ def warm(deadline_seconds: float = 120) -> None:
     finally:
         sys.setswitchinterval(interval)
     print(f"citecheck: pages ready ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+
+
+def settle_use_warning() -> None:
+    """Streamlit's first element in a process asks whether it runs in a Python REPL, to warn that an
+    app must be served with ``streamlit run`` (``delta_generator._maybe_print_use_warning``, once per
+    process).  It asks with ``inspect.stack()``, which reads the source of every frame of the asking
+    thread and resolves the file of every imported module: a fresh server's first page spent 0.6 s
+    in it (its first ``st.header``), with the pages' modules imported and a deep stack.  Asked here,
+    at the warm-up's start, it costs 0.05 s; the answer (no warning: this is ``streamlit run``) is
+    kept for the process."""
+    try:
+        from streamlit.delta_generator import _maybe_print_use_warning
+    except ImportError:  # (another Streamlit: its first page pays it, as before)
+        return
+    _maybe_print_use_warning()
 
 
 def _import(names: list[str]) -> None:

@@ -66,13 +66,10 @@ if (scores := failures_view.faithfulness_view(report)) is not None:
         st.dataframe(scores, hide_index=True, column_config={"share": st.column_config.NumberColumn(format="percent")})
 
 
-def reasons() -> None:
-    shown = failures_view.occurring(report.reasons)
-    if shown.empty:
+def reasons() -> None:  # (a table with a bar per count, no chart: this tab is the page's first view)
+    if failures_view.occurring(report.reasons).empty:
         st.info(failures_view.NO_REASON)
-    else:
-        st.altair_chart(failures_view.reasons_chart(shown), width="stretch")
-    st.table(failures_view.static_table(readable.reasons_view(report.reasons, src.answers)), hide_index=True)
+    st.html(failures_view.reasons_html(report.reasons, src.answers))
 
 
 def breakdown(frame, column: str, present: bool, what: str) -> None:

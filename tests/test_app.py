@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from citecheck.checking.files import check_options
+from citecheck.contract import reasons
 from citecheck.contract.log import checksum
 from citecheck.labelling import dataset
 from citecheck.labelling import labels as label_store
@@ -205,8 +206,8 @@ def test_failures_page_runs_only_the_open_tab():
     at = failures()
     assert not at.exception
     assert [t.label for t in at.tabs] == failures_view.TABS and at.session_state[failures_view.TAB_KEY] == "Reasons"
-    assert drawn(at) == {"Reasons": 2, **{label: 0 for label in failures_view.TABS[1:]}}  # its chart and table
-    assert len(at.get("vega_lite_chart")) == 1 and not at.selectbox and not at.radio
+    assert drawn(at) == {"Reasons": 1, **{label: 0 for label in failures_view.TABS[1:]}}  # its table
+    assert not at.get("vega_lite_chart") and not at.selectbox and not at.radio
     assert not [d for d in at.dataframe if "reasons" in d.value.columns]  # the failing table is not serialized
     open_tab(at, "Failing answers")
     assert not at.exception
@@ -404,12 +405,15 @@ def test_a_reviewer_opening_the_app_starts_on_their_queue_not_on_the_first_answe
     assert heading(linked).startswith("Answer a-005")
 
 
-def test_the_reasons_tab_draws_its_table_as_a_static_table():
-    """The reasons (a dozen fixed rows) are an st.table, so a first view loads no data grid for them;
-    the texts are the reasons view's, escaped for Markdown."""
+def test_the_reasons_tab_draws_a_table_and_no_chart():
+    """The Failures page's first view (its Reasons tab) is the reasons table with a bar per count,
+    drawn with st.html: no chart and no data grid, whose scripts a browser would load first; the
+    table is failures_view's for the page's figures."""
     at = failures()
     assert not at.exception
-    (table,) = at.table
+    assert not at.get("vega_lite_chart") and not at.table
     assert not [d for d in at.dataframe if "Reason" in d.value.columns]
-    assert list(table.value.columns) == ["Reason", "What it means", "Occurrences", "Answers with it"]
-    assert len(table.value) > 3 and all("\\_" in r or "_" not in r for r in table.value["Reason"])
+    (markup,) = [str(h.proto.body) for h in at.get("html") if "cc-reasons" in str(h.proto.body)]
+    table = figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
+    assert markup == failures_view.reasons_html(figures.by_reason(table), len(table))
+    assert markup.count("<tr") == len(reasons.ALL_REASONS) + 1 and "cc-bar" in markup

@@ -47,7 +47,8 @@ def seen(at) -> dict:
         out[tab] = {"metrics": [(m.label, m.value) for m in at.metric],
                     "tables": [d.value.reset_index(drop=True).to_dict("records") for d in at.dataframe
                                if "reasons" not in d.value.columns],
-                    "static": [t.value.reset_index(drop=True).to_dict("records") for t in at.table]}
+                    "static": [t.value.reset_index(drop=True).to_dict("records") for t in at.table],
+                    "reasons": [str(h.proto.body) for h in at.get("html") if "cc-reasons" in str(h.proto.body)]}
     open_tab(at, "Failing answers")
     table = next(d for d in at.dataframe if "reasons" in d.value.columns).value
     out["failing"] = table.to_dict("records")

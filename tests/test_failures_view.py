@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import shutil
 
 import pandas as pd
@@ -12,7 +13,7 @@ import pytest
 from citecheck.checking.files import check_options
 from citecheck.contract import reasons
 from citecheck.labelling import dataset
-from citecheck.reports import failures_view, figures, views
+from citecheck.reports import failures_view, figures, readable, views
 from citecheck.reports.failures import build
 from citecheck.reports.golden import read_golden
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_GOLDEN, DEFAULT_LOG
@@ -132,11 +133,6 @@ def test_the_charts_carry_the_report_tables(sample):
     shown = failures_view.occurring(report.reasons)
     assert (shown["count"] > 0).all() and set(shown["reason"]) == set(report.reasons.loc[report.reasons["count"] > 0,
                                                                                           "reason"])
-    spec = failures_view.reasons_chart(shown).to_dict()
-    assert spec["mark"]["type"] == "bar" and spec["encoding"]["y"]["sort"] == "-x"
-    data = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
-    assert sorted(data["count"]) == sorted(shown["count"])
-
     group = failures_view.group_chart(report.by_model, "model", "model").to_dict()
     assert group["encoding"]["tooltip"][0]["title"] == "model"
     groups = pd.DataFrame(group["datasets"][group["data"]["name"]])
@@ -206,16 +202,44 @@ def test_any_choice_of_filters_narrows_the_table_as_each_filter_alone_does(sourc
     assert list(store.failing(views.filters(**chosen))["answer_id"]) == list(shown["answer_id"])
 
 
-def test_a_static_table_shows_every_text_as_written():
-    """st.table reads Markdown in cells and headers: each text is escaped, numbers are left alone,
-    and the escaped text is what md_literal gives (shown as typed)."""
-    from citecheck.reports.failures_view import static_table
-    from citecheck.text.markup import md_literal
+def _rows(markup: str) -> list[list[str]]:
+    """The reasons table's body as the browser reads it: each row's cell texts, entities decoded."""
+    import html as html_lib
 
-    frame = pd.DataFrame({"Reason **x**": ["quote_missing", "*a* [b](http://x) $y$", "plain"], "n": [1, 2, 3]})
-    out = static_table(frame)
-    assert list(out.columns) == [md_literal("Reason **x**"), "n"] and list(out["n"]) == [1, 2, 3]
-    assert list(out.iloc[:, 0]) == [md_literal(v) for v in frame.iloc[:, 0]]
-    assert "\\*a\\*" in out.iloc[1, 0] and "\\[b\\]" in out.iloc[1, 0] and "\\$y\\$" in out.iloc[1, 0]
-    assert list(frame.columns) == ["Reason **x**", "n"]  # (the frame given is not changed)
+    body = markup.split("<tbody>", 1)[1]
+    return [[html_lib.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body)]
 
+
+def test_the_reasons_table_lists_every_reason_the_most_frequent_first_with_its_bar(sample):
+    """The reasons tab's table (the page's first view, no chart): every reason once, those that occur
+    first by count, then the rest in canonical order; each count's bar as long as its share of the
+    largest; the texts are the reasons view's."""
+    table, report = sample
+    answers = len(table)
+    markup = failures_view.reasons_html(report.reasons, answers)
+    rows = _rows(markup)
+    view = readable.reasons_view(report.reasons, answers).set_index("Reason")
+    assert sorted(r[0] for r in rows) == sorted(report.reasons["reason"]) == sorted(reasons.ALL_REASONS)
+    counts = dict(zip(report.reasons["reason"], report.reasons["count"]))
+    order = [r[0] for r in rows]
+    assert order == sorted(order, key=lambda code: (-counts[code], reasons.ALL_REASONS.index(code)))
+    for reason, meaning, occurrences, with_it in rows:
+        assert [meaning, occurrences, with_it] == list(view.loc[reason])
+    widths = {m.group(1): float(m.group(2)) for m in re.finditer(
+        r"<code>([a-z_]+)</code>.*?(?:width:([0-9.]+)%|</tr>)", markup) if m.group(2)}
+    top = max(counts.values())
+    assert top > 0 and set(widths) == {code for code, n in counts.items() if n}
+    for code, width in widths.items():
+        assert width == pytest.approx(100 * counts[code] / top, abs=0.06)
+
+
+def test_the_reasons_table_shows_every_text_as_written():
+    """Every text of the reasons table is escaped HTML (it is drawn with st.html): markup in a reason
+    or its meaning shows as typed, and no reason occurring draws no bar."""
+    frame = pd.DataFrame({"reason": ["<script>x</script>", "a & b"], "description": ["**bold** <b>no</b>", "plain"],
+                          "count": [0, 0], "total": [4, 4], "of": ["citations", "sentences"], "answers": [0, 0]})
+    markup = failures_view.reasons_html(frame, 2)
+    assert "<script>x" not in markup and "<b>no</b>" not in markup and "cc-bar" not in markup.split("</style>")[1]
+    assert _rows(markup) == [["<script>x</script>", "**bold** <b>no</b>", "0.0% (0 of 4) citations", "0.0% (0 of 2)"],
+                             ["a & b", "plain", "0.0% (0 of 4) sentences", "0.0% (0 of 2)"]]

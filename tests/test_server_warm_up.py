@@ -88,17 +88,55 @@ def test_the_review_page_over_a_log_imports_no_store_module():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_the_failures_pages_first_view_imports_no_chart_library():
+    """Failures' first view (its Reasons tab: tiles and the reasons table) draws no chart, so neither
+    the page's imports nor its first run, in a clean interpreter, bring Altair (about 0.3 s, with its
+    schema); a tab with a chart imports it when opened."""
+    code = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[1] + '/tests']; "
+            "from streamlit.testing.v1 import AppTest; from helpers import open_tab; "
+            "at = AppTest.from_file(sys.argv[1] + '/app.py', default_timeout=60).run(); "
+            "at = at.switch_page('pages/failures.py').run(); assert not at.exception, at.exception; "
+            "first = 'altair' in sys.modules; open_tab(at, 'By model'); assert not at.exception; "
+            "print(first, 'altair' in sys.modules, len(at.get('vega_lite_chart')))")
+    done = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, timeout=180,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "False True 1"
+
+
+def test_streamlits_repl_question_is_asked_at_the_warm_up_start_and_never_by_a_page(monkeypatch):
+    """Streamlit asks once per process, at the first element, whether it runs in a REPL, through
+    inspect.stack() (0.6 s of a fresh server's first page, the pages' modules imported): the warm-up
+    asks it first, before any import, so a page's first element never does."""
+    import streamlit as st
+    from streamlit import delta_generator, env_util
+
+    server = _server_module()
+    asked = []
+    monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)  # (as in a fresh process)
+    monkeypatch.setattr(env_util, "is_repl", lambda: asked.append("asked") or False)
+    monkeypatch.setattr(server, "_running", lambda: True)
+    monkeypatch.setattr(server, "_import", lambda names: asked.append("import"))
+    for name in ("first_review", "first_failures", "first_chart"):
+        monkeypatch.setattr(server, name, lambda: None)
+    monkeypatch.setattr("citecheck.web.memory.settle", lambda now: None)
+    server.warm()
+    assert asked[0] == "asked" and asked.count("asked") == 1 and "import" in asked
+    st.empty()  # an element after it asks nothing
+    assert asked.count("asked") == 1
+
+
 def test_the_warm_up_lets_go_of_the_gil_sooner_while_it_runs_and_not_after(monkeypatch):
     server = _server_module()
     seen = []
     monkeypatch.setattr(server, "_running", lambda: True)
-    for name in ("first_review", "first_failures"):
+    for name in ("first_review", "first_failures", "first_chart"):
         monkeypatch.setattr(server, name, lambda: seen.append(sys.getswitchinterval()))
     monkeypatch.setattr(server, "_import", lambda names: None)
     monkeypatch.setattr("citecheck.web.memory.settle", lambda now: None)
     before = sys.getswitchinterval()
     server.warm()
-    assert seen == [server.WARM_SWITCH_INTERVAL] * 2 and server.WARM_SWITCH_INTERVAL < before
+    assert seen == [server.WARM_SWITCH_INTERVAL] * 3 and server.WARM_SWITCH_INTERVAL < before
     assert sys.getswitchinterval() == before
     monkeypatch.setattr(server, "first_review", lambda: 1 / 0)  # (a warm-up that stops restores it too)
     server.warm()

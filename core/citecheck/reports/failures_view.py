@@ -1,19 +1,22 @@
 """What the Failures page shows, built without Streamlit: the figure tiles, the captions and notices,
-the three charts, the failing-answers table's choices and caption, and the golden-set tiles.  The
-page lays these out; the numbers come from :mod:`.figures` and its source (in memory or a store).
+the reasons table, the two charts, the failing-answers table's choices and caption, and the
+golden-set tiles.  The page lays these out; the numbers come from :mod:`.figures` and its source
+(in memory or a store).
 
 The texts hold counts, file names the server was configured with, and ids the page shows with
-``st.html`` notices (escaped there); the charts' data are the tables of :mod:`.readable`.
+``st.html`` notices (escaped there); the charts' data are the tables of :mod:`.readable`.  Altair is
+imported by the charts only: the first view (tiles and the reasons table) draws none (issue #36).
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import altair as alt
 import pandas as pd
 
 from citecheck.contract import reasons as reason_codes
@@ -22,7 +25,9 @@ from citecheck.reports.failures import Overview
 from citecheck.reports.figures import Figure, RefusalFigures
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, read_golden
 from citecheck.reports.rates import percent
-from citecheck.text.markup import md_literal
+
+if TYPE_CHECKING:
+    import altair as alt
 
 K = 5  # retrieval hit rate @K
 
@@ -96,13 +101,38 @@ def all_clear(any_failing: bool, unreadable: bool) -> tuple[str, str] | None:
                        "quote found in its sources.")
 
 
-def static_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` for ``st.table``, which reads Markdown in every cell and header: each text escaped
-    (``md_literal``), so it shows as written.  A small fixed table drawn this way (the reasons) spares
-    the first view the data grid's script, which ``st.dataframe`` loads in the browser (about 0.2 s)."""
-    out = frame.map(lambda value: md_literal(value) if isinstance(value, str) else value)
-    out.columns = [md_literal(column) for column in frame.columns]
-    return out
+REASONS_STYLE = """<style>
+table.cc-reasons{border-collapse:collapse;width:100%;font-size:.9rem}
+table.cc-reasons th{text-align:left;font-weight:600;border-bottom:1px solid rgba(128,128,128,.45);padding:4px 8px}
+table.cc-reasons td{border-bottom:1px solid rgba(128,128,128,.2);padding:4px 8px;vertical-align:top}
+table.cc-reasons td.cc-count{white-space:nowrap}
+table.cc-reasons .cc-bar{display:block;height:.5rem;margin-top:3px;min-width:2px;background:#4c78a8;border-radius:2px}
+table.cc-reasons tr.cc-none td{color:#7d8590}
+</style>"""
+REASON_HEADERS = ("Reason", "What it means", "Occurrences", "Answers with it")
+
+
+def reasons_html(reasons: pd.DataFrame, answers: int) -> str:
+    """The reasons table (``figures.by_reason``) as one escaped HTML table: the reasons that occur
+    first, the most frequent first (then in their canonical order); under each count a bar as long as
+    its share of the largest count (what the reasons chart showed, without loading a chart library
+    in the browser: the table is the Failures page's first view).  Texts are the reasons view's
+    (``readable.reasons_view``)."""
+    view = readable.reasons_view(reasons, answers)
+    counts = [int(c) for c in reasons["count"]]
+    top = max(counts, default=0)
+    order = sorted(range(len(counts)), key=lambda i: (-counts[i], i))
+    rows = []
+    for i in order:
+        reason, meaning, occurrences, with_it = (str(view[h].iloc[i]) for h in REASON_HEADERS)
+        bar = (f'<span class="cc-bar" style="width:{100 * counts[i] / top:.1f}%" aria-hidden="true"></span>'
+               if counts[i] else "")
+        row = "<tr>" if counts[i] else '<tr class="cc-none">'
+        rows.append(f"{row}<td><code>{html.escape(reason)}</code></td><td>{html.escape(meaning)}</td>"
+                    f'<td class="cc-count">{html.escape(occurrences)}{bar}</td>'
+                    f'<td class="cc-count">{html.escape(with_it)}</td></tr>')
+    head = "".join(f"<th>{h}</th>" for h in REASON_HEADERS)
+    return f'{REASONS_STYLE}<table class="cc-reasons"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 def faithfulness_view(report: Overview) -> pd.DataFrame | None:
@@ -216,17 +246,10 @@ def occurring(reasons: pd.DataFrame) -> pd.DataFrame:
     return reasons[reasons["count"] > 0]
 
 
-def reasons_chart(shown: pd.DataFrame) -> alt.Chart:
-    """One bar per occurring reason, the most frequent first."""
-    return alt.Chart(shown).mark_bar().encode(
-        x=alt.X("count:Q", title="occurrences", axis=alt.Axis(format="d", tickMinStep=1)),
-        y=alt.Y("reason:N", sort="-x", title=None, axis=alt.Axis(labelLimit=400)),
-        tooltip=["reason", "description", "count", "total", alt.Tooltip("rate:Q", format=".1%"), "answers"],
-    )
-
-
 def group_chart(frame: pd.DataFrame, column: str, what: str) -> alt.Chart:
     """A breakdown by model or prompt version: one row of bars per figure, one bar per value."""
+    import altair as alt
+
     return alt.Chart(readable.group_chart_data(frame, column)).mark_bar().encode(
         x=alt.X("rate:Q", axis=alt.Axis(format="%"), title=None, scale=alt.Scale(domain=[0, 1])),
         y=alt.Y("group:N", title=None, axis=alt.Axis(labelLimit=320)),
@@ -238,6 +261,8 @@ def group_chart(frame: pd.DataFrame, column: str, what: str) -> alt.Chart:
 
 def period_chart(series: pd.DataFrame, freq: str) -> alt.Chart:
     """The over-time series (``freq`` "D" or "W") as one line per figure."""
+    import altair as alt
+
     return alt.Chart(readable.period_chart_data(series)).mark_line(point=True).encode(
         x=alt.X("period:T", title=readable.period_label(freq).lower(),
                 axis=alt.Axis(format=readable.DATE_FORMAT, labelAngle=-30)),
