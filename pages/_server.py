@@ -64,8 +64,9 @@ def _running() -> bool:
 def first_review() -> None:
     """What a first visit to Review makes, into the caches every session shares (the same calls
     the page makes, ``pages/_common``, with the same arguments): the answers (checked) or the
-    store (its index), the labels, the verdicts."""
+    store (its index), the labels, the verdicts, the guidelines as HTML (the sidebar's)."""
     from pages import _common as common
+    from pages import _review_sidebar
 
     cfg = common.settings()
     if cfg.store is not None:
@@ -79,6 +80,9 @@ def first_review() -> None:
     common.label_state()
     common.search_verdict_facts()
     common.judged_by_item()
+    rules, _ = common.guidelines()
+    if rules is not None:
+        _review_sidebar.guidelines_html(rules.text)
 
 
 def first_failures() -> None:

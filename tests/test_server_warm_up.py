@@ -88,6 +88,26 @@ def test_the_review_page_over_a_log_imports_no_store_module():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+def test_the_warm_up_renders_the_guidelines_the_review_sidebar_shows(monkeypatch, tmp_path):
+    """The sidebar's guidelines (Markdown to HTML, 0.1-0.2 s the first time in a process) are made
+    by the warm-up's first_review, into the cache the page reads: the page renders nothing again."""
+    from citecheck.labelling import guidelines
+
+    from pages import _common as common
+    from pages import _review_sidebar
+
+    monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "labels.jsonl"))
+    monkeypatch.setenv("CITECHECK_VERDICTS", str(tmp_path / "verdicts.jsonl"))
+    _review_sidebar.guidelines_html.clear()
+    made = []
+    real = guidelines.to_html
+    monkeypatch.setattr(guidelines, "to_html", lambda text: made.append(text) or real(text))
+    _server_module().first_review()
+    rules, problem = common.guidelines()
+    assert problem is None and made == [rules.text]
+    assert _review_sidebar.guidelines_html(rules.text) == real(rules.text) and len(made) == 1
+
+
 def test_the_failures_pages_first_view_imports_no_chart_library():
     """Failures' first view (its Reasons tab: tiles and the reasons table) draws no chart, so neither
     the page's imports nor its first run, in a clean interpreter, bring Altair (about 0.3 s, with its
