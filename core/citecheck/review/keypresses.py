@@ -13,11 +13,19 @@ window (in the app's realm, so it outlives every helper frame) that
 * sends the queue's first key when the run that served the previous one has finished (the app's
   script state went from running back to ``notRunning``), and only keys above the last sequence
   number sent, so a key is sent exactly once;
-* keeps a key Streamlit did not take (its shortcut handlers were not bound yet: a run had just
-  ended, or the page had just loaded, but the buttons were not drawn, which a loaded machine makes
-  likely), whether it was held or let through, at the head of the queue and tries it again until
-  the app has been idle for ``RETRY_MS``, instead of dropping it (a key with no button at all, such
-  as K on the first item, is dropped once the app has been idle that long);
+* keeps a key Streamlit did not take, whether it was held or let through, at the head of the
+  queue and tries it again instead of dropping it.  How long depends on what the page draws (the
+  ``kbd`` each shortcut button shows, ``aria-label="Shortcut 3"``):
+
+  - an enabled button shows the key, but its handler did not take it (a run had just ended and
+    the button was drawn again, not yet bound, which a loaded machine makes likely): tried again
+    for up to ``LOST_MS``;
+  - the focused item's label buttons are drawn and none shows this digit (3 or 4 on an uncited
+    sentence, which takes 1 or 2): dropped at once, so the keys after it do not wait;
+  - otherwise (the page had just loaded and its buttons are not drawn yet, or a move key with no
+    enabled button): tried again until the app has been idle for ``RETRY_MS``, then dropped.
+
+  The last drops are kept in ``__ccKeyQueue.dropped`` (key and why), for whoever debugs a page;
 * leaves Enter or Escape in a text box to hand the keys back (the box loses focus, Streamlit
   commits its value) and leaves text boxes, modified keys and other pages alone.
 
@@ -42,14 +50,15 @@ from __future__ import annotations
 from citecheck.review.reconnect import HELD_KEYS
 
 SETTLE_MS = 40  # the app idle this long after a run before the next held key is sent
-LOST_MS = 10000  # a key Streamlit took whose run never started (a dropped message) stops holding after this
-RETRY_MS = 2000  # a key no shortcut took is tried again for this long (the buttons being drawn), then dropped
+LOST_MS = 10000  # a key Streamlit took whose run never started (a dropped message) stops holding after this;
+#                 a key an enabled button shows but no handler took is tried again this long
+RETRY_MS = 2000  # a key no drawn button shows is tried again until the app has been idle this long, then dropped
 
 _SCRIPT = r"""
 (function () {
 if (window.__ccKeyQueue) return;
 const win = window, doc = document, keys = "@KEYS@";
-const q = {queue: [], seq: 0, sent: 0, served: 0, inflight: null, sending: false};
+const q = {queue: [], seq: 0, sent: 0, served: 0, inflight: null, sending: false, dropped: []};
 win.__ccKeyQueue = q;
 const app = () => doc.querySelector('[data-testid="stApp"]');
 const scriptState = () => { const a = app(); return a ? a.getAttribute("data-test-script-state") : null; };
@@ -96,9 +105,26 @@ function flush() {
   const next = q.queue[0];
   if (next.seq <= q.sent) { q.queue.shift(); return; }  // sent already: never twice
   if (doc.querySelector(".cc-focus") && press(next.key)) { q.queue.shift(); took(next.seq, true); return; }
-  const now = Date.now();  // no shortcut took it (its button is not drawn yet): try again, for a while
+  const now = Date.now();  // no shortcut took it: try again, for as long as what the page draws says
   if (!next.tried) next.tried = now;
-  if (now - next.tried > @RETRY@) { q.queue.shift(); took(next.seq, false); }
+  const has = shortcut(next.key);
+  if (now - next.tried > (has === "on" ? @LOST@ : has === "none" ? 0 : @RETRY@)) {
+    q.queue.shift();
+    took(next.seq, false);
+    q.dropped.push({seq: next.seq, key: next.key, why: has || "not drawn"});
+    if (q.dropped.length > 20) q.dropped.shift();
+  }
+}
+function shortcut(key) {  // "on": an enabled button shows this key; "none": the label buttons are drawn, none
+  const want = key.toUpperCase(), digit = /[0-9]/.test(want);  // with this digit; "": neither (yet)
+  let row = false;
+  for (const k of doc.querySelectorAll('kbd[aria-label^="Shortcut"]')) {
+    const b = k.closest("button"), text = k.textContent.trim().toUpperCase();
+    if (!b || b.disabled) continue;
+    if (text === want) return "on";
+    if (digit && /^[0-9]$/.test(text)) row = true;
+  }
+  return row ? "none" : "";
 }
 win.addEventListener("keydown", (e) => {
   const t = e.target;
