@@ -10,8 +10,9 @@ Offline (the README's test command): the wheel is built without build isolation 
 environment's setuptools and mypy, installed without its dependencies, and the fresh environment
 reads the dependencies through a path file naming this environment's site-packages (their
 folder only: its editable-install hooks are not run, so the checkout is not importable there).
-``.ci/run`` also installs the wheel with its dependencies from the index into a venv of its own
-and points ``CITECHECK_INSTALLED_VENV`` at it; this module then tests that one.
+``.ci/run`` instead builds the wheel with build isolation before the suite, installs it with its
+dependencies from the index into a venv of its own and points ``CITECHECK_INSTALLED_VENV`` at it;
+this module then tests that one and builds none.
 """
 
 from __future__ import annotations
