@@ -11,6 +11,7 @@ from citecheck.review.html import (
     citation_html,
     disagreement_focus_html,
     focus_token,
+    label_keys,
     labelled_html,
     notice_html,
     sentence_html,
@@ -34,7 +35,7 @@ from pages._common import (
 enter("disagreements")
 
 style()
-script_frame(keypresses.installer_html(), "keyqueue")  # keys 1-4, J and K, one at a time, as on the review page
+script_frame(keypresses.installer_html(), "keyqueue")  # label keys, J and K, one at a time, as on the review page
 cfg = settings()
 state = st.session_state
 st.header("Disagreements")
@@ -119,7 +120,7 @@ def _decide(label: str) -> None:
 
 
 st.selectbox("Disagreement", keys, key="dis_pick", format_func=by_key.get, on_change=_pick)
-st.html(disagreement_focus_html(item.key, position + 1, len(keys), state.get("dis_moves", 0)))
+st.html(disagreement_focus_html(item.key, position + 1, len(keys), state.get("dis_moves", 0), len(item.labels)))
 moves = st.container(horizontal=True, gap="small")
 moves.button("Previous disagreement", on_click=_step, args=(-1,), shortcut="K", disabled=position == 0)
 moves.button("Next disagreement", on_click=_step, args=(1,), shortcut="J", disabled=position + 1 == len(keys))
@@ -138,7 +139,7 @@ team_roles.require_lead("Adjudicating")  # a reviewer sees the disagreement, not
 # keyed by the item: every item's note box starts empty (nothing carries over to the next item), and
 # Enter in it only commits the note: a decision is a label button (or its key 1-4), never Enter
 st.text_input("Note (why), recorded with the label you choose", placeholder="optional", key=f"adj-note-{item.key}")
-st.caption("Adjudicated label (keys 1-4):")
+st.caption(f"Adjudicated label ({label_keys(len(item.labels))}):")
 row = st.container(horizontal=True, gap="small")
 rules_now, _ = guidelines()
 for b in review_view.label_buttons(item, None, rules_now, f"adj-{focus_token(item.key)}", True):

@@ -512,7 +512,9 @@ def test_a_key_an_enabled_button_shows_is_tried_again_for_longer_than_the_idle_l
 def test_a_digit_the_focused_item_has_no_button_for_is_dropped_at_once(make_app, browser):
     """An uncited sentence takes 1 or 2.  A 3 pressed on it is dropped as soon as the page shows the
     item's buttons without one for 3 (not after the app has been idle for RETRY_MS): the 2 pressed
-    right after it labels the sentence, and the queue says why the 3 went."""
+    right after it labels the sentence, the queue says why the 3 went, and the page tells the reviewer."""
+    from playwright.sync_api import expect
+
     app = make_app([line for line in LINES if '"a-035"' in line])  # item 2 of 3 is an uncited sentence
     page = open_review(browser, f"{app.url}/review?answer=a-035&reviewer=ana")
     progress(page, "ana: labelled 0 of 3")
@@ -522,12 +524,15 @@ def test_a_digit_the_focused_item_has_no_button_for_is_dropped_at_once(make_app,
     idle(page)
     page.keyboard.press("3")
     page.keyboard.press("2")
+    note = page.locator(".cc-key-note[role=status]")
+    expect(note).to_have_text("Key 3 labels nothing on this item: its labels are 1 and 2.", timeout=20_000)
     progress(page, "ana: labelled 1 of 3")
     page.wait_for_function("() => { const q = window.__ccKeyQueue; return !q.queue.length && !q.inflight"
                            " && q.served === q.seq; }", timeout=20_000)
     idle(page)
     dropped = page.evaluate("window.__ccKeyQueue.dropped")
     assert [(d["key"], d["why"]) for d in dropped] == [("3", "none")]
+    expect(note).to_be_hidden(timeout=10_000)  # gone after a few seconds
     assert [(r.item, r.label) for r in app.records()] == [("a-035#s1#uncited", "no_claim")]
 
 

@@ -76,12 +76,12 @@ def test_identity(url, session, user, expected):
 def test_the_focus_marker_carries_no_untrusted_text():
     key = '"><script>alert(1)</script>#s0#c0'
     token = focus_token(key)
-    marker = focus_marker_html(key, 1, 2, 7)
+    marker = focus_marker_html(key, 1, 2, 7, 4)
     assert "<script>alert" not in marker and "alert" not in marker
     assert f'data-focus="{token}" data-move="7"' in marker  # what the key listener scrolls to, once per move
-    assert focus_marker_html(key, 1, 2, 8) != marker  # a move onto the same item is a new mark
+    assert focus_marker_html(key, 1, 2, 8, 4) != marker  # a move onto the same item is a new mark
     with pytest.raises(ValueError):  # the move count is a number, never text from elsewhere
-        focus_marker_html(key, 1, 2, '7"><script>')  # type: ignore[arg-type]
+        focus_marker_html(key, 1, 2, '7"><script>', 4)  # type: ignore[arg-type]
 
 
 def test_the_key_queue_installer_carries_only_its_constants():

@@ -273,3 +273,21 @@ def test_the_answer_head_says_why_it_fails_and_never_shows_a_bare_question():
     head, _ = review_view.answer_parts(data.get("a-001"))
     assert not any("Question" in h for h in head)  # no question logged: no bare "Question:"
     assert not any("cc-why" in h for h in head)  # and it does not fail
+
+
+def test_the_focus_mark_names_the_keys_the_focused_item_takes():
+    """An uncited sentence takes two labels, a citation four: the focus mark says 'keys 1-2' or
+    'keys 1-4', the number of its label buttons (pages/_review_items.py draws one per label)."""
+    from citecheck.web.settings import DEFAULT_LOG
+
+    data = dataset.load([DEFAULT_LOG])
+    items = data.items("a-035")
+    kinds = {item.citation is None for item in items}
+    assert kinds == {True, False}  # both kinds in one answer
+    for n, item in enumerate(items):
+        view = review_view.item_view(data.get("a-035"), items, n, n, {}, "ana", {}, [], blind=True)
+        mark = next(part for part in view.head if 'class="cc-focus"' in part)
+        buttons = review_view.label_buttons(item, None, None, "p", True)
+        assert [b.shortcut for b in buttons] == [str(k) for k in range(1, len(item.labels) + 1)]
+        assert f"keys 1-{len(buttons)} label it" in mark
+        assert ("keys 1-2 label it" in mark) == (item.citation is None)

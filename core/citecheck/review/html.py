@@ -340,15 +340,23 @@ def focus_token(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
-def disagreement_focus_html(key: str, position: int, total: int, moves: int) -> str:
-    """The focus mark of the disagreement the Disagreements page shows: the key listener
-    (:mod:`.keypresses`) sends keys only to a page that shows one, and scrolls it into view."""
+def label_keys(labels: int) -> str:
+    """The keys that label an item with ``labels`` labels, as the pages name them (``keys 1-4``; an
+    uncited sentence has two: ``keys 1-2``)."""
+    return f"keys 1-{int(labels)}"
+
+
+def disagreement_focus_html(key: str, position: int, total: int, moves: int, labels: int) -> str:
+    """The focus mark of the disagreement the Disagreements page shows (its item has ``labels``
+    labels): the key listener (:mod:`.keypresses`) sends keys only to a page that shows one, and
+    scrolls it into view."""
     return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}">\u25b6 focused '
-            f"disagreement {position:,} of {total:,} \u00b7 keys 1-4 decide it, J next, K previous</div>")
+            f"disagreement {position:,} of {total:,} \u00b7 {label_keys(labels)} decide it, J next, K previous</div>")
 
 
-def focus_marker_html(key: str, position: int, total: int, moves: int = 0) -> str:
-    """The mark on the focused item's box.  The key listener (:mod:`.keypresses`) scrolls it into view
-    when its token or its move count (``moves``: the session's count of focus moves) is new."""
+def focus_marker_html(key: str, position: int, total: int, moves: int, labels: int) -> str:
+    """The mark on the focused item's box (the item has ``labels`` labels, so as many keys).  The key
+    listener (:mod:`.keypresses`) scrolls it into view when its token or its move count (``moves``:
+    the session's count of focus moves) is new."""
     return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}">\u25b6 focused item '
-            f"{position} of {total} \u00b7 keys 1-4 label it</div>")
+            f"{position} of {total} \u00b7 {label_keys(labels)} label it</div>")

@@ -21,7 +21,8 @@ window (in the app's realm, so it outlives every helper frame) that
     the button was drawn again, not yet bound, which a loaded machine makes likely): tried again
     for up to ``LOST_MS``;
   - the focused item's label buttons are drawn and none shows this digit (3 or 4 on an uncited
-    sentence, which takes 1 or 2): dropped at once, so the keys after it do not wait;
+    sentence, which takes 1 or 2): dropped at once, so the keys after it do not wait, and a note
+    at the foot of the window says which keys the item takes (for ``NOTE_MS``; text only);
   - otherwise (the page had just loaded and its buttons are not drawn yet, or a move key with no
     enabled button): tried again until the app has been idle for ``RETRY_MS``, then dropped.
 
@@ -52,6 +53,7 @@ from citecheck.review.reconnect import HELD_KEYS
 SETTLE_MS = 40  # the app idle this long after a run before the next held key is sent
 LOST_MS = 10000  # a key Streamlit took whose run never started (a dropped message) stops holding after this;
 #                 a key an enabled button shows but no handler took is tried again this long
+NOTE_MS = 4000  # how long the note on a key that labels nothing stays
 RETRY_MS = 2000  # a key no drawn button shows is tried again until the app has been idle this long, then dropped
 
 _SCRIPT = r"""
@@ -113,7 +115,33 @@ function flush() {
     took(next.seq, false);
     q.dropped.push({seq: next.seq, key: next.key, why: has || "not drawn"});
     if (q.dropped.length > 20) q.dropped.shift();
+    if (has === "none") say("Key " + next.key + " labels nothing on this item: its labels are "
+                            + digits().join(" and ") + ".");
   }
+}
+function digits() {  // the label keys the page's enabled buttons show, in order
+  const out = [];
+  for (const k of doc.querySelectorAll('kbd[aria-label^="Shortcut"]')) {
+    const b = k.closest("button"), text = k.textContent.trim();
+    if (b && !b.disabled && /^[0-9]$/.test(text) && out.indexOf(text) < 0) out.push(text);
+  }
+  return out.sort();
+}
+let note = null, noteTimer = 0;
+function say(text) {  // a short note at the foot of the window, gone after a few seconds (text only)
+  if (!note || !note.isConnected) {
+    note = doc.createElement("div");
+    note.className = "cc-key-note";
+    note.setAttribute("role", "status");
+    note.style.cssText = "position:fixed;left:50%;bottom:24px;transform:translateX(-50%);z-index:1000;"
+      + "padding:8px 14px;border-radius:6px;background:#31333f;color:#fff;font:14px sans-serif;"
+      + "box-shadow:0 2px 8px rgba(0,0,0,.3)";
+    doc.body.appendChild(note);
+  }
+  note.textContent = text;
+  note.hidden = false;
+  clearTimeout(noteTimer);
+  noteTimer = setTimeout(() => { note.hidden = true; }, @NOTE@);
 }
 function shortcut(key) {  // "on": an enabled button shows this key; "none": the label buttons are drawn, none
   const want = key.toUpperCase(), digit = /[0-9]/.test(want);  // with this digit; "": neither (yet)
@@ -176,7 +204,7 @@ def script() -> str:
     """The listener's code, run in the app's window (not in a frame)."""
     keys = "".join(sorted(set(HELD_KEYS + HELD_KEYS.upper())))
     return (_SCRIPT.replace("@KEYS@", keys).replace("@LOST@", str(LOST_MS))
-            .replace("@SETTLE@", str(SETTLE_MS)).replace("@RETRY@", str(RETRY_MS)))
+            .replace("@SETTLE@", str(SETTLE_MS)).replace("@RETRY@", str(RETRY_MS)).replace("@NOTE@", str(NOTE_MS)))
 
 
 def installer_html() -> str:

@@ -199,7 +199,7 @@ def item_view(result: AnswerResult, items: Sequence[Item], n: int, focus: int,
     item = items[n]
     head, whole = [], None
     if n == focus:
-        head.append(focus_marker_html(item.key, n + 1, len(items), moves))
+        head.append(focus_marker_html(item.key, n + 1, len(items), moves, len(item.labels)))
     if item.citation is not None:
         c = result.citations[item.citation]
         head.append(citation_html(result, c))
