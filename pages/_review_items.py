@@ -85,8 +85,9 @@ def thread(title: str, key: str, thread_key: str, labels_read, view: View, label
                             known=common.label_cache().names(labels_read))
 
 
-def sentences(result, items, session: ReviewState, judged, view: View) -> None:
-    """One row per sentence of the page shown: a long answer a page at a time, so its cost stays bounded."""
+def sentences(result, items, session: ReviewState, judged, view: View, notice: tuple[str, str] | None = None) -> None:
+    """One row per sentence of the page shown: a long answer a page at a time, so its cost stays bounded.
+    ``notice``, what the last action did, is shown in the focused item's box (``item_view``)."""
     others_of = common.label_cache().others(view.current, view.reviewer)  # (kept between runs)
     page = 1
     if (count := paging.pages(len(result.sentences))) > 1:
@@ -96,6 +97,8 @@ def sentences(result, items, session: ReviewState, judged, view: View) -> None:
     if shown.note:
         st.html(notice_html("info", shown.note))
     rows = review_view.by_sentence(items, shown)
+    if notice is not None and not any(session.focus in row for row in rows.values()):
+        st.html(notice_html(*notice))  # (the focused item is on another page of sentences)
     for s in result.sentences[shown.start:shown.end]:
         left, right = st.columns([2, 3])
         left.html(review_html.sentence_html(result, s.index, sentence_flags(s)))
@@ -105,7 +108,7 @@ def sentences(result, items, session: ReviewState, judged, view: View) -> None:
             item, box = items[n], right.container(border=True)
             shown_item = review_view.item_view(result, items, n, session.focus, view.current, view.reviewer,
                                                judged.get(item.key, {}), others_of.get(item.key, []), view.blind,
-                                               session.moves)
+                                               session.moves, notice)
             if (html := shown_item.html()):  # (an uncited sentence's unlabelled box has nothing of its own)
                 box.html(html)
             row_labels.row_labels(box, item, (session.answer_id or "", n), view.current, view.reviewer, view.rules,

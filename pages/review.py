@@ -86,7 +86,8 @@ def undo() -> None:
     label_actions.undo(state, data, common.settings().labels, lambda: common.read_labels()[0], identity().name)
 
 
-if flash := session.take("flash"):
+flash = session.take("flash")  # (what the last key or click did: shown in the focused item's box, if any)
+if flash and not items:
     st.html(notice_html(*flash))
 for warning in label_warnings:
     st.html(notice_html("warning", f"labels file: skipped {warning}"))
@@ -118,7 +119,7 @@ review_items.thread("Comments on this answer", "answer_comments_open", result.an
                     labelled=bool(items) and all((i.key, reviewer) in current for i in items))
 if items:
     review_items.focused(items, session, data, label_state, view)
-review_items.sentences(result, items, session, judged, view)
+review_items.sentences(result, items, session, judged, view, flash)
 common.say_inputs(data, labels=common.settings().labels, verdicts=common.settings().verdicts)
 
 # held keys across a server restart (core/citecheck/review/reconnect.py): a frame drawn once per session

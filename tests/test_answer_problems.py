@@ -36,7 +36,7 @@ def test_a_failed_marker_is_named_with_its_sentence_and_reason():
     data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
     result = data.get("a-035")
     words = [f"{p.where}: {p.words}" for p in answer_problems.problems(result)]
-    assert any("marker [" in w and "outside 1..n" in w for w in words), words
+    assert any("marker [7]" in w and "outside 1..5 for the 5 retrieved chunks" in w for w in words), words
     assert all(w.startswith("sentence ") or w.startswith("marker [") for w in words)
 
 

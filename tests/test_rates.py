@@ -54,6 +54,24 @@ def test_percent_is_the_exact_share_rounded_half_up(count, total):
         assert shown > exact
 
 
+@given(strategies.integers(0, 10**7), strategies.integers(1, 10**7))
+def test_a_rate_shows_as_its_counts_show(count, total):
+    """The Failures page's tiles hold a rate (a float), its tables and ``check`` the counts: both
+    show the same figure, ties included (3 of 80 is 3.75%, the float 0.037499...: 3.8% on both)."""
+    from citecheck.reports import readable
+
+    count = min(count, total)
+    assert percent(count / total) == percent(count, total)
+    assert readable.share(count, total) == f"{percent(count, total)} ({count:,} of {total:,})"
+
+
+def test_the_ties_a_float_rate_used_to_round_down():
+    from citecheck.reports import readable
+
+    assert [percent(c / t) for c, t in [(3, 80), (7, 80), (3, 48), (1, 8)]] == ["3.8%", "8.8%", "6.3%", "12.5%"]
+    assert readable.share(3, 48) == "6.3% (3 of 48)" and readable.share(0, 0) == "n/a (0 of 0)"
+
+
 def _cli(*argv) -> str:
     out, err = io.StringIO(), io.StringIO()
     main([str(a) for a in argv], out, err)

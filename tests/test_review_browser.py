@@ -481,6 +481,28 @@ def test_a_key_no_shortcut_took_on_an_idle_page_is_tried_again(make_app, browser
     assert [(r.item, r.label) for r in app.records()] == [("a-001#s0#c0", "not_supported")]
 
 
+def test_what_a_key_did_is_said_where_the_reviewer_is_looking(make_app, browser):
+    """The page scrolls to the focused item on every move; what the key did ("Saved ...", "This is the
+    last item ...") is said in that item's box, in view, not at the top of the page, out of view."""
+    from playwright.sync_api import expect
+
+    app = make_app([line for line in LINES if '"a-035"' in line])  # three items, the last below the fold
+    page = open_review(browser, f"{app.url}/review?answer=a-035&reviewer=ana", height=600)
+    progress(page, "ana: labelled 0 of 3")
+    page.locator("h3").first.click()
+    page.keyboard.press("1")  # labels item 1; the focus moves on to item 2, further down
+    expect(page.locator(".cc-focus", has_text="focused item 2 of 3")).to_be_in_viewport(timeout=20_000)
+    expect(page.get_by_text("for sentence 1 of a-035.")).to_be_in_viewport(timeout=20_000)
+    page.keyboard.press("j")
+    expect(page.locator(".cc-focus", has_text="focused item 3 of 3")).to_be_in_viewport(timeout=20_000)
+    page.keyboard.press("j")  # the last item: said, and the focus stays
+    said = page.get_by_text("This is the last item of this answer")
+    expect(said).to_be_in_viewport(timeout=20_000)
+    expect(said).to_have_count(1)
+    expect(page.locator(".cc-focus", has_text="focused item 3 of 3")).to_be_in_viewport()
+    assert [(r.item, r.label) for r in app.records()] == [("a-035#s0#c0", "supported")]
+
+
 def test_a_key_an_enabled_button_shows_is_tried_again_for_longer_than_the_idle_limit(make_app, browser):
     """A label key whose button is drawn and enabled, but whose handler does not take it (drawn
     again by a run and not bound yet), is tried again for longer than RETRY_MS, the limit for a key

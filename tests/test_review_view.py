@@ -291,3 +291,45 @@ def test_the_focus_mark_names_the_keys_the_focused_item_takes():
         assert [b.shortcut for b in buttons] == [str(k) for k in range(1, len(item.labels) + 1)]
         assert f"keys 1-{len(buttons)} label it" in mark
         assert ("keys 1-2 label it" in mark) == (item.citation is None)
+
+
+def test_what_the_last_action_did_is_said_in_the_focused_items_box_only():
+    """The notice of the last key or click ("Saved ...", "This is the last item ...") goes right under
+    the focus mark, where the page scrolls to; no other box carries it (pages/review.py draws it at
+    the top only for an answer without items)."""
+    from citecheck.review.html import notice_html
+    from citecheck.web.settings import DEFAULT_LOG
+
+    data = dataset.load([DEFAULT_LOG])
+    items = data.items("a-035")
+    said = ("success", 'Saved \u201cSupported\u201d for sentence 1 of <a-035>.')
+    for n in range(len(items)):
+        view = review_view.item_view(data.get("a-035"), items, n, 1, {}, "ana", {}, [], blind=True, notice=said)
+        marks = [k for k, part in enumerate(view.head) if 'class="cc-focus"' in part]
+        if n == 1:
+            assert marks == [0] and view.head[1] == notice_html(*said)
+            assert "&lt;a-035&gt;" in view.head[1] and "<a-035>" not in view.html()
+        else:
+            assert marks == [] and all(notice_html(*said) not in part for part in view.head)
+
+
+def test_a_marker_out_of_range_is_told_with_the_answers_chunk_count():
+    """"[7]: the marker number is outside 1..n for the n retrieved chunks" left the reviewer to
+    count: the page and its "Fails:" line name n, and say the same words."""
+    import json
+
+    from citecheck.checking.answer_problems import why_text
+    from citecheck.contract import reasons
+    from citecheck.web.settings import DEFAULT_LOG
+
+    data = dataset.load([DEFAULT_LOG])
+    result = data.get("a-035")
+    chunks = len(json.loads(next(line for line in DEFAULT_LOG.read_text().splitlines() if '"a-035"' in line))["chunks"])
+    words = f"the marker number is outside 1..{chunks} for the {chunks} retrieved chunks"
+    shown = [part for s in result.sentences for part in review_view.unresolved(result, s)]
+    assert shown == [f'<div class="cc-fail">[7]: {words}</div>']
+    assert f"marker [7]: {words}" in why_text(result)
+    assert reasons.describe(reasons.MARKER_OUT_OF_RANGE) == reasons.DESCRIPTIONS[reasons.MARKER_OUT_OF_RANGE]
+    assert "none were retrieved" in reasons.describe(reasons.MARKER_OUT_OF_RANGE, 0)
+    assert "only 1 chunk" in reasons.describe(reasons.MARKER_OUT_OF_RANGE, 1)
+    assert reasons.describe(reasons.QUOTE_NOT_FOUND, 5) == reasons.DESCRIPTIONS[reasons.QUOTE_NOT_FOUND]

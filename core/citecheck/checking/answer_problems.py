@@ -48,14 +48,18 @@ def problems(result: AnswerResult) -> list[Problem]:
             c = result.citations[i]
             if c.reasons and i not in seen:
                 seen.add(i)
-                out.append(Problem(s.index, i, f"{here}, {_mark(c)}",
-                                   "; ".join(reason_codes.DESCRIPTIONS[code] for code in c.reasons)))
+                out.append(Problem(s.index, i, f"{here}, {_mark(c)}", citation_words(result, c)))
     for c in result.citations:
         if c.reasons and c.index not in seen:
             sentence = c.sentence if c.sentence is not None else 0
-            out.append(Problem(sentence, c.index, f"{_mark(c)} (sentence {sentence + 1})",
-                               "; ".join(reason_codes.DESCRIPTIONS[code] for code in c.reasons)))
+            out.append(Problem(sentence, c.index, f"{_mark(c)} (sentence {sentence + 1})", citation_words(result, c)))
     return out
+
+
+def citation_words(result: AnswerResult, c) -> str:
+    """Why citation ``c`` of the answer failed, in words (each reason's, with the answer's chunk count
+    where the words need it): the review page and its "Fails:" line say the same."""
+    return "; ".join(reason_codes.describe(code, len(result.answer.chunks)) for code in c.reasons)
 
 
 def why_text(result: AnswerResult, limit: int = 4) -> str:

@@ -50,6 +50,21 @@ DESCRIPTIONS = {
     QUOTED_TEXT_NOT_IN_SOURCE: "text in quotation marks is not verbatim in any verified source",
 }
 
+
+
+def describe(code: str, chunks: int | None = None) -> str:
+    """The reason's words for one citation of an answer that retrieved ``chunks`` chunks: as
+    :data:`DESCRIPTIONS`, with the count filled in where the words need it (a marker out of range:
+    "outside 1..5 for the 5 retrieved chunks"); the general words when ``chunks`` is None."""
+    if code == MARKER_OUT_OF_RANGE and chunks is not None:
+        if chunks == 0:
+            return "the marker number points at no chunk: none were retrieved"
+        if chunks == 1:
+            return "the marker number is not 1, and only 1 chunk was retrieved"
+        return f"the marker number is outside 1..{chunks} for the {chunks} retrieved chunks"
+    return DESCRIPTIONS[code]
+
+
 _ORDER = {code: i for i, code in enumerate(ALL_REASONS)}
 
 

@@ -30,7 +30,11 @@ def percent(rate: float | Fraction | None, whole: int | None = None) -> str:
     """``rate`` as a percentage with one decimal, rounded half up ("n/a" for no rate).
 
     With ``whole``, ``rate`` is a count and the percentage is computed exactly from
-    ``rate / whole``, so no binary rounding can tip the last digit.
+    ``rate / whole``, so no binary rounding can tip the last digit.  A float rate is read as the
+    shortest decimal that gives that float back (its ``repr``), not as its binary value: 3 / 80 is
+    the float 0.037499999..., whose shortest decimal is 0.0375, so it shows as 3.8%, the same as
+    ``percent(3, 80)``.  Every surface shows the same figure whether it holds the counts or the
+    rate (the Failures page's tiles hold rates, its tables counts).
     """
     if whole is not None:
         if not whole:
@@ -39,6 +43,6 @@ def percent(rate: float | Fraction | None, whole: int | None = None) -> str:
     else:
         if rate is None or (isinstance(rate, float) and math.isnan(rate)):
             return "n/a"
-        value = Fraction(rate)
+        value = Fraction(repr(float(rate))) if isinstance(rate, float) else Fraction(rate)
     hundredths = Decimal(value.numerator * 100) / Decimal(value.denominator)
     return f"{hundredths.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}%"

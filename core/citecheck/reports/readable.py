@@ -7,6 +7,8 @@ import math
 
 import pandas as pd
 
+from citecheck.reports.rates import percent
+
 # The figures a breakdown by model or prompt version shows, with the name a reader sees.
 GROUP_FIGURES = (
     ("failing_answers", "Failing answers"),
@@ -29,9 +31,7 @@ def share(count, total) -> str:
     if count is None or total is None or (isinstance(count, float) and math.isnan(count)):
         return ""
     count, total = int(count), int(total)
-    if not total:
-        return f"n/a ({count:,} of {total:,})"
-    return f"{count / total:.1%} ({count:,} of {total:,})"
+    return f"{percent(count, total)} ({count:,} of {total:,})"  # (the one rounding rule: 3 of 48 is 6.3%)
 
 
 def group_view(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from citecheck.review.html import (
     focus_marker_html,
     focus_token,
     labelled_html,
+    notice_html,
     others_html,
     own_label_html,
     reader_html,
@@ -135,7 +136,8 @@ def history_html(events: Iterable, item: Item, reviewer: str, blind: bool, chose
 
 def unresolved(result: AnswerResult, sentence) -> list[str]:
     """The sentence's citations that name no chunk of the answer, as HTML (they have no item)."""
-    return [unresolved_html(c) for c in (result.citations[i] for i in sentence.citations) if c.chunk_index is None]
+    return [unresolved_html(result, c) for c in (result.citations[i] for i in sentence.citations)
+            if c.chunk_index is None]
 
 
 def answer_parts(result: AnswerResult) -> tuple[list[str], list[str]]:
@@ -192,14 +194,19 @@ class ItemView:
 
 def item_view(result: AnswerResult, items: Sequence[Item], n: int, focus: int,
               current: Mapping[tuple[str, str], Label], reviewer: str, verdicts: Mapping,
-              others: Sequence[Label], blind: bool, moves: int = 0) -> ItemView:
+              others: Sequence[Label], blind: bool, moves: int = 0,
+              notice: tuple[str, str] | None = None) -> ItemView:
     """The box of item ``n`` of ``items`` (the focused one marked, with the session's count of focus
     ``moves``); ``verdicts`` is the item's entry of :func:`judged_by_item`, ``others`` its entry of
-    ``labels.others_by_item``."""
+    ``labels.others_by_item``.  ``notice`` (kind, text), what the reviewer's last key or click did
+    ("Saved ...", "This is the last item ..."), goes under the focus mark: where the page has just
+    scrolled to, not at the top of the page, out of view (and shifting everything below it)."""
     item = items[n]
     head, whole = [], None
     if n == focus:
         head.append(focus_marker_html(item.key, n + 1, len(items), moves, len(item.labels)))
+        if notice is not None:
+            head.append(notice_html(*notice))
     if item.citation is not None:
         c = result.citations[item.citation]
         head.append(citation_html(result, c))
