@@ -16,7 +16,7 @@ from citecheck.review.identity import Identity
 from citecheck.review.queue import FILTERS
 
 KEYS = ("Keys: 1-4 label the focused item (1-2 for an uncited sentence) · J/K next/previous item · "
-        "N/P next/previous answer · U your next unlabelled item · Z undo your last label · "
+        "N/P next/previous answer · U your queue's next item · Z undo your last label · "
         "M marks unsupported words (arrows move, Shift+arrows extend, Enter marks) · "
         "Enter or Escape leaves a text box")
 

@@ -74,7 +74,7 @@ if items and reviewer:  # the item shown is held for this reviewer (review.holds
 
 # the callbacks: who is labelling, and the labels, are read when the button is pressed
 def resume() -> None:
-    walk.move_on(state, common.label_state().current, identity().name)
+    walk.resume(state, common.label_state().current, identity().name)
 
 
 def save(at: tuple[str, int] | None, label: str) -> None:

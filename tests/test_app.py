@@ -96,6 +96,9 @@ def test_label_flow_saves_reloads_and_resumes(settings):
     fresh.button(key="resume").click().run()
     assert heading(fresh).startswith("Answer a-002")
     assert "labelled 2 of" in html(fresh)
+    # Resume says which item it went to, in that item's box, under its focus mark
+    box = next(h for h in html(fresh).split("\n") if 'class="cc-focus"' in h)
+    assert "Your queue&#x27;s next item: item 1 of answer a-002" in box  # (escaped, as all text is)
 
 
 def test_labelling_needs_a_reviewer_name(settings):

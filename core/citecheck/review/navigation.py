@@ -205,6 +205,11 @@ def finished_text(overlap: int, in_sample: bool) -> str:
             + f" is labelled by you or already has {overlap} reviewer(s). Thank you!")
 
 
+def resumed_text(answer_id: str, item: int) -> str:
+    """What Resume (U) says of the item it focused (the answer id is untrusted: the page escapes it)."""
+    return f"Your queue's next item: item {item + 1} of answer {answer_id} (the queue comes round to items you passed over)."
+
+
 def arrive(state: State, found: tuple[str, int] | None, finished: str) -> bool:
     """Focus ``found`` (answer id, item), the queue's next item; False and ``finished`` flashed
     when the queue has none."""

@@ -91,6 +91,14 @@ class ReviewWalk:
         return navigation.arrive(state, self.next_item(labels, reviewer, after),
                         navigation.finished_text(self.overlap, self.sample is not None))
 
+    def resume(self, state: State, labels: Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label],
+               reviewer: str) -> None:
+        """Resume (U): focus the reviewer's queue's next item and say which it is, so that a jump back
+        to an item passed over, or to another answer, is not a surprise."""
+        if self.move_on(state, labels, reviewer):
+            session = ReviewState(state)
+            session.flash = ("info", navigation.resumed_text(session.answer_id or "", session.focus))
+
     def save(self, state: State, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
              guidelines: str,
              read_labels: Callable[[], Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label]]) -> None:
