@@ -123,7 +123,7 @@ def loaded(at) -> str:
 
 
 def judged(at) -> str | None:
-    return next((m.value for m in at.metric if m.label == "Not supported (reviewers)"), None)
+    return next((m.value for m in at.metric if m.label == "Labelled unsupported"), None)
 
 
 def test_every_page_holds_on_a_store_of_unreadable_lines_only(env, monkeypatch, tmp_path):

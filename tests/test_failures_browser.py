@@ -12,6 +12,7 @@ from appserver import running_app
 from citecheck.checking.files import check_options
 from citecheck.contract.reasons import ALL_REASONS
 from citecheck.labelling import dataset
+from citecheck.labelling import labels as label_store
 from citecheck.reports import figures
 from citecheck.web.settings import DEFAULT_CORPUS, DEFAULT_LOG
 from test_browser import CHROMIUM, launch
@@ -27,6 +28,10 @@ MODEL = "claude-haiku-4-5"
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     labels = tmp_path_factory.mktemp("failures") / "labels.jsonl"
+    data = dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS))
+    cited = [item for item in data.items("a-001") if item.citation is not None]
+    for item, label in zip(cited, ("supported", "not_supported")):  # (so the labelled tile is drawn too)
+        label_store.append(labels, label_store.make_label(item, label, "ana"))
     with running_app(["--log", DEFAULT_LOG, "--corpus", DEFAULT_CORPUS, "--labels", labels]) as url:
         yield url
 
@@ -60,6 +65,21 @@ def open_tab(page, label: str):
 
 def caption(panel):
     return panel.get_by_text(re.compile(r"^\d+ answer\(s\), worst first"))
+
+
+def test_every_tiles_title_is_read_whole_at_1280_pixels(page):
+    """A tile's title is cut with an ellipsis when it is wider than its card: each is short enough
+    to be read whole (its full definition is in the tile's help)."""
+    from playwright.sync_api import expect
+
+    titles = page.get_by_test_id("stMetricLabel")
+    expect(titles.nth(11)).to_be_visible(timeout=20_000)  # 12 tiles: the sample's 11 and the labelled one
+    page.wait_for_timeout(300)  # (their fonts laid out)
+    expect(titles.filter(has_text="Labelled unsupported")).to_have_count(1)
+    cut = page.evaluate("""[...document.querySelectorAll('[data-testid="stMetricLabel"]')]
+        .flatMap(label => [label, ...label.querySelectorAll('*')])
+        .filter(el => el.scrollWidth > el.clientWidth + 1).map(el => el.textContent)""")
+    assert cut == []
 
 
 def test_a_tab_is_drawn_when_it_is_clicked(page):

@@ -93,4 +93,4 @@ def test_the_failures_page_counts_withheld_answers(log):
     at.switch_page("pages/failures.py").run()
     assert not at.exception
     titles = [m.label for m in at.metric]
-    assert "Withheld (faithfulness)" in titles
+    assert "Withheld answers" in titles

@@ -36,9 +36,9 @@ TITLES = {  # tile titles short enough to read; the full definition is in the ti
     "quote_in_source_rate": "Quotes in source", "citation_to_unretrieved_rate": "Cite unretrieved chunk",
     "marker_out_of_range_rate": "Markers out of range", "checksum_failure_rate": "Checksum failures",
     "source_changed_rate": "Source changed", "uncited_sentence_rate": "Uncited sentences",
-    "invalid_marker_answers": "Invalid markers", "unsupported_number_answers": "Unsupported numbers",
-    "human_not_supported_rate": "Not supported (reviewers)", "over_refusal_rate": "Over-refusal",
-    "under_refusal_rate": "Under-refusal", "withheld_answers": "Withheld (faithfulness)",
+    "invalid_marker_answers": "Bad-marker answers", "unsupported_number_answers": "Unsupported numbers",
+    "human_not_supported_rate": "Labelled unsupported", "over_refusal_rate": "Over-refusal",
+    "under_refusal_rate": "Under-refusal", "withheld_answers": "Withheld answers",
 }
 TABS = ["Reasons", "By model", "By prompt version", "Over time", "Failing answers", "Refusals & retrieval", "Compare"]
 TAB_KEY = "failures_tab"  # the open tab's label in the session (st.tabs tracking its state: only it is drawn)
