@@ -333,3 +333,27 @@ def test_a_marker_out_of_range_is_told_with_the_answers_chunk_count():
     assert "none were retrieved" in reasons.describe(reasons.MARKER_OUT_OF_RANGE, 0)
     assert "only 1 chunk" in reasons.describe(reasons.MARKER_OUT_OF_RANGE, 1)
     assert reasons.describe(reasons.QUOTE_NOT_FOUND, 5) == reasons.DESCRIPTIONS[reasons.QUOTE_NOT_FOUND]
+
+
+def test_a_sentence_whose_citations_all_failed_is_not_called_uncited_beside_them():
+    """On the review page a sentence with no citation is "uncited"; one whose every citation failed
+    (a chunk never retrieved, a marker out of range) says "no valid citation", next to the failed
+    citations it shows.  ``check``'s text report keeps the code, ``uncited``, for both."""
+    from citecheck.reports.check_report import sentence_flags
+    from citecheck.web.settings import DEFAULT_LOG
+
+    data = dataset.load([DEFAULT_LOG])
+    seen = set()
+    for result in data.results:
+        for s in result.sentences:
+            if not s.uncited or s.refusal:
+                continue
+            words = sentence_flags(s)
+            assert sentence_flags(s, words=False)[0] == "uncited"
+            if s.citations:
+                assert "no valid citation" in words and "uncited" not in words
+                assert all(result.citations[i].reasons for i in s.citations)
+            else:
+                assert "uncited" in words
+            seen.add(bool(s.citations))
+    assert seen == {True, False}  # the sample has both

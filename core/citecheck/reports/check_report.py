@@ -212,8 +212,8 @@ def _short(text: str, width: int = 70) -> str:
 def sentence_flags(s: SentenceResult, words: bool = True) -> list[str]:
     """What is wrong or notable about a sentence: reason codes (or their descriptions) and flags."""
     flags = ["refusal sentence"] if s.refusal and words else []
-    if s.uncited:
-        flags.append("uncited")
+    if s.uncited:  # (in words: a sentence whose every citation failed is not "uncited" beside them)
+        flags.append("no valid citation" if words and s.citations else "uncited")
     if s.multi_claim:
         flags.append("several claims, one source")
     for code in s.reasons:
