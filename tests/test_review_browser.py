@@ -503,6 +503,25 @@ def test_what_a_key_did_is_said_where_the_reviewer_is_looking(make_app, browser)
     assert [(r.item, r.label) for r in app.records()] == [("a-035#s0#c0", "supported")]
 
 
+def test_the_scroll_to_the_focus_moves_the_answer_not_the_whole_app(make_app, browser):
+    """Focusing the last item of an answer near the page's end scrolled the window as well as the
+    app's scroller: the sidebar went up, a white band under it.  Only the app's scroller moves."""
+    from playwright.sync_api import expect
+
+    app = make_app([line for line in LINES if '"a-035"' in line])
+    page = open_review(browser, f"{app.url}/review?answer=a-035&reviewer=ana")  # 1280 x 800
+    progress(page, "ana: labelled 0 of 3")
+    page.locator("h3").first.click()
+    for n in (2, 3):
+        page.keyboard.press("j")
+        expect(page.locator(".cc-focus", has_text=f"focused item {n} of 3")).to_be_in_viewport(timeout=20_000)
+        idle(page)
+        page.wait_for_timeout(200)  # (the listener scrolls within 15 ms of the mark's arrival)
+        top = page.evaluate("""[window.scrollY, document.documentElement.scrollTop,
+            document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect().top]""")
+        assert top == [0, 0, 0]
+
+
 def test_a_key_an_enabled_button_shows_is_tried_again_for_longer_than_the_idle_limit(make_app, browser):
     """A label key whose button is drawn and enabled, but whose handler does not take it (drawn
     again by a run and not bound yet), is tried again for longer than RETRY_MS, the limit for a key

@@ -32,7 +32,9 @@ window (in the app's realm, so it outlives every helper frame) that
 
 The same listener keeps the focused item in view: whenever the page shows a focus marker
 (``.cc-focus``) with a token or move count it has not scrolled to yet, it scrolls that item's box
-to the middle of the window; but not before the first move of the session (move count 0), so a
+to the middle of the window, scrolling the app's own scroller only (``scrollIntoView`` also
+scrolled the window, and the whole app, sidebar and all, moved up); but not before the first
+move of the session (move count 0), so a
 page opened from a link or the menu shows its top: the answer id, the question and the notices.  The move count (``data-move``) changes on every move, so a move onto
 the item already focused scrolls again.  This used to be a frame whose content changed on every
 run; a frame reloaded on every key press cost each one a document load (10-30 ms in Chromium).
@@ -75,7 +77,14 @@ function follow() {  // the newest focus marker into view, once per move (data-m
   if (at === shown) return;
   shown = at;
   if (el.dataset.move === "0") return;  // no move yet: the page stays at its top (answer id, question, notices)
-  (el.closest('[data-testid="stVerticalBlockBorderWrapper"]') || el).scrollIntoView({block: "center"});
+  centre(el.closest('[data-testid="stVerticalBlockBorderWrapper"]') || el);
+}
+function centre(box) {  // the box to the middle of the app's own scroller, moving nothing else
+  let s = box.parentElement;  // (scrollIntoView also scrolled the window: the whole app, sidebar and all, went up)
+  while (s && !(s.scrollHeight > s.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(s).overflowY))) s = s.parentElement;
+  if (!s) { box.scrollIntoView({block: "center"}); return; }
+  const r = box.getBoundingClientRect(), v = s.getBoundingClientRect();
+  s.scrollTop += (r.top + r.height / 2) - (v.top + v.height / 2);
 }
 function watch() {  // the script state, as the app draws it; inflight ends once its run has been and gone
   const s = scriptState(), now = Date.now();
