@@ -522,34 +522,6 @@ def test_the_scroll_to_the_focus_moves_the_answer_not_the_whole_app(make_app, br
         assert top == [0, 0, 0]
 
 
-def test_a_key_an_enabled_button_shows_is_tried_again_for_longer_than_the_idle_limit(make_app, browser):
-    """A label key whose button is drawn and enabled, but whose handler does not take it (drawn
-    again by a run and not bound yet), is tried again for longer than RETRY_MS, the limit for a key
-    no drawn button shows: it lands once, on the item focused, and nothing is dropped.  The handler
-    is kept from it here by a listener that hides every key press from the page for 3.5 s."""
-    from citecheck.review.keypresses import LOST_MS, RETRY_MS
-
-    assert RETRY_MS + 1000 < 3500 < LOST_MS
-    app = make_app(LINES[:2])
-    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
-    progress(page, "ana: labelled 0 of")
-    page.wait_for_function("() => !!window.__ccKeyQueue", timeout=20_000)
-    page.evaluate("""() => { const until = Date.now() + 3500; window.__ccHidden = 0;
-        window.addEventListener("keydown", (e) => {
-            if (Date.now() > until) return;
-            window.__ccHidden += 1;
-            e.stopImmediatePropagation();
-        }, true); }""")
-    page.keyboard.press("3")
-    progress(page, "ana: labelled 1 of")
-    page.wait_for_function("() => { const q = window.__ccKeyQueue; return !q.queue.length && !q.inflight"
-                           " && q.served === q.seq; }", timeout=20_000)
-    idle(page)
-    assert page.evaluate("window.__ccHidden") > 10  # tried again and again while hidden (every 15 ms)
-    assert page.evaluate("window.__ccKeyQueue.dropped") == []
-    assert [(r.item, r.label) for r in app.records()] == [("a-001#s0#c0", "not_supported")]
-
-
 def test_a_digit_the_focused_item_has_no_button_for_is_dropped_at_once(make_app, browser):
     """An uncited sentence takes 1 or 2.  A 3 pressed on it is dropped as soon as the page shows the
     item's buttons without one for 3 (not after the app has been idle for RETRY_MS): the 2 pressed

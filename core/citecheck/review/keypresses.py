@@ -17,14 +17,15 @@ window (in the app's realm, so it outlives every helper frame) that
   queue and tries it again instead of dropping it.  How long depends on what the page draws (the
   ``kbd`` each shortcut button shows, ``aria-label="Shortcut 3"``):
 
-  - an enabled button shows the key, but its handler did not take it (a run had just ended and
-    the button was drawn again, not yet bound, which a loaded machine makes likely): tried again
-    for up to ``LOST_MS``;
   - the focused item's label buttons are drawn and none shows this digit (3 or 4 on an uncited
     sentence, which takes 1 or 2): dropped at once, so the keys after it do not wait, and a note
     at the foot of the window says which keys the item takes (for ``NOTE_MS``; text only);
-  - otherwise (the page had just loaded and its buttons are not drawn yet, or a move key with no
-    enabled button): tried again until the app has been idle for ``RETRY_MS``, then dropped.
+  - otherwise (its button was drawn again by a run and not bound yet, or the page had just
+    loaded and its buttons are not drawn yet, which a loaded machine makes likely): tried again
+    until the app has been idle for ``RETRY_MS``, then dropped.  (Trying a key whose button is
+    drawn for longer, every 15 ms, once sent it twice under heavy load: a key whose press was
+    acted on though not seen as taken was pressed again.  A lost key shows, as the progress does
+    not move; a key sent twice labels an item the reviewer never saw.)
 
   The last drops are kept in ``__ccKeyQueue.dropped`` (key and why), for whoever debugs a page;
 * leaves Enter or Escape in a text box to hand the keys back (the box loses focus, Streamlit
@@ -53,10 +54,9 @@ from __future__ import annotations
 from citecheck.review.reconnect import HELD_KEYS
 
 SETTLE_MS = 40  # the app idle this long after a run before the next held key is sent
-LOST_MS = 10000  # a key Streamlit took whose run never started (a dropped message) stops holding after this;
-#                 a key an enabled button shows but no handler took is tried again this long
+LOST_MS = 10000  # a key Streamlit took whose run never started (a dropped message) stops holding after this
 NOTE_MS = 4000  # how long the note on a key that labels nothing stays
-RETRY_MS = 2000  # a key no drawn button shows is tried again until the app has been idle this long, then dropped
+RETRY_MS = 2000  # a key no shortcut took is tried again until the app has been idle this long, then dropped
 
 _SCRIPT = r"""
 (function () {
@@ -119,7 +119,7 @@ function flush() {
   const now = Date.now();  // no shortcut took it: try again, for as long as what the page draws says
   if (!next.tried) next.tried = now;
   const has = shortcut(next.key);
-  if (now - next.tried > (has === "on" ? @LOST@ : has === "none" ? 0 : @RETRY@)) {
+  if (now - next.tried > (has === "none" ? 0 : @RETRY@)) {
     q.queue.shift();
     took(next.seq, false);
     q.dropped.push({seq: next.seq, key: next.key, why: has || "not drawn"});
