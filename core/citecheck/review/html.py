@@ -128,10 +128,6 @@ def chunk_meta(chunk: Chunk) -> str:
     return '<div class="cc-meta">' + " \u00b7 ".join(escape(b) for b in bits if b) + "</div>"
 
 
-def reason_words(result: AnswerResult, c: CitationResult) -> str:
-    return answer_problems.citation_words(result, c)
-
-
 def source_link(chunk: Chunk) -> str:
     """The chunk's source as a link when it is an http(s) URL (escaped; any other scheme is text)."""
     source = chunk.source or ""
@@ -158,7 +154,7 @@ def citation_html(result: AnswerResult, c: CitationResult, whole: bool = False) 
         body = (highlight(chunk.text, [Span(c.quote_start, c.quote_end)]) if whole
                 else highlight_window(chunk.text, c.quote_start, c.quote_end))
         return f'{head}<div class="cc-ok">verified quote</div><div class="cc-chunk">{body}</div>'
-    status = f'<div class="cc-fail">not verified: {escape(reason_words(result, c))}</div>'
+    status = f'<div class="cc-fail">not verified: {escape(answer_problems.citation_words(result, c))}</div>'
     extra = ""
     if reasons.QUOTE_NOT_FOUND in c.reasons and c.quote:
         found = closest_passage(c.quote, chunk.text)
@@ -305,7 +301,8 @@ def marked_sentence_html(text: str, sentence: tuple[int, int], spans: Iterable[t
 
 def unresolved_html(result: AnswerResult, c: CitationResult) -> str:
     """A citation of the answer that points at no retrieved chunk: what it named and why it failed."""
-    return f'<div class="cc-fail">{escape(c.chunk_id or f"[{c.marker}]")}: {escape(reason_words(result, c))}</div>'
+    why = answer_problems.citation_words(result, c)
+    return f'<div class="cc-fail">{escape(c.chunk_id or f"[{c.marker}]")}: {escape(why)}</div>'
 
 
 def verdict_html(judge: str, prompt_version: str, verdict: str, rationale: str) -> str:

@@ -129,12 +129,15 @@ function flush() {
   }
 }
 function digits() {  // the label keys the page's enabled buttons show, in order
+  return [...new Set(marked().filter((text) => /^[0-9]$/.test(text)))].sort();
+}
+function marked() {  // the keys the page's enabled shortcut buttons show (their kbd marks), upper case
   const out = [];
   for (const k of doc.querySelectorAll('kbd[aria-label^="Shortcut"]')) {
-    const b = k.closest("button"), text = k.textContent.trim();
-    if (b && !b.disabled && /^[0-9]$/.test(text) && out.indexOf(text) < 0) out.push(text);
+    const b = k.closest("button");
+    if (b && !b.disabled) out.push(k.textContent.trim().toUpperCase());
   }
-  return out.sort();
+  return out;
 }
 let note = null, noteTimer = 0;
 function say(text) {  // a short note at the foot of the window, gone after a few seconds (text only)
@@ -153,15 +156,9 @@ function say(text) {  // a short note at the foot of the window, gone after a fe
   noteTimer = setTimeout(() => { note.hidden = true; }, @NOTE@);
 }
 function shortcut(key) {  // "on": an enabled button shows this key; "none": the label buttons are drawn, none
-  const want = key.toUpperCase(), digit = /[0-9]/.test(want);  // with this digit; "": neither (yet)
-  let row = false;
-  for (const k of doc.querySelectorAll('kbd[aria-label^="Shortcut"]')) {
-    const b = k.closest("button"), text = k.textContent.trim().toUpperCase();
-    if (!b || b.disabled) continue;
-    if (text === want) return "on";
-    if (digit && /^[0-9]$/.test(text)) row = true;
-  }
-  return row ? "none" : "";
+  const want = key.toUpperCase(), keys = marked();  // with this digit; "": neither (yet)
+  if (keys.indexOf(want) >= 0) return "on";
+  return /[0-9]/.test(want) && keys.some((text) => /^[0-9]$/.test(text)) ? "none" : "";
 }
 win.addEventListener("keydown", (e) => {
   const t = e.target;
