@@ -54,7 +54,7 @@ def workers(args: list[str]) -> list[str]:
                  or a.endswith(".py") for a in args)
     if picked or wanted == "0":
         return []
-    return ["-n", wanted, "--dist", "loadfile"]
+    return ["-n", wanted, "--dist", "loadfile", "--no-loadscope-reorder"]  # (tests/conftest.py orders the files)
 
 
 def main(argv: list[str]) -> int:

@@ -52,8 +52,8 @@ def test_undo_appends_a_retraction_and_gives_back_the_label_before(store, data):
     label_store.append(store, label_store.make_label(second, "not_supported", "ben", at=at(3)))
     before = raw(store)
 
-    labels, errors = label_store.read(store)
-    withdrawn = label_store.retract_last(store, labels, "ana")
+    counted, errors = label_store.read(store)
+    withdrawn = label_store.retract_last(store, counted, "ana")
     assert withdrawn.label == "supported" and errors == []
     after = raw(store)
     assert after[:3] == before  # nothing rewritten
@@ -64,10 +64,16 @@ def test_undo_appends_a_retraction_and_gives_back_the_label_before(store, data):
     labels, errors = label_store.read(store)
     assert errors == [] and [lab.label for lab in labels] == ["partial", "not_supported"]
     assert label_store.latest(labels)[(first.key, "ana")].label == "partial"  # the label before it counts again
+    said = label_store.withdrawn_message(withdrawn, counted)  # what the page says of it
+    assert said.startswith("Withdrew your \u201cSupported\u201d for sentence 1 of a-001")
+    assert "your earlier \u201cPartially supported\u201d for it counts again" in said
 
-    assert label_store.retract_last(store, labels, "ana").label == "partial"  # a second undo walks back further
+    withdrawn = label_store.retract_last(store, labels, "ana")
+    assert withdrawn.label == "partial"  # a second undo walks back further
+    said = label_store.withdrawn_message(withdrawn, labels)
     labels, _ = label_store.read(store)
     assert (first.key, "ana") not in label_store.latest(labels)
+    assert "you have no other label on it, so it is yours to label again" in said and "earlier" not in said
     assert label_store.progress(items_of(data.get("a-001")), label_store.latest(labels), "ana").labelled == 0
     assert label_store.retract_last(store, labels, "ana") is None  # nothing left to withdraw: nothing written
     assert len(raw(store)) == 5

@@ -108,6 +108,18 @@ def retract_last(target: str | Path, labels: Sequence[Label], reviewer: str) -> 
     return last
 
 
+def withdrawn_message(withdrawn: Label, labels: Sequence[Label]) -> str:
+    """What the review page says once :func:`retract_last` withdrew ``withdrawn`` from ``labels``
+    (the labels that counted before it): which of the reviewer's labels of that item counts now, if
+    one does, or that the item is theirs to label again."""
+    before = next((lab for lab in reversed(labels) if lab is not withdrawn and lab.reviewer == withdrawn.reviewer
+                   and lab.item == withdrawn.item), None)
+    now = (f"your earlier \u201c{LABEL_TEXT[before.label]}\u201d for it counts again" if before is not None
+           else "you have no other label on it, so it is yours to label again")
+    return (f"Withdrew your \u201c{LABEL_TEXT[withdrawn.label]}\u201d for sentence {withdrawn.sentence + 1} of "
+            f"{withdrawn.answer_id} (a retraction is recorded; {now}).")
+
+
 def saved_message(label_text: str, sentence: int, answer_id: str) -> str:
     """What the review page says once :func:`append` has returned."""
     return f"Saved \u201c{label_text}\u201d for sentence {sentence + 1} of {answer_id}."

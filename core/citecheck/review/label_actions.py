@@ -71,16 +71,15 @@ def undo(state: State, data: AnswerSource, target: str | Path, read_labels: Call
     ``read_labels`` gives the labels as they are now (read only when there is a name)."""
     session = ReviewState(state)
     try:
-        withdrawn = labels.retract_last(target, read_labels(), name) if name else None
+        current = read_labels() if name else ()
+        withdrawn = labels.retract_last(target, current, name) if name else None
     except (OSError, StoreError) as exc:
         session.flash = ("error", f"Nothing withdrawn: could not write the labels store ({exc}).")
         return
     if withdrawn is None:
         session.flash = ("info", "You have no label to withdraw." if name else "Enter your name first.")
         return
-    session.flash = ("success", f"Withdrew your \u201c{LABEL_TEXT[withdrawn.label]}\u201d for sentence "
-                                 f"{withdrawn.sentence + 1} of {withdrawn.answer_id} (a retraction is recorded; "
-                                 "the label before it, if any, counts again).")
+    session.flash = ("success", labels.withdrawn_message(withdrawn, current))
     keys = [i.key for i in data.items(withdrawn.answer_id)] if data.get(withdrawn.answer_id) is not None else []
     if withdrawn.item in keys:
         session.answer_id, session.focus = withdrawn.answer_id, keys.index(withdrawn.item)
