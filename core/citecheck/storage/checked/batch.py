@@ -20,6 +20,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer, review_item_count
 from citecheck.contract import reasons as reason_codes
@@ -52,10 +53,12 @@ def _measured(raw: bytes | LongLine) -> tuple[int, bytes]:
     return size, hashlib.blake2b(memoryview(raw)[:size], digest_size=16).digest()
 
 
-_CITATION_FIELDS = ("index", "kind", "marker", "label", "answer_start", "answer_end", "chunk_index", "chunk_id",
-                    "quote", "quote_start", "quote_end", "reasons", "sentence")  # CitationResult's order
-_SENTENCE_FIELDS = ("index", "start", "end", "text", "citations", "uncited", "refusal", "multi_claim", "reasons",
-                    "unsupported_numbers", "unsupported_quotes")  # SentenceResult's order
+_CITATION = pa.struct([store_schema.CITATIONS.field(name) for name in (
+    "index", "kind", "marker", "label", "answer_start", "answer_end", "chunk_index", "chunk_id", "quote", "quote_start",
+    "quote_end", "reasons", "sentence")] + [pa.field("not_verifiable", pa.bool_())])  # CitationResult, field by field
+_SENTENCE = pa.struct([store_schema.SENTENCES.field(name) for name in (
+    "index", "start", "end", "text", "citations", "uncited", "refusal", "multi_claim", "reasons", "unsupported_numbers",
+    "unsupported_quotes")])  # SentenceResult, field by field
 
 
 class Batch:
@@ -106,17 +109,20 @@ class Batch:
         """The batch as one Arrow table per store table (schema.TABLES)."""
         answers = self._answers()
         keys = {name: answers[name] for name in ("line", "offset", "answer_id")}
-        citations = self._rows(keys, self.citation_counts, self.citations, _CITATION_FIELDS, store_schema.CITATIONS)
-        citations["verified"] = pa.array([not c.reasons for c in self.citations], pa.bool_())
-        sentences = self._rows(keys, self.sentence_counts, self.sentences, _SENTENCE_FIELDS, store_schema.SENTENCES)
+        citations = self._rows(keys, self.citation_counts, self.citations, _CITATION, store_schema.CITATIONS)
+        citations["verified"] = pc.equal(pc.list_value_length(citations["reasons"]), 0)  # (no reason)
+        sentences = self._rows(keys, self.sentence_counts, self.sentences, _SENTENCE, store_schema.SENTENCES)
         errors = self._errors()
         columns = {"answers": answers, "citations": citations, "sentences": sentences, "errors": errors}
         return {name: pa.Table.from_arrays([columns[name][f.name] for f in schema], schema=schema)
                 for name, schema in store_schema.TABLES.items()}
 
     def _constant(self, n: int) -> dict[str, pa.Array]:
-        return {"source": pa.repeat(pa.scalar(self.source, pa.string()), n),
-                "file": pa.repeat(pa.scalar(self.file, pa.string()), n)}
+        """The columns every row of a table has the same value in.  (By ``take`` of one value: for a
+        string, ``pa.repeat`` took 30 times as long, 0.6 s of a 50,000-answer check.)"""
+        at = pa.array(np.zeros(n, dtype=np.int64))
+        return {"source": pa.array([self.source], pa.string()).take(at),
+                "file": pa.array([self.file], pa.string()).take(at)}
 
     def _answers(self) -> dict[str, pa.Array]:
         schema = store_schema.ANSWERS
@@ -146,17 +152,20 @@ class Batch:
         out["not_verifiable"] = pa.array(blind, pa.int64())
         return out
 
-    def _rows(self, keys: dict[str, pa.Array], counts: list[int], rows: list, fields: tuple[str, ...],
+    def _rows(self, keys: dict[str, pa.Array], counts: list[int], rows: list, kind: pa.StructType,
               schema: pa.Schema) -> dict[str, pa.Array]:
-        """The columns of the citation or sentence tuples ``rows``; ``counts`` of them per answer,
-        whose key columns (``keys``) each row repeats."""
+        """The columns of the citation or sentence tuples ``rows`` (of the struct ``kind``), those
+        ``schema`` has; ``counts`` of them per answer, whose key columns (``keys``) each row repeats."""
         n = len(rows)
         out = self._constant(n)
         of = pa.array(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
         for name, column in keys.items():
             out[name] = column.take(of)
-        for name, values in zip(fields, zip(*rows) if n else [()] * len(fields)):
-            out[name] = pa.array(values, schema.field(name).type)
+        # the tuples read as one struct array, in one C pass (no transposing in Python), then split
+        columns = pa.array(rows, kind).flatten() if n else [pa.array([], f.type) for f in kind]
+        for field, column in zip(kind, columns):
+            if field.name in schema.names:
+                out[field.name] = column
         return out
 
     def _errors(self) -> dict[str, pa.Array]:
