@@ -43,6 +43,18 @@ def test_check_json_report_matches_golden_file():
     assert got == json.loads(golden.read_text(encoding="utf-8"))
 
 
+def test_the_answers_counts_add_up_to_the_summary():
+    """Each answer record's counts, summed, are the summary's (the sample has refusals, whose
+    refusal sentence neither counts: it used to count in the answer's and not in the summary's)."""
+    _, out, _ = run("check", str(LOG), "--corpus", str(CORPUS), "--format", "json")
+    recs = records(out)
+    summary, answers = recs[-1], [r for r in recs if r["record"] == "answer"]
+    assert any(r["refused"] for r in answers)
+    for count, total in (("sentences", "sentences"), ("uncited_sentences", "uncited_sentences"),
+                         ("citations", "citations"), ("citations_failed", "citations_failed")):
+        assert sum(r["counts"][count] for r in answers) == summary[total], count
+
+
 def test_sample_shows_every_reason_code_and_is_mostly_clean():
     _, out, _ = run("check", str(LOG), "--corpus", str(CORPUS), "--format", "json")
     summary = records(out)[-1]

@@ -243,3 +243,36 @@ def test_the_reasons_table_shows_every_text_as_written():
     assert "<script>x" not in markup and "<b>no</b>" not in markup and "cc-bar" not in markup.split("</style>")[1]
     assert _rows(markup) == [["<script>x</script>", "**bold** <b>no</b>", "0.0% (0 of 4) citations", "0.0% (0 of 2)"],
                              ["a & b", "plain", "0.0% (0 of 4) sentences", "0.0% (0 of 2)"]]
+
+
+def test_an_answer_marked_withheld_without_a_score_is_neither_scored_nor_withheld(tmp_path):
+    """The withheld figure is "withheld of scored answers": a line the gate marked withheld but
+    without a score in 0..1 counts in neither, so the figure stays within 0..100% in every group,
+    agrees with the score bins, and Compare works (it raised a math domain error at 200%); the
+    same from the log and from the store."""
+    import io
+
+    from citecheck.cli.main import main
+    from citecheck.storage.checked.sources import StoreSource, TableSource
+
+    def line(aid: str, prompt: str, gate: dict) -> str:
+        return json.dumps({"log_version": 1, "answer_id": aid, "question": "q", "answer": "Plain.", "chunks": [],
+                           "prompt_version": prompt, "faithfulness": gate}) + "\n"
+
+    log = tmp_path / "gate.jsonl"
+    log.write_text(line("w1", "v1", {"withheld": True}) + line("w2", "v1", {"score": 0.5, "withheld": True})
+                   + line("w3", "v2", {"score": 0.9, "withheld": False})
+                   + line("w4", "v2", {"score": "0.2", "withheld": True}), encoding="utf-8")
+    store = tmp_path / "store"
+    assert main(["check", str(log), "--store", str(store)], io.StringIO(), io.StringIO()) in (0, 1)
+    table = figures.dataset_table(dataset.load([log], check_options()))
+    memory = TableSource(table, build(table, None, []))
+    stored = StoreSource.of(store, None, {})[0]
+    for source in (memory, stored):
+        headline = {f.key: (f.count, f.total) for f in source.report.headline}
+        assert headline["withheld_answers"] == (1, 2)
+        assert int(failures_view.faithfulness_view(source.report)["withheld"].sum()) == 1
+        withheld = next(d for d in source.compare("prompt_version", "v1", "v2") if d.key == "withheld_answers")
+        assert (withheld.a.count, withheld.a.total, withheld.b.count, withheld.b.total) == (1, 1, 0, 1)
+    with pytest.raises(ValueError, match="a count outside its total"):
+        figures.two_proportions(2, 1, 0, 1)

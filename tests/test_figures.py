@@ -4,6 +4,7 @@ every figure is worked out by hand below."""
 import dataclasses
 import io
 import math
+from datetime import datetime
 
 import pandas as pd
 import pytest
@@ -12,8 +13,11 @@ from citecheck.labelling import labels
 from citecheck.labelling.items import items_of
 from citecheck.reports import failures as overview
 from citecheck.reports import figures as report_figures
+from citecheck.reports import timestamps
 from citecheck.reports.golden import GoldenQuestion, evaluate_retrieval, rank_of
 from helpers import answer, chunk, marker
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 C1 = chunk("Employees get 18 days of earned leave per year.", "c1")
 C2 = chunk("Casual leave is 8 days per year.", "c2")
@@ -131,7 +135,7 @@ def test_human_labels_count_once_per_citation_and_stale_ones_do_not_count(table)
     records.append(dataclasses.replace(stale, fingerprint="0" * 16))  # the item changed since
     current = labels.latest(records)
     streamed = report_figures.answer_table(RESULTS, current)
-    joined = report_figures.with_labels(table, {r.answer.answer_id: r for r in RESULTS}.get, current)
+    joined = report_figures.with_labels(table, RESULTS, current)
     for df in (streamed, joined):
         by_id = df.set_index("answer_id")
         assert by_id.loc["a2", "labelled"] == 1 and by_id.loc["a2", "not_supported"] == 1
@@ -140,6 +144,27 @@ def test_human_labels_count_once_per_citation_and_stale_ones_do_not_count(table)
         assert list(report_figures.failing(df, report_figures.Filters(human_not_supported=True))["answer_id"]) == ["a2"]
     assert table["labelled"].sum() == 0  # with_labels leaves its input alone
     assert "human_not_supported_rate" not in figures(table)
+
+
+def test_two_lines_with_one_id_are_two_answers_and_a_label_counts_on_its_own():
+    """A log with two lines of one answer id (different sentences, so different items): a label
+    given on the second counts on the second only, the same whether the rows were counted as the
+    answers were read (``report``, the store) or joined afterwards (the Failures page on a log)."""
+    first = answer("Refunds take 5-7 business days [1].", [chunk("Refunds take 5-7 business days.", "c1")],
+                   [marker(1, "Refunds take 5-7 business days")], answer_id="dup")
+    second = dataclasses.replace(first, answer="Refunds take 5-7 days [1].")
+    results = [check_answer(first), check_answer(second)]
+    for labelled_on in (0, 1):
+        item = items_of(results[labelled_on])[0]
+        current = labels.latest([labels.make_label(item, "not_supported", "ana")])
+        streamed = report_figures.answer_table(results, current)
+        joined = report_figures.with_labels(report_figures.answer_table(results), results, current)
+        for df in (streamed, joined):
+            assert list(df["labelled"]) == [labelled_on == 0, labelled_on == 1]
+            assert list(df["not_supported"]) == [labelled_on == 0, labelled_on == 1]
+            assert figures(df)["human_not_supported_rate"] == (1, 1)
+    with pytest.raises(ValueError, match="2 results for a table of 1 answers"):
+        report_figures.with_labels(report_figures.answer_table(results[:1]), results, current)
 
 
 def test_refusals_against_golden(table):
@@ -222,3 +247,22 @@ def test_overview_text_json_and_csv_agree(table):
     rows = pd.read_csv(io.StringIO(report.to_csv()))
     fail = rows[(rows.section == "model") & (rows.group == "m1") & (rows.figure == "failing_answers")].iloc[0]
     assert (fail["count"], fail["total"]) == (2, 3)
+
+
+STAMPS = st.one_of(
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(lambda d: d.isoformat() + "Z"),
+    st.from_regex(r"\A[0-9]{4}-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-][01][0-9]:[0-5][0-9])?\Z"),
+    st.text(max_size=12), st.none())
+
+
+@settings(max_examples=200)
+@given(stamp=STAMPS, others=st.lists(STAMPS, max_size=4))
+def test_a_timestamp_reads_the_same_alone_and_among_any_others(stamp, others):
+    """Whether and when an answer is dated does not depend on the other answers' timestamps
+    (pandas 3 picks one resolution per parse; the in-memory report parses the whole log at once,
+    the store a batch's unusual stamps), and a time is always inside the range every resolution holds."""
+    alone = timestamps.read_times([stamp])[0]
+    among = timestamps.read_times([*others, stamp])[len(others)]
+    assert (pd.isna(alone) and pd.isna(among)) or alone == among
+    if not pd.isna(alone):
+        assert timestamps.EARLIEST <= alone < timestamps.LATEST

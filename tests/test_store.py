@@ -98,6 +98,48 @@ def test_sample_report_from_the_store_equals_the_report_from_the_log(tmp_path):
         assert got == want, fmt
 
 
+@pytest.mark.parametrize("other", ["2026-11-03T10:00:00.1234567Z", "2026-11-03T10:00:00Z"])
+def test_an_answer_is_dated_or_not_whatever_the_other_answers_timestamps_are(tmp_path, other):
+    """Go's zero time, a year past 2262 and a nanosecond stamp, in logs of their own and in one: the
+    year-1 and year-2300 answers are undated by the report in memory and by the store alike (pandas
+    3 read year 1 alone, but not beside a nanosecond stamp, which the store parses in other
+    company), and the report of both logs is the same from the log and from the store."""
+    def log(name: str, aid: str, stamp: str) -> Path:
+        path = tmp_path / name
+        path.write_text(json.dumps({"log_version": 1, "answer_id": aid, "question": "q", "answer": "Plain.",
+                                    "chunks": [], "timestamp": stamp}) + "\n", encoding="utf-8")
+        return path
+
+    zero, later, now = log("a.jsonl", "t1", "0001-01-01T00:00:00Z"), log("c.jsonl", "t3", "2300-01-01T00:00:00Z"), \
+        log("b.jsonl", "t2", other)
+    for n, logs in enumerate(([zero], [later], [zero, later, now])):
+        store = tmp_path / f"store-{n}"
+        assert run("check", *logs, "--store", store)[0] == 0
+        want = run("report", *logs, "--format", "json")
+        assert figures_only(run("report", "--store", store, "--format", "json")[1]) == figures_only(want[1])
+        by_week = json.loads(want[1])["by_week"]
+        assert [row["period"][:4] for row in by_week] == (["2026"] if now in logs else [])
+
+
+def test_a_log_named_twice_is_read_once_by_check_report_the_store_and_the_app(tmp_path, monkeypatch):
+    """``check LOG ./LOG`` counted every answer twice and the store once; now each reader keeps a
+    log's first mention (by the store's identity of a log, its absolute path) and says so."""
+    from citecheck.web.settings import load_settings
+
+    monkeypatch.chdir(Path(LOG).parent.parent)
+    again = "./" + str(Path(LOG).relative_to(Path.cwd()))
+    store = tmp_path / "store"
+    code, out, err = run("check", LOG, again, "--corpus", CORPUS, "--store", store)
+    assert code == 0 and "names a log given already: it is read once" in err
+    for fmt in ("json", "text"):
+        once = run("report", LOG, "--corpus", CORPUS, "--format", fmt)[1]
+        assert figures_only(run("report", LOG, again, "--corpus", CORPUS, "--format", fmt)[1]) == figures_only(once)
+        assert figures_only(run("report", "--store", store, "--format", fmt)[1]) == figures_only(once)
+    plain = run("check", LOG, "--corpus", CORPUS, "--format", "json")[1]
+    assert figures_only(run("check", LOG, again, LOG, "--corpus", CORPUS, "--format", "json")[1]) == figures_only(plain)
+    assert len(load_settings(["--log", str(LOG), "--log", again], {}).logs) == 1
+
+
 def test_generated_log_every_reason_code_equal_figures(tmp_path, generated):
     first, second = generated
     store = tmp_path / "store"

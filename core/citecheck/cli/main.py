@@ -28,6 +28,7 @@ from citecheck.cli import (
 )
 from citecheck.cli.common import EXIT_DAMAGED, EXIT_FAILED, EXIT_GATE, EXIT_UNREADABLE, EXIT_USAGE
 from citecheck.config import fill_from_environment
+from citecheck.contract.log_identity import once_each
 from citecheck.errors import CitecheckError, DamagedStoreError
 from citecheck.storage.durable import WriteFailed
 from citecheck.text.terminal import VisibleWriter
@@ -106,6 +107,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     missing = fill_from_environment(args, os.environ)  # a setting not given: its CITECHECK_* variable
     if missing is not None:
         _subparser(parser, args).error(missing)
+    if getattr(args, "logs", None):  # a log named twice is read once (by the store's identity of a log)
+        args.logs, repeated = once_each(args.logs)
+        for path in dict.fromkeys(map(str, repeated)):
+            err.write(f"citecheck {_command_name(args)}: {path} names a log given already: it is read once\n")
     try:
         code = args.func(args, out, err)
         out.flush()  # (here, so that a reader gone away is met below, not in Python's flush at exit)

@@ -37,11 +37,13 @@ def answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]
 
 
 def faithfulness(extra: dict) -> tuple[bool, int]:
-    """(withheld by the faithfulness gate, score in thousandths or -1) from a log line's extra."""
+    """(withheld by the faithfulness gate, score in thousandths or -1) from a log line's extra.
+    Withheld counts among scored answers only (the figure is "withheld of scored answers", and the
+    score bins hold only scored ones): a line marked withheld without a score in 0..1 is neither."""
     record = extra.get("faithfulness") if extra else None
     if not isinstance(record, dict):
         return False, -1
     score, withheld = record.get("score"), record.get("withheld") is True
     if isinstance(score, (int, float)) and not isinstance(score, bool) and 0 <= score <= 1:
         return withheld, round(score * 1000)
-    return withheld, -1
+    return False, -1

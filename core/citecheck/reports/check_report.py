@@ -162,7 +162,7 @@ def answer_record(result: AnswerResult, file: str, line: int) -> dict:
         "ok": result.ok,
         "invalid_markers": result.invalid_markers,
         "counts": {
-            "sentences": len(result.sentences),
+            "sentences": result.tally.sentences,  # (the refusal sentence left out, as in the summary)
             "uncited_sentences": result.uncited_sentences,
             "citations": len(result.citations),
             "citations_failed": result.failed_citations,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +23,7 @@ from citecheck.checking.checker import AnswerResult
 from citecheck.contract import reasons
 from citecheck.labelling.items import items_of
 from citecheck.labelling.labels import Label
+from citecheck.reports import timestamps
 from citecheck.reports.answer_row import COLUMNS, NONE, answer_row  # noqa: F401  (made without pandas: the store writes them)
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, index, question_key
 from citecheck.reports.rates import json_rate
@@ -76,15 +77,16 @@ def _frame(texts: list[tuple], counts: list[list]) -> pd.DataFrame:
         data[name] = matrix[:, i].astype(bool) if name in _BOOL_COLUMNS else matrix[:, i]
     df = pd.DataFrame(data, columns=list(COLUMNS))
     df["faithfulness"] = df["faithfulness"].where(df["faithfulness"] >= 0) / 1000  # NaN: not scored
-    df["time"] = pd.to_datetime(df["timestamp"], utc=True, errors="coerce", format="ISO8601")
+    df["time"] = timestamps.read_times(df["timestamp"])
     return df
 
 
-def with_labels(
-    df: pd.DataFrame, result_of: Callable[[str], AnswerResult | None], labels: Mapping[tuple[str, str], Label]
-) -> pd.DataFrame:
+def with_labels(df: pd.DataFrame, results: Sequence[AnswerResult], labels: Mapping[tuple[str, str], Label]) -> pd.DataFrame:
     """``df`` with its ``labelled`` and ``not_supported`` columns counted from ``labels`` (see
-    ``answer_table``); only the answers that have labels are looked at.  ``df`` is not changed."""
+    ``answer_table``); ``results[i]`` is the checked answer of row ``i``.  Each row is scored
+    against its own answer, not the first with its id: two lines with one id are two answers, and
+    a label counts only for the one whose item it was given on (the fingerprint).  Only the answers
+    that have labels are looked at.  ``df`` is not changed."""
     by_answer: dict[str, list[Label]] = {}
     for label in labels.values():
         if label.citation is not None:
@@ -92,13 +94,14 @@ def with_labels(
     out = df.copy()
     if not by_answer:
         return out
+    if len(results) != len(out):
+        raise ValueError(f"{len(results)} results for a table of {len(out)} answers")
     labelled = out["labelled"].to_numpy(copy=True)
     not_supported = out["not_supported"].to_numpy(copy=True)
     for row, answer_id in enumerate(out["answer_id"]):
         found = by_answer.get(answer_id)
-        result = result_of(answer_id) if found else None
-        if found and result is not None:
-            labelled[row], not_supported[row] = label_counts(result, found)
+        if found:
+            labelled[row], not_supported[row] = label_counts(results[row], found)
     out["labelled"] = labelled
     out["not_supported"] = not_supported
     return out
@@ -448,6 +451,8 @@ def two_proportions(x1: int, n1: int, x2: int, n2: int) -> tuple[float | None, f
     """(p2 - p1, 95% low, 95% high, two-sided p-value of the pooled z-test); Nones when a group is empty."""
     if not n1 or not n2:
         return None, None, None, None
+    if not (0 <= x1 <= n1 and 0 <= x2 <= n2):
+        raise ValueError(f"a count outside its total ({x1} of {n1}, {x2} of {n2}): the figure is counted wrongly")
     p1, p2 = x1 / n1, x2 / n2
     diff = p2 - p1
     se = math.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)

@@ -51,7 +51,7 @@ def table_source(data, golden: Sequence[GoldenQuestion] | None, labels: Mapping[
 
     def make() -> TableSource:
         base = figures.dataset_table(data)
-        table = figures.with_labels(base, data.get, labels) if labels else base
+        table = figures.with_labels(base, data.results, labels) if labels else base
         runs = [figures.retrieval_run(r) for r in data.results] if golden is not None else []
         return TableSource(table, build(table, golden, runs, k))
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from citecheck import config
 from citecheck.checking.checker import CheckOptions
 from citecheck.checking.files import check_options
+from citecheck.contract.log_identity import once_each
 from citecheck.storage import streams
 
 # The checkout's root.  For an editable install (the README's commands) this file is under
@@ -179,7 +180,7 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
     sample = logs == (sample_log,)
     overlap, refusals, lock = given("overlap"), given("refusal"), given("lock")
     return Settings(
-        logs=tuple(p.resolve() for p in logs),
+        logs=tuple(once_each(p.resolve() for p in logs)[0]),  # (a log given twice is read once, as by the CLI)
         corpus=_path(given("corpus"), root / "sample_data" / "corpus" if sample else None),
         labels=_target(given("labels"), root / "local_data" / "labels.jsonl"),
         golden=_path(given("golden"), root / "sample_data" / "golden.jsonl" if sample else None),

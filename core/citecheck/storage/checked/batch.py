@@ -238,9 +238,9 @@ def _times(stamps: Iterable) -> pa.Array:
 
 
 def _pandas_micros(stamps: list) -> list[int | None]:
-    import pandas as pd
+    from citecheck.reports.timestamps import read_times
 
-    times = pd.to_datetime(pd.Series(stamps, dtype=object), utc=True, errors="coerce", format="ISO8601")
+    times = read_times(stamps)
     naive = times.dt.tz_localize(None).to_numpy().astype("datetime64[us]")
     return [None if np.isnat(t) else int(t.astype(np.int64)) for t in naive]
 

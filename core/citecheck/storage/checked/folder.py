@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from citecheck.checking.checker import CheckOptions
 from citecheck.contract import reasons
 from citecheck.contract.corpus import Corpus
+from citecheck.contract.log_identity import log_identity
 from citecheck.errors import CheckedStoreError, DamagedStoreError, RecordError
 from citecheck.reports.check_report import Summary
 from citecheck.storage.checked import schema as store_schema
@@ -47,8 +48,7 @@ _SUMMED = ("refused", "ok", "invalid_markers", "citations", "failed", "with_quot
 
 def source_id(path: str) -> str:
     """The id of a log in the store: 16 hex digits of the sha256 of its absolute path (or URL)."""
-    name = path if "://" in path else os.path.abspath(path)
-    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(log_identity(path).encode("utf-8")).hexdigest()[:16]
 
 
 def _fsspec():
