@@ -55,6 +55,16 @@ def test_the_answers_counts_add_up_to_the_summary():
         assert sum(r["counts"][count] for r in answers) == summary[total], count
 
 
+@pytest.mark.parametrize("argv", [["report", str(LOG), "--golden", str(ROOT / "sample_data" / "golden.jsonl")],
+                                  ["report", str(LOG)], ["eval-retrieval", str(LOG), str(ROOT / "sample_data" / "golden.jsonl")]])
+@pytest.mark.parametrize("k", ["0", "-3", "two"])
+def test_a_k_below_one_is_a_usage_error_not_a_traceback(argv, k, capsys):
+    """``--k 0`` raised a ValueError with a traceback and exit 1, the gate's failure code."""
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv, "--k", k])
+    assert stopped.value.code == 2 and "argument --k: expected" in capsys.readouterr().err
+
+
 def test_sample_shows_every_reason_code_and_is_mostly_clean():
     _, out, _ = run("check", str(LOG), "--corpus", str(CORPUS), "--format", "json")
     summary = records(out)[-1]

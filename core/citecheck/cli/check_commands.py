@@ -14,6 +14,7 @@ from citecheck.cli.common import (
     EXIT_USAGE,
     finish_check,
     json_lines,
+    positive,
     rate,
     read_current_labels,
     read_golden_set,
@@ -124,7 +125,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_option(rep, "golden", purpose="over/under-refusal and retrieval hit rate")
     add_option(rep, "labels", purpose="the share of citations reviewers judged not supported")
     add_option(rep, "corpus")
-    rep.add_argument("--k", type=int, default=5, help="k for hit rate at k (default 5)")
+    rep.add_argument("--k", type=positive, default=5, help="k for hit rate at k (default 5)")
     rep.add_argument("--format", choices=["text", "json", "csv", "failing-csv"], default="text",
                      help="csv: every figure as one long table (section,group,figure,count,total,rate); "
                           "failing-csv: the failing answers, worst first, as the Failures page downloads them")

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
+from citecheck.cli.common import positive
+
 
 def _seconds(raw: str) -> float:
     try:
@@ -14,16 +16,6 @@ def _seconds(raw: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, not {raw!r}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {raw!r}")
-    return value
-
-
-def _positive(raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {raw!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1, not {value}")
     return value
 
 
@@ -61,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     col.add_argument("--grace-seconds", type=_seconds, default=1.0, metavar="S",
                      help="after its root span ended, write a trace once no span of it came for S seconds "
                           "(default 1; raise it to the exporters' OTEL_BSP_SCHEDULE_DELAY when a trace spans services)")
-    col.add_argument("--max-traces", type=_positive, default=10_000, metavar="N",
+    col.add_argument("--max-traces", type=positive, default=10_000, metavar="N",
                      help="at most N traces wait in memory; past that the one waiting longest is written as it is, "
                           "with a note (default 10000)")
     col.set_defaults(func=cmd_collect)

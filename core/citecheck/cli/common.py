@@ -94,6 +94,17 @@ def rate(value: str) -> float:
     return share
 
 
+def positive(raw: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--k 0`` was a traceback and exit 1)."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {raw!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, not {value}")
+    return value
+
+
 def overlap(value: str) -> int:
     """``--overlap K``: how many reviewers label each item (at least 1)."""
     try:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from citecheck.cli.common import EXIT_UNREADABLE, append_answer, price
+from citecheck.cli.common import EXIT_UNREADABLE, append_answer, positive, price
 from citecheck.errors import RecordError
 from citecheck.text.terminal import progress_line
 
@@ -153,7 +153,7 @@ def _add_pipeline_options(p: argparse.ArgumentParser) -> None:
                    help="numbered sources with [n] markers, or the Citations API (default markers)")
     p.add_argument("--prompt", help="prompt version (markers: answer.v1, answer.v2; citations: answer-citations.v1)")
     p.add_argument("--model", default=DEFAULT_MODEL)
-    p.add_argument("--k", type=int, default=8, help="chunks retrieved (default 8)")
+    p.add_argument("--k", type=positive, default=8, help="chunks retrieved (default 8)")
     p.add_argument("--max-chunks", type=int, default=5, help="chunks packed into the prompt (default 5)")
     p.add_argument("--floor", type=float, default=SAMPLE_FLOOR,
                    help=f"support floor, a BM25 score (default {SAMPLE_FLOOR}, measured on the sample corpus)")
@@ -203,7 +203,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ev = sub.add_parser("eval-retrieval", help="hit rate at k and MRR of BM25 retrieval over a golden set")
     ev.add_argument("--corpus", required=True)
     ev.add_argument("--golden", required=True)
-    ev.add_argument("--k", type=int, default=5)
+    ev.add_argument("--k", type=positive, default=5)
     ev.add_argument("--format", choices=["text", "json"], default="text")
     ev.set_defaults(func=cmd_eval_retrieval)
 

@@ -366,7 +366,9 @@ def parse_answer(value: Any) -> Answer:
         )
     chunks_obj = obj.get("chunks")
     if type(chunks_obj) is not list:
-        raise FieldError("chunks", "is required (a list of the retrieved chunks, in prompt order)")
+        if chunks_obj is None and "chunks" not in obj:
+            raise FieldError("chunks", "is required (a list of the retrieved chunks, in prompt order)")
+        raise FieldError("chunks", f"expected a list of the retrieved chunks (in prompt order), got {_show(chunks_obj)}")
     chunks = tuple([_fast_chunk(c) or _parse_chunk_checked(c, f"chunks[{i}].") for i, c in enumerate(chunks_obj)])
     citations_obj = obj.get("citations", [])
     if type(citations_obj) is not list:  # null, "" or {} are not "no citations": the schema refuses them too

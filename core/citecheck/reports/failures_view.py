@@ -97,8 +97,9 @@ def all_clear(any_failing: bool, unreadable: bool) -> tuple[str, str] | None:
     if unreadable:
         return "warning", ("No answer that could be read fails a check, but some of the log could not be read "
                            "(see above).")
-    return "success", ("No answer fails a check: every citation verified, every sentence cited, every number and "
-                       "quote found in its sources.")
+    return "success", ("No answer fails a check: every cited chunk was retrieved and matches its checksum, every quote found "
+                       "in it, every sentence cited, every number and quoted text found in its sources. Whether each "
+                       "cited passage supports its sentence is not checked here: reviewers label that on Review.")
 
 
 REASONS_STYLE = """<style>
