@@ -98,8 +98,9 @@ def failing_answers() -> None:
     chosen = {c.name: col.date_input(c.label, value=c.dates or (), key=c.key, persist_state="page") if c.is_dates
               else col.selectbox(c.label, list(c.options), key=c.key, persist_state="page")
               for col, c in zip(columns, failures_view.choices(src.values, src.date_range()))}
-    shown = src.failing(views.filters(**chosen))
-    st.caption(failures_view.table_caption(len(shown), src.limit))
+    wanted = views.filters(**chosen)
+    shown = src.failing(wanted)
+    st.caption(failures_view.table_caption(len(shown), src.limit, failures_view.matching_any(src, wanted, len(shown))))
     view = views.failing_view(shown)
     picked = st.dataframe(view, hide_index=True, key="failing_table", on_select="rerun", selection_mode="single-row",
                           column_config={c: st.column_config.Column(h, width=failures_view.WIDTHS.get(c))

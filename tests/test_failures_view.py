@@ -276,3 +276,19 @@ def test_an_answer_marked_withheld_without_a_score_is_neither_scored_nor_withhel
         assert (withheld.a.count, withheld.a.total, withheld.b.count, withheld.b.total) == (1, 1, 0, 1)
     with pytest.raises(ValueError, match="a count outside its total"):
         figures.two_proportions(2, 1, 0, 1)
+
+
+def test_an_empty_table_of_failing_answers_says_how_many_answers_the_filters_match(sources):
+    """Refused = "refused" with the default Answers = "failing only" showed an empty table and
+    nothing more, though the Refused tile counts the sample's refusals: the caption now says how
+    many answers of any kind match, the same from the log and from the store."""
+    for source in sources:
+        wanted = views.filters(refused="refused")
+        shown = len(source.failing(wanted))
+        among_all = failures_view.matching_any(source, wanted, shown)
+        refused = next(f for f in source.report.headline if f.key == "refusal_rate").count
+        assert shown == 0 and refused >= 1 and among_all == refused  # (the sample's refusals do not fail)
+        assert failures_view.table_caption(shown, source.limit, among_all).startswith(
+            f"No failing answer matches these filters; {refused} answer(s) do among all answers")
+        assert failures_view.matching_any(source, views.filters(), len(source.failing(views.filters()))) is None
+        assert failures_view.matching_any(source, views.filters(scope="all", refused="refused"), 0) is None

@@ -539,3 +539,12 @@ def test_every_n_from_1_to_30_gives_proportions_a_proper_interval(n):
                 assert est.low is None
                 continue
             assert est.low < est.high and est.low <= est.value <= est.high
+
+
+def test_judge_refuses_a_labels_file_that_does_not_exist(tmp_path):
+    """A mistyped --labels judged nothing and said "0 verdict(s) written to verdicts.jsonl"
+    (with no file written): the path is named as missing, with exit 2, and nothing is written."""
+    out = tmp_path / "verdicts.jsonl"
+    code, _, err = run("judge", "--log", LOG, "--labels", tmp_path / "labesl.jsonl", "--judge", "baseline", "--out", out)
+    assert code == 2 and f"the labels file {tmp_path / 'labesl.jsonl'} does not exist" in err
+    assert not out.exists()

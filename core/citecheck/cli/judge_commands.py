@@ -171,6 +171,8 @@ def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if problem := _usage_problem(args):
         err.write(f"citecheck judge: {problem}\n")
         return EXIT_USAGE
+    if not args.all_items:  # a mistyped labels path would judge nothing and say "0 verdict(s) written"
+        require(args.labels, labels.STREAM)
     judge = _make_judge(args, err)
     data = load_checked(args.log, args.corpus, err)
     keys = None

@@ -10,6 +10,7 @@ imported by the charts only: the first view (tiles and the reasons table) draws 
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ import pandas as pd
 from citecheck.contract import reasons as reason_codes
 from citecheck.reports import readable
 from citecheck.reports.failures import Overview
-from citecheck.reports.figures import Figure, RefusalFigures
+from citecheck.reports.figures import Figure, Filters, RefusalFigures
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, read_golden
 from citecheck.reports.rates import percent
 
@@ -195,11 +196,25 @@ WIDTHS = {"answer_id": 80, "reasons": 380, "question": 320, "model": "small", "p
           "timestamp": "small"}
 
 
-def table_caption(rows: int, limit: int | None) -> str:
-    """How many answers the failing-answers table holds (and when a store's table is cut)."""
+def table_caption(rows: int, limit: int | None, among_all: int | None = None) -> str:
+    """How many answers the failing-answers table holds (and when a store's table is cut).  An
+    empty table of failing answers says how many answers of any kind the same filters match
+    (``among_all``, from :func:`matching_any`): refused answers, say, are mostly not failing."""
+    if rows == 0 and among_all:
+        more = "+" if limit is not None and among_all >= limit else ""
+        return (f"No failing answer matches these filters; {among_all:,}{more} answer(s) do among all answers "
+                "(set Answers to all to see them).")
     limited = f" (the worst {limit:,})" if limit is not None and rows >= limit else ""
     return (f"{rows:,} answer(s){limited}, worst first. Tick a row's box to open that answer on the review page "
             "at its first failing item.")
+
+
+def matching_any(source, chosen: Filters, shown: int) -> int | None:
+    """How many answers of any kind match ``chosen`` when it asked for failing answers only and
+    none matched (``shown`` is 0); None otherwise.  ``source``: the page's TableSource or StoreSource."""
+    if shown or not chosen.failing_only:
+        return None
+    return len(source.failing(dataclasses.replace(chosen, failing_only=False)))
 
 
 def selected_answer(view: pd.DataFrame, rows: Sequence[int]) -> str | None:
