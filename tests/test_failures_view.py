@@ -55,7 +55,7 @@ def test_retrieval_and_refusal_tiles_on_the_golden_set(sample):
     _, report = sample
     r = report.retrieval
     hit, mrr, unanswerable = failures_view.retrieval_tiles(r, report.refusals)
-    assert hit.title == f"hit rate@{r.k}" and hit.value == failures_view.pct(r.hit_rate)
+    assert hit.title == f"hit rate@{r.k}" and hit.value == failures_view.pct(r.hit_rate) == r.shown()[0]
     assert hit.caption == f"{r.hits} of {r.answerable} answerable questions"
     assert mrr.value == f"{r.mrr:.2f}" and unanswerable.value == str(r.unanswerable)
     assert f"{report.refusals.not_in_golden} answer(s) have a question" in unanswerable.caption

@@ -240,7 +240,7 @@ def test_overview_text_json_and_csv_agree(table):
     text = report.to_text()
     assert "citations that failed a check: 2 of 4 citations = 50.0%" in text
     assert "answerable golden questions refused: 1 of 2" in text
-    assert "hit rate@1: 0.50 (1 of 2 answerable)" in text and "missed a4" in text
+    assert "hit rate@1: 50.0% (1 of 2 answerable)" in text and "missed a4" in text
     d = report.to_dict()
     assert d["refusals"]["under_refused"] == ["a3"] and d["retrieval"]["hits"] == 1
     assert d["by_week"][0]["period"] == "2026-11-02"

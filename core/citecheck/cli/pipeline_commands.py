@@ -103,9 +103,9 @@ def cmd_eval_retrieval(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     out.write(f"index {index.snapshot}: {len(index.chunks)} chunks\n")
     for r in result.ranked:
         out.write(f"rank {str(r.rank):<4} {r.question}\n")
-    hit = "n/a" if result.hit_rate is None else f"{result.hit_rate:.2f}"
-    mrr = "n/a" if result.mrr is None else f"{result.mrr:.2f}"
-    out.write(f"hit rate@{args.k}: {hit}   MRR: {mrr}   ({result.answerable} answerable questions; "
+    hit, mrr = result.shown()
+    out.write(f"hit rate@{args.k}: {hit} ({result.hits} of {result.answerable})   MRR: {mrr}   ("
+              f"{result.answerable} answerable questions; "
               f"{result.unanswerable} unanswerable counted apart)\n")
     for m in result.misses:
         out.write(f"missed: {m.question} (wanted {', '.join(m.expected)}; got {', '.join(m.retrieved[:args.k])})\n")

@@ -110,9 +110,10 @@ class Overview:
                 lines.append("  under-refused: " + ", ".join(self.refusals.under_refused_ids))
         if self.retrieval is not None:
             r = self.retrieval
+            hit, mrr = r.shown()
             lines += ["", f"retrieval against the golden set (k={r.k})",
-                      f"  hit rate@{r.k}: {_num(r.hit_rate)} ({r.hits} of {r.answerable} answerable)"
-                      f"   MRR: {_num(r.mrr)}",
+                      f"  hit rate@{r.k}: {hit} ({r.hits} of {r.answerable} answerable)"
+                      f"   MRR: {mrr}",
                       f"  unanswerable questions (not in hit rate or MRR): {r.unanswerable}"
                       f"; answers whose question is not in the golden set: {r.not_in_golden}"]
             for m in r.misses:
@@ -163,10 +164,6 @@ def _plain(v):
 
 def _pct(x) -> str:
     return percent(None if x is None or pd.isna(x) else x)
-
-
-def _num(x) -> str:
-    return "n/a" if x is None else f"{x:.2f}"
 
 
 def _csv_rate(x) -> str:

@@ -246,9 +246,10 @@ def refused_ids_texts(refusals: RefusalFigures) -> list[str]:
 
 def retrieval_tiles(r: RetrievalEval, refusals: RefusalFigures) -> list[Tile]:
     """Hit rate, MRR and the unanswerable questions, each with its caption."""
-    mrr = "n/a" if r.mrr is None else f"{r.mrr:.2f}"
-    return [Tile(f"hit rate@{r.k}", pct(r.hit_rate), "", f"{r.hits} of {r.answerable} answerable questions"),
-            Tile("MRR", mrr, "", f"over {r.answerable} answerable questions"),
+    hit, mrr = r.shown()
+    return [Tile(f"hit rate@{r.k}", hit, "", f"{r.hits} of {r.answerable} answerable questions"),
+            Tile("MRR", mrr, "", f"mean reciprocal rank (1 / the rank of the first answering chunk; 0 if "
+                               f"missed) over {r.answerable} answerable questions"),
             Tile("unanswerable questions", str(r.unanswerable), "",
                  f"not in hit rate or MRR; {refusals.not_in_golden} answer(s) have a question the golden set "
                  "does not have")]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citecheck.errors import FieldError, RecordError
-from citecheck.reports.rates import json_rate
+from citecheck.reports.rates import json_rate, percent
 from citecheck.storage.lines import read_jsonl
 from citecheck.text.normalise import normalise
 
@@ -114,6 +114,12 @@ class RetrievalEval:
     @property
     def mrr(self) -> float | None:
         return self.reciprocal_rank_sum / self.answerable if self.answerable else None
+
+    def shown(self) -> tuple[str, str]:
+        """(hit rate, MRR) as every surface shows them: the hit rate a percentage from its counts
+        (it was 1.00 on the command line and 100.0% on the page), MRR a mean reciprocal rank to
+        two decimals; "n/a" without an answerable question."""
+        return percent(self.hits, self.answerable), "n/a" if self.mrr is None else f"{self.mrr:.2f}"
 
     @property
     def misses(self) -> tuple[Ranked, ...]:
