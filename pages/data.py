@@ -55,12 +55,14 @@ st.dataframe(pd.DataFrame(serving.setting_rows(cfg, store_logs, identity().sourc
 
 if cfg.store is None:
     upload = st.file_uploader("Review an uploaded log instead (JSON lines, format version 1)", type=["jsonl", "json"])
-    if upload is not None:
+    if upload is not None and st.session_state.get("uploaded_id") != upload.file_id:  # a new file: read once
         st.session_state.uploaded = dataset.load_bytes(upload.name, upload.getvalue(), settings().check_options())
-        st.session_state.uploaded_name = upload.name
+        st.session_state.uploaded_name, st.session_state.uploaded_id = upload.name, upload.file_id
         st.session_state.use_upload = True
-    if st.session_state.get("uploaded") is not None:
-        st.session_state.use_upload = st.toggle("Use the uploaded log", value=st.session_state.get("use_upload", True))
+        st.rerun()  # (this page's figures and unreadable lines above were drawn before it arrived)
+    if st.session_state.get("uploaded") is not None:  # (its callback runs before the page: the figures above follow it)
+        st.toggle("Use the uploaded log", value=st.session_state.get("use_upload", True), key="_use_upload_switch",
+                  on_change=lambda: st.session_state.update(use_upload=st.session_state["_use_upload_switch"]))
 else:
     st.caption("Uploading a log is for a server that reads logs: this one serves a checked store.")
 

@@ -147,3 +147,30 @@ def test_review_opened_by_its_name_finds_its_answer_without_page_not_found(serve
         nav = page.get_by_test_id("stSidebarNav")
         expect(nav.get_by_text("Review", exact=True)).to_have_count(1)  # (the hidden page is not in the menu)
         browser.close()
+
+
+def test_an_uploaded_log_is_what_the_data_page_shows_at_once(server, tmp_path):
+    """Upload a log with two unreadable lines on the Data page: the page's figures and unreadable
+    lines are the uploaded log's in the same view (they were the configured log's until the reviewer
+    left the page and came back), the banner says which log is shown, and the switch back works."""
+    from playwright.sync_api import expect, sync_playwright
+
+    url, _ = server
+    good = DEFAULT_LOG.read_text(encoding="utf-8").splitlines()[:9]
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("\n".join([good[0], "{not json", *good[1:], '{"log_version": 1}']) + "\n", encoding="utf-8")
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(f"{url}/data", timeout=60_000)
+        expect(page.get_by_text("Every line of the loaded logs was readable.")).to_be_visible(timeout=60_000)
+        page.locator('input[type="file"]').set_input_files(str(mine))
+        expect(page.get_by_role("heading", name="2 unreadable line(s)")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Every line of the loaded logs was readable.")).to_have_count(0)
+        expect(page.get_by_text("Showing the uploaded log", exact=False).first).to_be_visible()
+        answers = page.get_by_test_id("stMetric").filter(has_text="Answers").first
+        expect(answers).to_contain_text("9")
+        page.get_by_text("Use the uploaded log").click()
+        expect(page.get_by_text("Every line of the loaded logs was readable.")).to_be_visible(timeout=30_000)
+        expect(page.get_by_text("Showing the uploaded log", exact=False)).to_have_count(0)
+        browser.close()
