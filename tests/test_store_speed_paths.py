@@ -11,7 +11,6 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from citecheck.checking.checker import CheckOptions, check_answer
@@ -20,6 +19,7 @@ from citecheck.contract.log import parse_answer
 from citecheck.errors import RecordError
 from citecheck.labelling.items import items_of
 from citecheck.reports import figures
+from citecheck.reports.timestamps import read_times
 from citecheck.storage.checked import batch as store_batch
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.checked.folder import Store, source_id
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _reference_times(stamps: list) -> pa.Array:
     if not stamps:
         return pa.array([], type=pa.timestamp("us"))
-    times = pd.to_datetime(pd.Series(stamps, dtype=object), utc=True, errors="coerce", format="ISO8601")
+    times = read_times(stamps)  # (as the in-memory figures read them: reports/timestamps.py)
     naive = times.dt.tz_localize(None)
     return pa.array(naive.to_numpy().astype("datetime64[us]"), type=pa.timestamp("us"), mask=naive.isna().to_numpy())
 
