@@ -100,10 +100,12 @@ def build_kind() -> str:
 # --- building (``python -m citecheck.text.compiled``, run by dev.py) ---------------------------
 
 _SETUP = """
+import os
 import sys
 from setuptools import setup
 from mypyc.build import mypycify
-setup(name="citecheck-compiled", script_args=["build_ext", "--build-lib", sys.argv[1], "--build-temp", sys.argv[2]],
+setup(name="citecheck-compiled", script_args=["build_ext", "--build-lib", sys.argv[1], "--build-temp", sys.argv[2],
+                                                "--parallel", str(os.cpu_count() or 1)],
       ext_modules=mypycify(sys.argv[3:] + ["--follow-imports=silent", "--ignore-missing-imports"],
                            separate=True, opt_level="3"))
 """
