@@ -90,3 +90,23 @@ def test_every_citecheck_variable_the_code_reads_is_declared():
     for path in [*(ROOT / "core").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
         found |= set(re.findall(r"CITECHECK_[A-Z_]+", path.read_text(encoding="utf-8")))
     assert found - declared == set()
+
+
+def test_the_answer_record_example_is_what_check_writes_for_the_sample(monkeypatch):
+    """docs/check-report.md's answer record is the sample's a-033 as ``check --format json`` writes
+    it (only the sentence's text is shortened there)."""
+    import io
+    import json
+
+    from citecheck.cli.main import main
+
+    doc = (ROOT / "docs" / "check-report.md").read_text(encoding="utf-8")
+    example = json.loads(re.search(r"## `answer`\s+```json\n(.*?)```", doc, re.S).group(1))
+    out = io.StringIO()
+    monkeypatch.chdir(ROOT)  # (the file as the docs run it: sample_data/answers.jsonl)
+    main(["check", "sample_data/answers.jsonl", "--corpus", "sample_data/corpus", "--format", "json"], out, io.StringIO())
+    record = next(r for r in map(json.loads, out.getvalue().splitlines()) if r.get("answer_id") == example["answer_id"])
+    assert example["sentences"][0]["text"].endswith(" ...")
+    assert record["sentences"][0]["text"].startswith(example["sentences"][0]["text"][:-4])
+    example["sentences"][0]["text"] = record["sentences"][0]["text"]
+    assert example == record
