@@ -110,3 +110,11 @@ def test_the_answer_record_example_is_what_check_writes_for_the_sample(monkeypat
     assert record["sentences"][0]["text"].startswith(example["sentences"][0]["text"][:-4])
     example["sentences"][0]["text"] = record["sentences"][0]["text"]
     assert example == record
+
+
+def test_the_cli_docs_name_every_page_of_the_app():
+    """docs/cli.md's ``citecheck app`` section names the app's pages (it had left out Team and Assign)."""
+    titles = re.findall(r'st\.Page\("pages/[a-z_]+\.py", title="([^"]+)"', (ROOT / "app.py").read_text(encoding="utf-8"))
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    named = re.search(r"Starts the review app \(([^)]*)\)", doc).group(1).split(", ")
+    assert len(titles) >= 7 and named == titles
