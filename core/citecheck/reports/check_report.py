@@ -266,7 +266,7 @@ def summary_text(summary: Summary, inputs: Inputs | None = None) -> list[str]:
         f"cite an unretrieved source: {unretrieved} = {percent(unretrieved, d['citations'])}",
         f"checksum failures: {d['checksum_failures']}, source changed: {d['source_changed_failures']}",
         f"uncited sentences: {d['uncited_sentences']} of {d['sentences']} = {percent(d['uncited_sentences'], d['sentences'])}",
-        f"invalid markers: {d['invalid_markers']}; answers with an unsupported number: "
+        f"invalid markers: {d['invalid_markers']}; answers with a number not in its sources: "
         f"{d['answers_with_unsupported_number']}",
     ]
     counted = [f"{code} {n}" for code, n in d["reasons"].items() if n]
