@@ -145,3 +145,17 @@ def test_generator_is_deterministic(tmp_path):
 def test_core_never_imports_streamlit(module):
     text = module.read_text(encoding="utf-8")
     assert "import streamlit" not in text and "from streamlit" not in text
+
+
+def test_a_refused_answer_that_fails_says_why(tmp_path):
+    """A refusal with an uncited claim after it fails (the summary counts it failing); its line in
+    the text report said only "refused"."""
+    log = tmp_path / "rf.jsonl"
+    log.write_text(json.dumps({"log_version": 1, "answer_id": "rf", "question": "q", "refused": True, "chunks": [],
+                               "answer": "I cannot answer from the sources. But refunds take 9 days."}) + "\n"
+                   + json.dumps({"log_version": 1, "answer_id": "r2", "question": "q", "refused": True, "chunks": [],
+                                 "answer": "I cannot answer from the sources."}) + "\n", encoding="utf-8")
+    _, out, _ = run("check", str(log))
+    assert f"{log}:1 rf: refused, but 0 of 0 citations failed, 1 uncited sentence(s)" in out
+    assert "\u201cBut refunds take 9 days.\u201d: uncited" in out
+    assert f"{log}:2 r2: refused\n" in out

@@ -228,7 +228,7 @@ def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
     """Lines describing one answer: one line when it is clean, details when it is not."""
     a = result.answer
     head = f"{file}:{line} {a.answer_id}"
-    if result.refused:
+    if result.refused and result.ok:
         return [f"{head}: refused"]
     n = len(result.citations)
     unverifiable = sum(1 for c in result.citations if c.not_verifiable and not c.reasons)
@@ -236,8 +236,8 @@ def answer_text(result: AnswerResult, file: str, line: int) -> list[str]:
     if result.ok:  # "verified" only of the citations whose quote was found: never of the unverifiable
         verified = n - unverifiable
         return [f"{head}: ok ({verified} citation{'s' * (verified != 1)} verified{also})"]
-    lines = [f"{head}: {result.failed_citations} of {n} citations failed{also}, "
-             f"{result.uncited_sentences} uncited sentence(s)"]
+    lines = [f"{head}: {'refused, but ' if result.refused else ''}{result.failed_citations} of {n} citations "
+             f"failed{also}, {result.uncited_sentences} uncited sentence(s)"]  # (a refusal that fails says why)
     for s in result.sentences:
         flags = sentence_flags(s, words=False)
         bad = [result.citations[i] for i in s.citations if result.citations[i].reasons]
