@@ -155,6 +155,9 @@ def test_judge_without_labels_or_all_items_says_what_to_give(monkeypatch, tmp_pa
     assert code == 2 and "give --labels (or set CITECHECK_LABELS)" in err
     monkeypatch.setenv("CITECHECK_LABELS", str(tmp_path / "no labels yet.jsonl"))
     code, _, err = run(["judge", "--log", str(LOG), "--out", str(tmp_path / "v.jsonl")])
+    assert code == 2 and f"the labels file {tmp_path / 'no labels yet.jsonl'} does not exist" in err  # (named)
+    (tmp_path / "no labels yet.jsonl").write_text("", encoding="utf-8")
+    code, _, err = run(["judge", "--log", str(LOG), "--out", str(tmp_path / "v.jsonl")])
     assert code == 0, err
 
 
