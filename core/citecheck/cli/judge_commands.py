@@ -17,6 +17,7 @@ from citecheck.cli.common import (
     api_error_text,
     load_checked,
     overlap,
+    positive,
     price,
 )
 from citecheck.config import add_option
@@ -24,16 +25,6 @@ from citecheck.errors import CitecheckError
 from citecheck.storage.durable import WriteFailed
 from citecheck.storage.streams import describe, require
 from citecheck.text.terminal import progress_line
-
-
-def _at_least_one(value: str) -> int:
-    try:
-        k = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"give a whole number, not {value!r}") from None
-    if k < 1:
-        raise argparse.ArgumentTypeError(f"give at least 1, not {k}")
-    return k
 
 
 def _share(value: str) -> float:
@@ -334,7 +325,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     jd.add_argument("--model", default="claude-haiku-4-5")
     jd.add_argument("--prompt", help="judge prompt version (core/citecheck/llm/prompts/; default judge.v2, "
                                      "judge.v3 with --examples)")
-    jd.add_argument("--repeat", type=_at_least_one, default=1, metavar="K",
+    jd.add_argument("--repeat", type=positive, default=1, metavar="K",
                     help="judge each item K times (runs 0..K-1; run 0 is the one calibration counts)")
     jd.add_argument("--temperature", type=_temperature, metavar="T", help="sampling temperature, 0 to 1 (default: not sent: the model's own)")
     jd.add_argument("--examples", metavar="FILE", help="few-shot examples file (citecheck judge-examples)")
@@ -358,7 +349,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_option(ex, "verdicts", purpose="the judge's verdicts, to find where it disagreed with the reviewers")
     ex.add_argument("--judge", metavar="NAME@PROMPT", help="the judge whose disagreements to use, as in the "
                                                            "verdicts file (baseline@baseline.v1)")
-    ex.add_argument("--max", type=_at_least_one, default=6, metavar="N", help="at most N examples (default 6)")
+    ex.add_argument("--max", type=positive, default=6, metavar="N", help="at most N examples (default 6)")
     add_option(ex, "overlap", type=overlap, fallback=1, purpose="the majority of at least K labels settles an item "
                                                                    "(default 1)")
     ex.add_argument("--out", required=True, help="the examples file to write (JSON)")
