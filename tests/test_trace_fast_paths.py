@@ -132,6 +132,26 @@ def test_flattened_documents_read_as_the_flattened_items_do(attributes):
     assert quick == careful
 
 
+def test_documents_read_the_same_whatever_keys_were_read_before_and_the_key_table_stays_bounded():
+    """The keys taken apart once per prefix (``_ITEM_KEYS``): a key read under one prefix is not an
+    item under another, every span reads as it would alone, and keys that are all different
+    (ids in attribute names) do not grow the table past its cap."""
+    from citecheck.importers import traces
+
+    span = {"retrieval.documents.0.document.content": "a", "retrieval.documents.1.document.id": "d1",
+            "reranker.output_documents.0.document.content": "r"}
+    retrieved = _flattened_documents(span, "retrieval.documents")
+    reranked = _flattened_documents(span, "reranker.output_documents")
+    assert retrieved == [{"content": "a"}, {"id": "d1"}] == flattened_items(
+        {k.replace(".document.", "."): v for k, v in span.items()}, "retrieval.documents")
+    assert reranked == [{"content": "r"}]
+    for i in range(3 * traces._ITEM_KEYS_CAP):
+        unique = {f"retrieval.documents.{i}.document.content": f"t{i}", f"attr.{i}": "x"}
+        assert _flattened_documents(unique, "retrieval.documents") == [{"content": f"t{i}"}]
+    assert len(traces._ITEM_KEYS["retrieval.documents."]) <= traces._ITEM_KEYS_CAP + 2
+    assert _flattened_documents(span, "retrieval.documents") == retrieved
+
+
 _PATHS = ["output.value", "output.value.text", "input.value", "input.value.q", "retrieval", "retrieval.documents",
           "retrieval.documents.0.document.content", "retrieval.documents.x", "gen_ai.retrieval.documents",
           "gen_ai.retrieval.documents.0.content", "reranker.output_documents.0.document.content", "reranker", "a.b"]

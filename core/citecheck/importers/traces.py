@@ -398,24 +398,48 @@ def _tool_documents(value: Any) -> list:
     return []
 
 
+# How each attribute key reads as a flattened item's field, per prefix: (index, field), or ("", "")
+# for a key that is no item's field.  Spans of one application carry the same keys, so each key is
+# taken apart once (a lookup, where partitioning it was most of the documents' cost); the table is
+# emptied when it grows past _ITEM_KEYS_CAP, so keys that are all different cost no more than before.
+_ITEM_KEYS: dict[str, dict[str, tuple[str, str]]] = {}
+_ITEM_KEYS_CAP: Final = 4096
+_NOT_AN_ITEM: Final = ("", "")
+
+
+def _item_field(key: str, start: str) -> tuple[str, str]:
+    """(index, field) of ``key`` as ``start<index>.<field>`` (``document.`` left out of the
+    field), or :data:`_NOT_AN_ITEM`."""
+    if not key.startswith(start):
+        return _NOT_AN_ITEM
+    index, _, rest = key[len(start):].partition(".")
+    if not (rest and index.isdigit()):
+        return _NOT_AN_ITEM
+    return index, rest[9:] if rest.startswith("document.") else rest
+
+
 def _flattened_documents(attributes: Mapping[str, Any], prefix: str) -> list[dict]:
     """:func:`flattened_items` of flattened documents, each item as :func:`document` reads it
     first: its keys without ``document.`` when none is left dotted (``retrieval.documents.0.document.id``
     gives ``{"id": ...}``); when one is, every item as :func:`flattened_items` gives it."""
     start = prefix + "."
-    size = len(start)
+    known = _ITEM_KEYS.get(start)
+    if known is None or len(known) > _ITEM_KEYS_CAP:
+        known = _ITEM_KEYS[start] = {}
     found: dict[str, dict[str, Any]] = {}
-    for key in [key for key in attributes if key.startswith(start)]:
-        index, _, rest = key[size:].partition(".")
-        if rest and index.isdigit():
-            item = found.get(index)
-            if item is None:
-                item = found[index] = {}
-            if rest.startswith("document."):
-                rest = rest[9:]
-            if "." in rest:  # (a field deeper than the document's own: read the slow way)
-                return flattened_items(attributes, prefix)
-            item[rest] = attributes[key]
+    for key, value in attributes.items():
+        parts = known.get(key)
+        if parts is None:
+            parts = known[key] = _item_field(key, start)
+        index, rest = parts
+        if not index:
+            continue
+        if "." in rest:  # (a field deeper than the document's own: read the slow way)
+            return flattened_items(attributes, prefix)
+        item = found.get(index)
+        if item is None:
+            item = found[index] = {}
+        item[rest] = value
     if not found:
         return []
     order = sorted(found, key=int)
