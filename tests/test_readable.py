@@ -78,3 +78,36 @@ def test_the_failures_page_shows_the_readable_reasons_table(monkeypatch, tmp_pat
     shown = [list(d.value.columns) for d in [*at.dataframe, *at.table]]
     raw = {"reason", "count", "rate", "answer_rate", "of", "total"}
     assert not [columns for columns in shown if raw & set(columns)] and not raw & set(headers)
+
+
+def test_the_report_gives_every_figure_the_page_shows_per_group_and_per_week(table):
+    """The page's breakdowns and over-time table against ``report``'s text and CSV, on the sample:
+    every figure the page shows for a model, a prompt version or a week is in the text line of that
+    group, by the same name and share, and in the CSV with the same counts."""
+    import csv
+    import io
+
+    from citecheck.reports import failures
+
+    overview = failures.build(table)
+    text = overview.to_text().splitlines()
+    rows = list(csv.DictReader(io.StringIO(overview.to_csv())))
+    checked = 0
+    for column, title in (("model", "Model"), ("prompt_version", "Prompt version")):
+        frame = figures.breakdown(table, column)
+        for _, shown in readable.group_view(frame, column, title).iterrows():
+            line = next(t for t in text if t.startswith(f"  {shown[title]} "))
+            for name in shown.index[2:]:
+                assert f"{name.lower()} {shown[name]}" in line, (name, line)
+                checked += 1
+    weeks = readable.period_view(overview.weekly, "W")
+    assert len(weeks) >= 2
+    for _, shown in weeks.iterrows():
+        line = next(t for t in text if t.startswith(f"  {shown['Week of']} "))
+        assert f"{shown['Answers']:>6} answers" in line
+        for key, _, count, total, name in readable.PERIOD_FIGURES:
+            assert f"{name.lower()} {shown[name]}" in line, (name, line)
+            row = next(r for r in rows if (r["section"], r["group"], r["figure"]) == ("week", shown["Week of"], key))
+            assert readable.share(int(row["count"]), int(row["total"])) == shown[name]
+            checked += 1
+    assert checked >= 20

@@ -35,19 +35,6 @@ def test_own_label_says_stale_and_carries_the_note():
     assert "STALE" in stale and "typo in 18" in stale
 
 
-def test_group_long_has_one_row_per_value_and_figure(table):
-    frame = figures.breakdown(table, "model")
-    long = views.group_long(frame, "model")
-    assert set(long["model"]) == set(frame["model"])
-    per_model = long.groupby("model")["figure"].apply(list)
-    assert all(figs[:4] == ["failing answers", "failed citations", "refused answers", "uncited sentences"]
-               for figs in per_model)
-    row = frame.iloc[0]
-    got = long[(long["model"] == row["model"]) & (long["figure"] == "failed citations")].iloc[0]
-    assert (got["count"], got["total"]) == (row["citation_failure_rate.count"], row["citation_failure_rate.total"])
-    assert views.group_long(frame.iloc[0:0], "model").empty
-
-
 def test_filters_from_the_page_choices():
     assert views.filters() == figures.Filters()
     f = views.filters("quote_not_found", "m", "p1", (date(2026, 11, 1), date(2026, 11, 3)), "refused",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from citecheck.reports import figures
+from citecheck.reports import figures, readable
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval
 from citecheck.reports.inputs import Inputs
 from citecheck.reports.rates import json_rate, percent
@@ -84,20 +84,12 @@ class Overview:
                 lines.append(f"  the logs have no {col} field")
                 continue
             for row in df.to_dict("records"):
-                lines.append(
-                    f"  {row[col]:<24} {row['answers']:>6} answers, failing {_pct(row['failing_answers.rate'])}"
-                    f" ({row['failing_answers.count']}), citation failures {_pct(row['citation_failure_rate.rate'])}"
-                    f" ({row['citation_failure_rate.count']}/{row['citation_failure_rate.total']}), refused "
-                    f"{_pct(row['refusal_rate.rate'])} ({row['refusal_rate.count']})"
-                    + (f", withheld {_pct(row['withheld_answers.rate'])} ({int(row['withheld_answers.count'])}"
-                       f"/{int(row['withheld_answers.total'])} scored)"
-                       if not pd.isna(row.get("withheld_answers.count", float("nan"))) else ""))
+                lines.append(f"  {row[col]:<24} {row['answers']:>6} answers: " + readable.group_shares(row))
         lines += ["", "by week"]
         if self.weekly.empty:
             lines.append("  no readable timestamps")
-        for row in self.weekly.itertuples():
-            lines.append(f"  {row.period:%Y-%m-%d}  {row.answers:>6} answers, failing {_pct(row.failing_rate)}"
-                         f" ({row.failing})")
+        for row in self.weekly.to_dict("records"):
+            lines.append(f"  {row['period']:%Y-%m-%d}  {row['answers']:>6} answers: " + readable.period_shares(row))
         if self.faithfulness is not None:
             lines += ["", "faithfulness scores (scored answers; withheld below the threshold)"]
             for row in self.faithfulness.itertuples():
@@ -135,9 +127,10 @@ class Overview:
                     if f"{key}.count" in row and not pd.isna(row[f"{key}.count"]):
                         w.writerow([section, row[col], key, int(row[f"{key}.count"]), int(row[f"{key}.total"]),
                                     _csv_rate(row[f"{key}.rate"])])
-        for row in self.weekly.itertuples():
-            w.writerow(["week", f"{row.period:%Y-%m-%d}", "failing_answers", row.failing, row.answers,
-                        _csv_rate(row.failing_rate)])
+        for row in self.weekly.to_dict("records"):
+            for key, rate, count, total, _ in readable.PERIOD_FIGURES:
+                w.writerow(["week", f"{row['period']:%Y-%m-%d}", key, int(row[count]), int(row[total]),
+                            _csv_rate(row[rate])])
         if self.faithfulness is not None:
             for row in self.faithfulness.itertuples():
                 w.writerow(["faithfulness_score", row.bin, "answers", row.answers, int(self.faithfulness["answers"].sum()),

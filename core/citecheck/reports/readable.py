@@ -17,11 +17,12 @@ GROUP_FIGURES = (
     ("uncited_sentence_rate", "Uncited sentences"),
     ("withheld_answers", "Withheld answers"),
 )
-# The over-time series' rates, with the name the chart legend and the table use.
+# The over-time series' figures: (the report's key, rate column, count column, total column, the
+# name the chart legend, the table and the report's text use).
 PERIOD_FIGURES = (
-    ("failing_rate", "failing", "answers", "Failing answers"),
-    ("citation_failure_rate", "failed", "citations", "Failed citations"),
-    ("refusal_rate", "refused", "answers", "Refused answers"),
+    ("failing_answers", "failing_rate", "failing", "answers", "Failing answers"),
+    ("citation_failure_rate", "citation_failure_rate", "failed", "citations", "Failed citations"),
+    ("refusal_rate", "refusal_rate", "refused", "answers", "Refused answers"),
 )
 DATE_FORMAT = "%Y-%m-%d"  # one format on the axis and in the table (Vega's strftime and pandas')
 
@@ -32,6 +33,19 @@ def share(count, total) -> str:
         return ""
     count, total = int(count), int(total)
     return f"{percent(count, total)} ({count:,} of {total:,})"  # (the one rounding rule: 3 of 48 is 6.3%)
+
+
+def group_shares(row: dict) -> str:
+    """One row of a breakdown (``figures.breakdown``) as the report's text gives it: every figure
+    the page's breakdown shows (:data:`GROUP_FIGURES`), by the same names, each a share with its counts."""
+    return "; ".join(f"{name.lower()} {share(row[f'{key}.count'], row[f'{key}.total'])}"
+                     for key, name in GROUP_FIGURES
+                     if f"{key}.count" in row and not pd.isna(row[f"{key}.count"]))
+
+
+def period_shares(row: dict) -> str:
+    """One period of ``figures.over_time`` as the report's text gives it (:data:`PERIOD_FIGURES`)."""
+    return "; ".join(f"{name.lower()} {share(row[count], row[total])}" for _, _, count, total, name in PERIOD_FIGURES)
 
 
 def group_view(frame: pd.DataFrame, column: str, title: str) -> pd.DataFrame:
@@ -79,7 +93,7 @@ def period_view(series: pd.DataFrame, freq: str) -> pd.DataFrame:
     answers, and each rate as a share with its counts."""
     out = pd.DataFrame({period_label(freq): pd.to_datetime(series["period"]).dt.strftime(DATE_FORMAT),
                         "Answers": series["answers"].astype(int)})
-    for _, count, total, name in PERIOD_FIGURES:
+    for _, _, count, total, name in PERIOD_FIGURES:
         out[name] = [share(c, t) for c, t in zip(series[count], series[total])]
     return out
 
@@ -88,7 +102,7 @@ def period_chart_data(series: pd.DataFrame) -> pd.DataFrame:
     """Long form of an over-time series for a line chart, with readable figure names."""
     rows = []
     for row in series.to_dict("records"):
-        for rate, count, total, name in PERIOD_FIGURES:
+        for _, rate, count, total, name in PERIOD_FIGURES:
             if pd.isna(row[rate]):
                 continue
             rows.append({"period": pd.Timestamp(row["period"]).strftime(DATE_FORMAT), "figure": name,

@@ -14,26 +14,6 @@ from citecheck.reports.rates import percent
 
 ANY = "any"
 
-# The rates a breakdown by model or prompt version shows, in order.
-GROUP_FIGURES = (("failing_answers", "failing answers"), ("citation_failure_rate", "failed citations"),
-                 ("refusal_rate", "refused answers"), ("uncited_sentence_rate", "uncited sentences"),
-                 ("withheld_answers", "withheld answers"))
-
-
-def group_long(frame: pd.DataFrame, column: str) -> pd.DataFrame:
-    """A breakdown (one row per model or prompt version) as one row per (value, figure), for a chart.
-    A figure with no count in a row is left out (withheld answers exist only where the
-    faithfulness gate scored answers)."""
-    long = []
-    for row in frame.to_dict("records"):
-        for key, title in GROUP_FIGURES:
-            if pd.isna(row.get(f"{key}.count")):
-                continue
-            long.append({column: row[column], "figure": title, "rate": row[f"{key}.rate"],
-                         "count": row[f"{key}.count"], "total": row[f"{key}.total"]})
-    return pd.DataFrame(long, columns=[column, "figure", "rate", "count", "total"])
-
-
 def filters(reason: str = ANY, model: str = ANY, prompt_version: str = ANY, dates: Sequence[date] = (),
             refused: str = ANY, human: str = ANY, labelled: str = ANY, scope: str = "failing only") -> figures.Filters:
     """:class:`~.figures.Filters` from the page's choices (``"any"`` means no filter)."""
