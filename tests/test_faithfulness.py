@@ -199,7 +199,7 @@ def test_report_counts_withheld_answers_by_model_and_the_score_distribution(tmp_
     assert bins == {"0.0-0.5": (0, 0), "0.5-0.7": (1, 1), "0.7-0.8": (1, 1), "0.8-0.9": (1, 0), "0.9-1.0": (2, 0)}
     text = io.StringIO()
     main(["report", str(path)], text, io.StringIO())
-    assert "faithfulness scores" in text.getvalue() and "withheld 50.0% (1/2 scored)" in text.getvalue()
+    assert "faithfulness scores" in text.getvalue() and "withheld answers 50.0% (1 of 2)" in text.getvalue()
     csv_out = io.StringIO()
     main(["report", str(path), "--format", "csv"], csv_out, io.StringIO())
     assert "model,m1,withheld_answers,1,3," in csv_out.getvalue()
