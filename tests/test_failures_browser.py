@@ -118,3 +118,28 @@ def test_a_filter_stays_set_when_its_tab_is_opened_again(page):
     table = open_tab(page, "Failing answers")  # back: the model chosen, and the table it filters
     expect(model.get_by_role("combobox")).to_have_value(MODEL, timeout=30_000)
     expect(caption(table)).to_have_text(re.compile(rf"^{failing(MODEL)} answer\(s\)"), timeout=30_000)
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Tokyo"])
+def test_the_weekly_chart_has_a_tick_on_each_week_read_in_utc_whatever_the_browsers_time_zone(app, zone):
+    """Each tick of the Over time chart is a week the table lists, by its Monday, in a browser west
+    and east of Greenwich (in local time the ticks fell on Vega's own days, and a point on the day before)."""
+    from citecheck.reports import readable
+    from playwright.sync_api import expect, sync_playwright
+
+    table = figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
+    weeks = list(readable.period_view(figures.over_time(table, "W"), "W")["Week of"])
+    assert len(weeks) >= 3
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000}, timezone_id=zone)
+        page.goto(f"{app}/failures", timeout=60_000)
+        expect(page.get_by_role("heading", name="Failed answers")).to_be_visible(timeout=60_000)
+        panel = open_tab(page, "Over time")
+        panel.get_by_text("week", exact=True).click()
+        idle(page)
+        labels = panel.locator("[data-testid=stVegaLiteChart] svg .role-axis-label text")
+        expect(labels.filter(has_text=weeks[-1])).to_have_count(1, timeout=30_000)
+        dates = [t for t in labels.all_text_contents() if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t)]
+        assert dates == weeks
+        browser.close()

@@ -276,13 +276,26 @@ def group_chart(frame: pd.DataFrame, column: str, what: str) -> alt.Chart:
     ).properties(height=alt.Step(24))
 
 
+# Up to this many periods, the time axis has a tick on each (a week's tick on its Monday); past it
+# Vega picks the ticks, still in UTC.
+PERIOD_TICKS = 16
+
+
 def period_chart(series: pd.DataFrame, freq: str) -> alt.Chart:
-    """The over-time series (``freq`` "D" or "W") as one line per figure."""
+    """The over-time series (``freq`` "D" or "W") as one line per figure.  Periods are UTC dates,
+    and the axis, its ticks and the tooltip read them in UTC whatever the browser's time zone (in
+    local time a period's point sat on the day before, west of Greenwich), with a tick on each
+    period (:data:`PERIOD_TICKS`) rather than on Vega's own days or Sunday weeks."""
     import altair as alt
 
-    return alt.Chart(readable.period_chart_data(series)).mark_line(point=True).encode(
-        x=alt.X("period:T", title=readable.period_label(freq).lower(),
-                axis=alt.Axis(format=readable.DATE_FORMAT, labelAngle=-30)),
+    data = readable.period_chart_data(series)
+    periods = sorted(set(data["period"]))
+    ticks = [alt.DateTime(year=d.year, month=d.month, date=d.day, utc=True)
+             for d in (pd.Timestamp(p) for p in periods)] if len(periods) <= PERIOD_TICKS else alt.Undefined
+    return alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("period:T", title=readable.period_label(freq).lower(), scale=alt.Scale(type="utc"),
+                axis=alt.Axis(format=readable.DATE_FORMAT, labelAngle=-30, values=ticks)),
         y=alt.Y("rate:Q", axis=alt.Axis(format="%"), title=None),
         color=alt.Color("figure:N", legend=alt.Legend(title=None, orient="bottom", labelLimit=300)),
-        tooltip=[alt.Tooltip("period:T", format=readable.DATE_FORMAT), "figure", alt.Tooltip("share:N", title="rate")])
+        tooltip=[alt.Tooltip("period:N", title=readable.period_label(freq)), "figure",
+                 alt.Tooltip("share:N", title="rate")])
