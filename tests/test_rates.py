@@ -9,7 +9,7 @@ import pytest
 import streamlit as st
 from citecheck.cli.main import main
 from citecheck.contract.log import checksum
-from citecheck.reports.rates import json_rate, percent, share
+from citecheck.reports.rates import json_rate, percent, points, share
 from hypothesis import given, strategies
 from streamlit.testing.v1 import AppTest
 
@@ -128,3 +128,31 @@ def test_the_app_honours_refusal_and_casefold_settings_as_check_does(tmp_path, m
         at.switch_page("pages/failures.py").run()
         assert not at.exception
         assert {m.label: m.value for m in at.metric}["Refused"] == shown
+
+
+def test_a_difference_in_points_is_rounded_as_the_figures_are():
+    assert points(Fraction(1, 16)) == "+6.3 pts" and percent(1, 16) == "6.3%"  # (the float 0.0625 formatted gave +6.2)
+    assert points(Fraction(-1, 16)) == "-6.3 pts"
+    assert points(0.0) == points(Fraction(-1, 10**6)) == "+0.0 pts"
+    assert points(3 / 80) == "+3.8 pts" == points(Fraction(3, 80))
+    assert points(None) is None and points(float("nan")) is None
+
+
+@given(strategies.integers(0, 500), strategies.integers(1, 500), strategies.integers(1, 500))
+def test_against_nothing_the_difference_is_the_figure(count, extra, other):
+    """B - A with A at 0 of anything reads as B's own percentage, signed, as the Compare tab shows both."""
+    total = count + extra
+    assert points(Fraction(count, total) - Fraction(0, other)) == f"+{percent(count, total)[:-1]} pts"
+    assert points(Fraction(0, other) - Fraction(count, total)) == \
+        ("+0.0 pts" if percent(count, total) == "0.0%" else f"-{percent(count, total)[:-1]} pts")
+
+
+def test_the_compare_table_gives_b_minus_a_from_the_counts():
+    from citecheck.reports import views
+    from citecheck.reports.figures import Difference, Figure
+
+    a, b = Figure("failing_answers", "failing answers", 0, 10, "answers"), Figure("failing_answers", "failing answers", 1, 16, "answers")
+    row = views.compare_table([Difference("failing_answers", "failing answers", a, b, 1 / 16, -0.05, 0.17, 0.4)],
+                              "m1", "m2").iloc[0]
+    assert (row["A: m1"], row["B: m2"], row["B - A"]) == ("0.0% (0/10)", "6.3% (1/16)", "+6.3 pts")
+    assert row["95% interval"] == "-5.0 to +17.0 pts"

@@ -235,7 +235,8 @@ def no_miss_text(r: RetrievalEval) -> str:
 
 
 COMPARE_NOTE = ("Two-proportion z-test (pooled) of equal rates, two-sided; 95% Wald interval for B - A. "
-                "'Larger than chance' means p < 0.05. With small counts neither is reliable: read the counts.")
+                "'Larger than chance' means p < 0.05. With small counts neither is reliable: read the counts. "
+                "B - A is worked out from the counts, so it can be 0.1 off the difference of the rounded figures.")
 
 
 def refused_ids_texts(refusals: RefusalFigures) -> list[str]:

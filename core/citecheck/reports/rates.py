@@ -46,3 +46,17 @@ def percent(rate: float | Fraction | None, whole: int | None = None) -> str:
         value = Fraction(repr(float(rate))) if isinstance(rate, float) else Fraction(rate)
     hundredths = Decimal(value.numerator * 100) / Decimal(value.denominator)
     return f"{hundredths.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}%"
+
+
+def points(diff: float | Fraction | None) -> str | None:
+    """A difference of two rates in percentage points, signed, with one decimal, rounded half up
+    as :func:`percent` rounds (``"+6.3 pts"`` for 1 of 16 against 0 of 10, where ``percent`` shows
+    6.3%; formatting the float gave +6.2); None for no difference.  Give the exact difference
+    (a ``Fraction`` of the counts) where the counts are at hand."""
+    if diff is None or (isinstance(diff, float) and math.isnan(diff)):
+        return None
+    value = Fraction(repr(float(diff))) if isinstance(diff, float) else Fraction(diff)
+    hundredths = (Decimal(value.numerator * 100) / Decimal(value.denominator)).quantize(
+        Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return f"{hundredths if hundredths else Decimal('0.0'):+} pts"
+

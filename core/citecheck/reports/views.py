@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
+from fractions import Fraction
 
 import pandas as pd
 
 from citecheck.reports import figures
 from citecheck.reports.golden import RetrievalEval
-from citecheck.reports.rates import percent
+from citecheck.reports.rates import percent, points
 
 ANY = "any"
 
@@ -56,15 +57,18 @@ def misses_table(r: RetrievalEval) -> pd.DataFrame:
 
 
 def compare_table(diffs: Sequence[figures.Difference], a: str, b: str) -> pd.DataFrame:
-    """Figures of A and B side by side, with the difference, its interval and the test."""
-    def pts(x: float | None) -> str | None:
-        return None if x is None else f"{100 * x:+.1f} pts"
+    """Figures of A and B side by side, with the difference (from the counts, rounded as the
+    figures are), its interval and the test."""
+    def exact(d: figures.Difference) -> Fraction | None:
+        if d.diff is None or not d.a.total or not d.b.total:
+            return None
+        return Fraction(d.b.count, d.b.total) - Fraction(d.a.count, d.a.total)
 
     return pd.DataFrame([{
         "figure": d.label,
         f"A: {a}": f"{percent(d.a.count, d.a.total)} ({d.a.count}/{d.a.total})",
         f"B: {b}": f"{percent(d.b.count, d.b.total)} ({d.b.count}/{d.b.total})",
-        "B - A": pts(d.diff),
-        "95% interval": None if d.low is None else f"{(pts(d.low) or '')[:-4]} to {pts(d.high)}",
+        "B - A": points(exact(d)),
+        "95% interval": None if d.low is None else f"{(points(d.low) or '')[:-4]} to {points(d.high)}",
         "p-value": d.p_value, "larger than chance": "yes" if d.significant else "no",
     } for d in diffs])
