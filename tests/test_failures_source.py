@@ -213,3 +213,34 @@ def test_a_stores_figures_are_made_once_for_every_session_and_its_queries_take_t
 
     with ThreadPoolExecutor(4) as pool:
         assert all(got == alone for got in pool.map(ask, range(16)))
+
+
+def test_an_answer_failing_for_an_uncited_sentence_alone_names_it_in_reasons_on_every_path(tmp_path):
+    """The failing table's Reasons cell and Reason filter, from the log and from the store: an
+    answer whose only failure is a sentence without a valid citation reads "uncited" (its Reasons
+    cell was empty), and choosing "uncited" keeps exactly the answers with such a sentence."""
+    import csv
+    import json
+
+    from citecheck.reports import failures_view, figures
+
+    first = json.loads(LINES[0])
+    first["answer"] = first["answer"].rstrip() + " The policy was written by a committee."
+    log = write_log(tmp_path / "answers.jsonl", [json.dumps(first) + "\n"] + LINES[1:])
+    data = dataset.load([log], check_options(CORPUS))
+    from_log = failures_source.table_source(data, None, {})
+    check_into(log, tmp_path / "store")
+    from_store, _ = failures_source.store_source(tmp_path / "store", None, {}, failures_source.Slot())
+    assert figures.UNCITED in failures_view.choices(lambda column: [], None)[0].options
+    for source in (from_log, from_store):
+        rows = {r["answer_id"]: r for r in source.failing(figures.Filters()).to_dict("records")}
+        assert rows[first["answer_id"]]["reasons"] == "uncited", source
+        assert all(r["reasons"] for r in rows.values())  # (every failing answer says why)
+        uncited = source.failing(figures.Filters(reason=figures.UNCITED, failing_only=False))
+        assert first["answer_id"] in set(uncited["answer_id"])
+        assert (uncited["uncited"] > 0).all()
+        assert len(uncited) == sum(1 for r in rows.values() if int(r["uncited"]) > 0)
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["report", "--store", str(tmp_path / "store"), "--format", "failing-csv"], out, err) == 0, err.getvalue()
+    assert next(r for r in csv.DictReader(io.StringIO(out.getvalue()))
+                if r["answer_id"] == first["answer_id"])["reasons"] == "uncited"

@@ -87,7 +87,7 @@ def test_the_table_choices_are_the_arguments_of_views_filters(sample):
     assert [c.key for c in choices] == ["f_reason", "f_model", "f_prompt", "f_scope", "f_dates", "f_refused",
                                         "f_human", "f_labelled"]
     assert {c.name for c in choices} <= set(inspect.signature(views.filters).parameters)
-    assert choices[0].options == ("any", *reasons.ALL_REASONS) and choices[1].options[1:] == tuple(values("model"))
+    assert choices[0].options == ("any", *reasons.ALL_REASONS, figures.UNCITED) and choices[1].options[1:] == tuple(values("model"))
     dates = next(c for c in choices if c.is_dates)
     assert dates.dates == span and dates.options == ()
     # each first option filters nothing but the scope: the failing answers, as views.filters() does

@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from citecheck.contract import reasons as reason_codes
 from citecheck.reports import readable
 from citecheck.reports.failures import Overview
-from citecheck.reports.figures import Figure, Filters, RefusalFigures
+from citecheck.reports.figures import TABLE_REASONS, Figure, Filters, RefusalFigures
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, read_golden
 from citecheck.reports.rates import percent
 
@@ -179,7 +178,7 @@ class Choice:
 def choices(values: Callable[[str], list[str]], dates: tuple[date, date] | None) -> list[Choice]:
     """The table's filters in the order they are laid out (two rows of four), from the values the
     answers hold (``values(column)``, sorted) and their date range."""
-    return [Choice("reason", "Reason", "f_reason", ("any", *reason_codes.ALL_REASONS)),
+    return [Choice("reason", "Reason", "f_reason", ("any", *TABLE_REASONS)),
             Choice("model", "Model", "f_model", ("any", *values("model"))),
             Choice("prompt_version", "Prompt version", "f_prompt", ("any", *values("prompt_version"))),
             Choice("scope", "Answers", "f_scope", ("failing only", "all")),

@@ -304,6 +304,13 @@ def over_time(df: pd.DataFrame, freq: str = "D") -> pd.DataFrame:
 # --- the failing answers table ----------------------------------------------------------------
 
 
+# What the failing-answers table's Reasons column names and its Reason filter offers: every reason
+# code, then "uncited" (a sentence with no valid citation), which makes an answer fail without
+# being any code's; an answer failing for that alone had an empty Reasons cell.
+UNCITED = "uncited"
+TABLE_REASONS = (*reasons.ALL_REASONS, UNCITED)
+
+
 @dataclass(frozen=True, slots=True)
 class Filters:
     """What the failing-answers table is narrowed to; ``None`` means no restriction."""
@@ -343,8 +350,8 @@ def failing(df: pd.DataFrame, filters: Filters = Filters()) -> pd.DataFrame:
         mask &= (df["labelled"] > 0) == filters.labelled
     out = df[mask].copy()
     out["failure_rate"] = (out["failed"] / out["citations"]).where(out["citations"] > 0).fillna(0.0)
-    out["reasons"] = [", ".join(code for code in reasons.ALL_REASONS if row[code]) for row in
-                      out[list(reasons.ALL_REASONS)].to_dict("records")] if len(out) else []
+    out["reasons"] = [", ".join(code for code in TABLE_REASONS if row[code]) for row in
+                      out[list(TABLE_REASONS)].to_dict("records")] if len(out) else []
     return out.sort_values(["problems", "failure_rate", "answer_id"], ascending=[False, False, True])
 
 

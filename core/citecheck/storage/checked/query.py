@@ -384,7 +384,7 @@ class StoreQuery:
         name = f"kept_{id(kept):x}"
         self.con.register(name, kept)
         try:
-            out = self.sql(f"SELECT {columns}, array_to_string(w.reasons, ', ') AS reasons, "
+            out = self.sql(f"SELECT {columns}, {self._reasons('w.')} AS reasons, "
                             f"k.failure_rate, k.source, k.\"offset\" FROM {name} k JOIN (SELECT source, \"offset\", "
                             f"{', '.join(_q(c) for c in wide)}, reasons FROM answers) w USING (source, \"offset\") "
                             "ORDER BY k.rank")
@@ -410,11 +410,18 @@ class StoreQuery:
                 return f"(problems > ? OR (problems = ? AND {self._RATE} >= ?))", [problems, problems, rate]
         return "TRUE", []  # (not reached: the counts add up to more than ``limit``)
 
+    @staticmethod
+    def _reasons(table: str) -> str:
+        """The Reasons cell (``figures.failing``'s): the answer's reason codes, then ``uncited``
+        when a sentence has no valid citation."""
+        return (f"array_to_string(CASE WHEN {table}uncited > 0 THEN list_append({table}reasons, "
+                f"'{report_figures.UNCITED}') ELSE {table}reasons END, ', ')")
+
     def failing_whole(self, filters: report_figures.Filters = report_figures.Filters(), limit: int | None = None) -> pd.DataFrame:
         """``failing`` in one query: every column of every matching answer ranked at once."""
         where, params = self._where(filters)
         columns = ", ".join(_q(c) for c in report_figures.TABLE_COLUMNS if c not in ("reasons",))
-        query = (f"SELECT {columns}, array_to_string(reasons, ', ') AS reasons, {self._RATE} AS failure_rate, "
+        query = (f"SELECT {columns}, {self._reasons('')} AS reasons, {self._RATE} AS failure_rate, "
                  f"source, \"offset\" FROM a JOIN logs USING (source) WHERE {where} ORDER BY {self._RANK}"
                  + (f" LIMIT {int(limit)}" if limit is not None else ""))
         return self.sql(query, params)
@@ -426,7 +433,7 @@ class StoreQuery:
         if filters.failing_only:
             where.append("failing")
         if filters.reason:
-            if filters.reason not in reason_codes.ALL_REASONS:
+            if filters.reason not in report_figures.TABLE_REASONS:
                 raise ValueError(f"unknown reason code {filters.reason!r}")
             where.append(f"{_q(filters.reason)} > 0")
         if filters.model:
