@@ -54,7 +54,7 @@ def cited(data) -> tuple[str, list]:
 # --- reviewer, filter and blind mode in the session and the address ----------------------------------
 
 
-@given(show=hs.sampled_from([None, "failed", "refused", "unlabelled", "nonsense"]),
+@given(show=hs.sampled_from([None, "failing", "failed", "refused", "unlabelled", "nonsense"]),
        blind=hs.sampled_from([None, "off", "on"]), session_filter=hs.sampled_from([None, *FILTERS]),
        name=hs.sampled_from(["", "ana"]))
 def test_settle_makes_session_and_address_agree(show, blind, session_filter, name):
@@ -150,11 +150,28 @@ def test_jump_opens_a_known_answer_and_names_an_unknown_one(answers):
     assert navigation.jump(state, data, f" {aid} ") is None and state == {"answer_id": aid, "focus": 0}
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_failing_filter_shows_the_answers_the_failures_page_counts_failing(answers, kind):
+    """Review's "Failing answers" against the Failures page's failing table, from the log and from
+    the store: the same answers, in log order ("With failed citations" leaves out those failing for
+    an uncited sentence or an unsupported number, so it is a filter of its own)."""
+    from citecheck.reports import figures
+
+    data = answers[kind]
+    table = figures.dataset_table(answers["memory"])
+    failing = set(figures.failing(table, figures.Filters())["answer_id"])
+    ids = list(ReviewWalk.of(data, None, "Failing answers", {}, "ana").ids)
+    assert ids == [a for a in data.answer_ids if a in failing] and len(ids) == int(table["failing"].sum())
+    failed = list(ReviewWalk.of(data, None, "With failed citations", {}, "ana").ids)
+    assert set(failed) < set(ids)  # (the sample has answers failing for an uncited sentence or a number alone)
+    assert address.filter_name("failing", None) == "Failing answers" and address.show_param("Failing answers") == "failing"
+
+
 # --- moves --------------------------------------------------------------------------------------------
 
 
 @fixture_ok
-@given(kind=hs.sampled_from(KINDS), filter_name=hs.sampled_from(list(FILTERS)[:3]),
+@given(kind=hs.sampled_from(KINDS), filter_name=hs.sampled_from(list(FILTERS)[:4]),
        start=hs.integers(0, 60), deltas=hs.lists(hs.sampled_from([-1, 1]), max_size=30))
 def test_answer_steps_walk_the_filtered_ids_without_wrapping(answers, kind, filter_name, start, deltas):
     data = answers[kind]

@@ -17,7 +17,7 @@ from test_store import CORPUS, generated_log
 
 # The index as one window over every answer of the store (what the review page made before).
 WHOLE = ('SELECT (row_number() OVER (ORDER BY seq, "offset") - 1)::BIGINT AS pos, answer_id, seq::INTEGER, line, '
-         '"offset", (\'0x\' || hex(line_hash))::UHUGEINT, failed, refused, sentences > 0 FROM answers '
+         '"offset", (\'0x\' || hex(line_hash))::UHUGEINT, failing, failed, refused, sentences > 0 FROM answers '
          'JOIN logs USING (source) ORDER BY pos')
 
 

@@ -2,7 +2,7 @@
 
 A page switch keeps them in the session; a reload or a server restart gives a new session, and
 then the open tab's address is all that is left (as with ``?reviewer=``, see :mod:`.identity`).
-``?show=`` names the answer filter by its short code (``failed``, ``refused``, ``unlabelled``;
+``?show=`` names the answer filter by its short code (``failing``, ``failed``, ``refused``, ``unlabelled``;
 absent for all answers) and ``?blind=off`` says blind mode was switched off (on when absent).
 The session's value wins over the address's, which may be an old link.
 """

@@ -20,6 +20,7 @@ from citecheck.labelling.sample import Sample
 
 FILTERS = {
     "All answers": "all",
+    "Failing answers": "failing",  # (the Failures page's: a failed citation, uncited sentence or unsupported text)
     "With failed citations": "failed",
     "Refused": "refused",
     "Not yet labelled by me": "unlabelled",
@@ -31,7 +32,7 @@ def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], L
     kind = FILTERS.get(filter_name, "all")
     if kind == "all":  # needs no check at all; one list per dataset, not one per rerun
         return data.memo("answer_ids", lambda: data.answer_ids)
-    if kind in ("failed", "refused"):  # fixed by the log: walked once per dataset
+    if kind in ("failing", "failed", "refused"):  # fixed by the log: walked once per dataset
         return data.memo(f"answer_ids:{kind}", lambda: _matching(data, kind, current, reviewer))
     if kind == "unlabelled":  # found from the reviewer's labels, not by checking every answer
         empty = data.memo("answer_ids:empty", lambda: set(_matching(data, "empty", current, reviewer)))
@@ -44,6 +45,8 @@ def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], L
 def _matching(data: Dataset, kind: str, current: dict[tuple[str, str], Label], reviewer: str) -> list[str]:
     out = []
     for r, items in zip(data.results, data.items_by_answer):
+        if kind == "failing" and not r.tally.problems:  # (answer_row's "failing": one definition)
+            continue
         if kind == "failed" and not r.failed_citations:
             continue
         if kind == "refused" and not r.refused:

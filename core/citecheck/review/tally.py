@@ -55,7 +55,7 @@ def positions(ids: Sequence[str]) -> dict[str, int]:
     return out
 
 
-KEPT_LISTS = ("answer_ids", "answer_ids:failed", "answer_ids:refused")  # memo keys of queue.answer_ids
+KEPT_LISTS = ("answer_ids", "answer_ids:failing", "answer_ids:failed", "answer_ids:refused")  # memo keys of queue.answer_ids
 
 
 def positions_in(data: Dataset, ids: Sequence[str]) -> dict[str, int]:

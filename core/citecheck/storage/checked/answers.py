@@ -322,6 +322,8 @@ def filtered_ids(data, filter_name: str, current: dict[tuple[str, str], Label], 
     if not isinstance(data, StoreAnswers):
         return queue.answer_ids(data, filter_name, current, reviewer)
     kind = queue.FILTERS.get(filter_name, "all")
+    if kind == "failing":
+        return AnswerIds(data, "failing")
     if kind == "failed":
         return AnswerIds(data, "failed > 0")
     if kind == "refused":

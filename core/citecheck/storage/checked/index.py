@@ -35,14 +35,14 @@ if TYPE_CHECKING:
     from citecheck.storage.checked.folder import Store
 
 SLICE = 100_000  # lines of one log sorted at a time
-INDEX_VERSION = 1  # of the saved index (its columns and their order): another version is made again
+INDEX_VERSION = 2  # of the saved index (its columns and their order): another version is made again
 FOLDER = "review"  # DIR/review/index-<key>.duckdb: the index saved when the store is written
 # Saved from this many lines up: below it the page makes the index in a few tenths of a second at
 # most, less than DuckDB's import and the save cost ``check --store`` (0.34 s at 50,000 answers).
 SAVE_FROM = 250_000
 
 _CREATE = ('CREATE {temp} TABLE {name} (pos BIGINT, answer_id VARCHAR, log INTEGER, line BIGINT, '
-           '"offset" BIGINT, line_hash UHUGEINT, failed BIGINT, refused BOOLEAN, items BOOLEAN)')
+           '"offset" BIGINT, line_hash UHUGEINT, failing BOOLEAN, failed BIGINT, refused BOOLEAN, items BOOLEAN)')
 
 
 def hash_int(digest: bytes) -> int:
@@ -65,7 +65,7 @@ def make_index(con: duckdb.DuckDBPyConnection, logs: Sequence[Sequence[str]], na
     return pos
 
 
-_READ = ["answer_id", "line", "offset", "line_hash", "failed", "refused", "sentences"]
+_READ = ["answer_id", "line", "offset", "line_hash", "failing", "failed", "refused", "sentences"]
 
 
 def _in_log_order(files: Sequence[str], slice_lines: int) -> Iterator[pa.RecordBatch]:
@@ -85,7 +85,8 @@ def _insert(con: duckdb.DuckDBPyConnection, name: str, batch: pa.RecordBatch, lo
     if not n:
         return 0
     columns = {"pos": pa.array(np.arange(pos, pos + n, dtype=np.int64)), "answer_id": batch.column("answer_id"),
-               "line": batch.column("line"), "offset": batch.column("offset"), "failed": batch.column("failed"),
+               "line": batch.column("line"), "offset": batch.column("offset"), "failing": batch.column("failing"),
+               "failed": batch.column("failed"),
                "refused": batch.column("refused"), "items": pc.greater(batch.column("sentences"), 0)}
     halves = _hash_halves(batch.column("line_hash"))
     if halves is not None:  # the usual 16-byte hashes: as two 64-bit halves, joined in DuckDB
@@ -96,8 +97,8 @@ def _insert(con: duckdb.DuckDBPyConnection, name: str, batch: pa.RecordBatch, lo
         line_hash = "('0x' || hex(raw))::UHUGEINT"
     con.register("_nav_slice", pa.table(columns))
     try:
-        con.execute(f'INSERT INTO {name} SELECT pos, answer_id, {int(log)}, line, "offset", {line_hash}, failed, '
-                    "refused, items FROM _nav_slice ORDER BY pos")
+        con.execute(f'INSERT INTO {name} SELECT pos, answer_id, {int(log)}, line, "offset", {line_hash}, failing, '
+                    "failed, refused, items FROM _nav_slice ORDER BY pos")
     finally:
         con.unregister("_nav_slice")
     return n
