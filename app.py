@@ -9,7 +9,7 @@ it (``pages._common.enter``), which sends the browser on to the page it asked fo
 
 import streamlit as st
 
-st.set_page_config(page_title="citecheck", layout="wide")
+st.set_page_config(page_title="citecheck", page_icon="🔎", layout="wide")  # (an emoji: drawn by the browser; a page's material icon as the tab's icon was fetched from fonts.gstatic.com)
 
 PAGES = [
     # (the default page is served at the root; "home" is only the name it reserves: /review is

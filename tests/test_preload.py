@@ -63,10 +63,12 @@ def _named(page: str) -> set[str]:
 
 @pytest.mark.browser
 @pytest.mark.skipif(not os.path.exists("/usr/bin/chromium"), reason="needs Debian's chromium (.ci/run installs it)")
-def test_a_fresh_browsers_first_views_fetch_only_scripts_the_page_named(tmp_path):
+def test_a_fresh_browsers_first_views_fetch_only_scripts_the_page_named_and_nothing_elsewhere(tmp_path):
     """Served as ``citecheck app`` serves it: Review (at the root) and Failures, each in a new
-    browser context (an empty cache), fetch no script that the page's head did not name: no
-    element's code waits for the script run to ask for it."""
+    browser context (an empty cache), fetch no script that the page's head did not name (no
+    element's code waits for the script run to ask for it), and nothing from another host (the
+    tab's icon, a page's material icon, was fetched from fonts.gstatic.com: a reviewer's browser
+    told Google of every page it opened, and offline it waited for a name that did not resolve)."""
     from playwright.sync_api import sync_playwright
     from test_browser import launch
 
@@ -92,13 +94,28 @@ def test_a_fresh_browsers_first_views_fetch_only_scripts_the_page_named(tmp_path
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 tab = context.new_page()
                 fetched: list[str] = []
+                elsewhere: list[str] = []
                 tab.on("request", lambda r: fetched.append(r.url) if r.resource_type == "script" else None)
+                tab.on("request", lambda r: None if r.url.startswith((url, "data:", "blob:", "about:"))
+                       else elsewhere.append(r.url))
                 tab.goto(f"{url}/{path}?reviewer=ana", timeout=60_000)
                 tab.wait_for_selector(mark, timeout=60_000)
                 tab.wait_for_load_state("networkidle", timeout=30_000)
                 scripts = {u.split("?")[0].rsplit("/", 1)[-1] for u in fetched if "/static/js/" in u}
                 assert scripts and scripts <= named, (path, sorted(scripts - named))
+                assert elsewhere == [], path
                 context.close()
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            tab = context.new_page()
+            elsewhere = []
+            tab.on("request", lambda r: None if r.url.startswith((url, "data:", "blob:", "about:"))
+                   else elsewhere.append(r.url))
+            for path in ("disagreements", "team", "assign", "calibration", "data"):  # (each with its own icon)
+                tab.goto(f"{url}/{path}?reviewer=ana", timeout=60_000)
+                tab.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
+                tab.wait_for_load_state("networkidle", timeout=30_000)
+            assert elsewhere == []
+            context.close()
             browser.close()
     finally:
         proc.terminate()
