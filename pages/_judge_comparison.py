@@ -37,7 +37,7 @@ def show(records, adjudicated, overlap: int, verdicts, runs: list, split: str, f
     except comparison.ComparisonError as exc:
         st.html(notice_html("info", str(exc)))
         return
-    st.html(notice_html("success" if "better" in result.verdict else "info", result.verdict))
+    st.html(notice_html(result.verdict_tone, result.verdict))
     st.caption(f"{len(result.keys):,} items both scored and humans labelled. Differences B - A with paired "
                f"intervals (a bootstrap of {result.draws:,} draws; shares at least Newcombe's paired score interval), "
                f"{comparison.LEVEL:.2%} each so that all four hold together at 95%. "

@@ -72,8 +72,11 @@ def test_a_judge_truly_better_on_tnr_is_found_better():
     assert tnr.sign == 1 and tnr.low > 0
     line = comparison.verdict_line(diffs, 300)
     assert line.startswith("B is better on") and "TNR by" in line and line.endswith("no worse elsewhere at this n (n=300)")
-    swapped = comparison.verdict_line(comparison.paired_differences(h, b, a, draws=1000), 300)
+    assert comparison.verdict_tone(diffs) == "success"
+    worse = comparison.paired_differences(h, b, a, draws=1000)
+    swapped = comparison.verdict_line(worse, 300)
     assert swapped.startswith("B is worse on") and "TNR by" in swapped
+    assert comparison.verdict_tone(worse) == "warning"  # (its line holds "no better elsewhere": not good news)
 
 
 def test_a_judge_better_on_tnr_and_worse_on_tpr_is_mixed():
@@ -81,8 +84,10 @@ def test_a_judge_better_on_tnr_and_worse_on_tpr_is_mixed():
     h = humans(rng, 400)
     a = judge(rng, h, 0.1, 0.4)
     b = judge(rng, h, 0.6, 0.1)
-    line = comparison.verdict_line(comparison.paired_differences(h, a, b, draws=1000), 400)
+    diffs = comparison.paired_differences(h, a, b, draws=1000)
+    line = comparison.verdict_line(diffs, 400)
     assert line.startswith("Mixed: B is better on") and "TNR" in line and "worse on TPR" in line
+    assert comparison.verdict_tone(diffs) == "info"
 
 
 def test_identical_judges_are_found_not_different_in_at_least_95_percent_of_repetitions():

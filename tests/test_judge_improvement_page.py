@@ -79,8 +79,14 @@ def test_the_improvement_parts_on_the_calibration_page(tmp_path):
     specs = [c.proto.spec for c in at.get("vega_lite_chart")]
     assert any("B - A" in spec for spec in specs)  # the chart of the differences
     assert any('"facet"' in spec and "week" in spec for spec in specs)  # alignment by week
+    assert any(str(h.proto.body).startswith('<div class="cc-ok">B is better on') for h in at.get("html"))
     at.selectbox(key="cmp_b").set_value(("baseline", "baseline.v1")).run()
     assert "No difference found at this n" in html(at)
+    # the other way round, B is worse: marked as a warning, never as good news (the page once looked for
+    # the word "better", which "B is worse on ..., no better elsewhere" holds)
+    at.selectbox(key="cmp_a").set_value(SCRIPTED).run()
+    worse = [str(h.proto.body) for h in at.get("html") if "B is worse on" in str(h.proto.body)]
+    assert len(worse) == 1 and worse[0].startswith('<div class="cc-fail">'), worse
     at.radio(key="align_by").set_value("guidelines").run()
     assert not at.exception
     assert any('"facet"' in c.proto.spec and "guidelines" in c.proto.spec for c in at.get("vega_lite_chart"))

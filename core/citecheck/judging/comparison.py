@@ -30,7 +30,8 @@ interval lies wholly above 0 says B is better on that figure, wholly below 0 tha
 an interval holding 0 finds no difference.  "B is better on X, no worse elsewhere" when some
 interval is above 0 and none below; "B is worse on X, no better elsewhere" the reverse; "mixed"
 when both happen; "no difference found at this n" when every interval holds 0; "too few items"
-when no difference has an interval.
+when no difference has an interval.  ``verdict_tone`` says how a surface marks that sentence: good news
+only when B is better and nowhere worse, a warning when B is worse and nowhere better, plain otherwise.
 """
 
 from __future__ import annotations
@@ -161,6 +162,10 @@ class Comparison:
     @property
     def verdict(self) -> str:
         return verdict_line(self.differences, len(self.keys))
+
+    @property
+    def verdict_tone(self) -> str:
+        return verdict_tone(self.differences)
 
     def difference(self, figure: str) -> Difference:
         return next(d for d in self.differences if d.figure == figure)
@@ -366,6 +371,20 @@ def verdict_line(differences: Sequence[Difference], n: int) -> str:
     if not any(d.low is not None for d in differences):
         return f"Too few items to compare (n={n}): label and judge more items"
     return f"No difference found at this n (n={n})"
+
+
+def verdict_tone(differences: Sequence[Difference]) -> str:
+    """How the verdict line is marked (a ``review.html.notice_html`` kind): ``success`` when B is better
+    on some figure and worse on none, ``warning`` when B is worse on some and better on none, ``info``
+    for a mixed result, no difference found or too few items.  (The page chose by looking for the word
+    "better" in the line, which "B is worse on ..., no better elsewhere" holds: a worse judge was
+    shown as good news.)"""
+    signs = {d.sign for d in differences}
+    if 1 in signs and -1 not in signs:
+        return "success"
+    if -1 in signs and 1 not in signs:
+        return "warning"
+    return "info"
 
 
 # --- from labels and verdicts -------------------------------------------------------------------
