@@ -105,3 +105,25 @@ def test_next_visits_every_item_once_and_previous_undoes_it(keys, data):
     assert sorted(seen) == sorted(keys) and seen[-1] == start  # wraps round to where it began
     assert calibration_view.step(keys, calibration_view.step(keys, start, 1), -1) == start
     assert calibration_view.step(keys, None, 0) == keys[0]  # an item no longer shown: start from the first
+
+
+def test_a_rate_that_cannot_be_corrected_says_why_on_the_page_as_calibrate_does():
+    """A judge that calls every item supported has TPR 0: Rogan-Gladen cannot correct its raw rate on
+    the unlabelled items it judged.  The page said "judge more than the labelled items (--all-items)",
+    advice that could not help, while calibrate printed "n/a"; both now give the one reason."""
+    def lab(key: str, value: str) -> label_store.Label:
+        return label_store.Label(1, key, key.split("#")[0], 0, 0, "c", "fp", value, "", "ann", "1", "t")
+
+    labels = [lab(f"k{i}#s0#c0", v) for i, v in enumerate(["supported", "not_supported", "partial", "supported"])]
+    verdicts = [verdict_store.make(f"{k}#s0#c0", "supported", "", "j", "v1", "h")
+                for k in ("k0", "k1", "k2", "k3", "u1", "u2")]  # u1, u2: judged, not labelled
+    report = calibration.calibrate(labels, verdicts, "j", "v1", draws=200, adjudicated={}, overlap=1)
+    assert report.corrected is not None and report.corrected.value is None and report.corrected.n == 2
+    assert report.corrected.why == calibration.NO_CORRECTION
+    assert f"Rogan-Gladen corrected n/a: {calibration.NO_CORRECTION} (n=2)" in report.to_text()
+    value, caption = calibration_view.corrected_texts(report)
+    assert value == "n/a" and caption.endswith(f"Rogan-Gladen correction not possible: {calibration.NO_CORRECTION}")
+    assert caption.startswith("raw judge rate 0.0% over 2 unlabelled item(s)")
+    # no unlabelled item judged: the page's advice to judge more is the right one
+    assert calibration_view.corrected_texts(
+        calibration.calibrate(labels, verdicts[:4], "j", "v1", draws=200, adjudicated={}, overlap=1)) is None

@@ -276,17 +276,27 @@ def rogan_gladen(raw_rate: float, tpr: float, tnr: float) -> float | None:
     return min(1.0, max(0.0, (raw_rate + tnr - 1) / denominator))
 
 
+NO_LABELLED_PAIRS = "no labelled item has a verdict from this judge to measure its TPR and TNR on"
+NO_CORRECTION = ("TPR or TNR cannot be measured (labels of one class), or the judge is no better than chance "
+                 "(TPR + TNR <= 1)")
+
+
 def corrected_rate(pairs: Pairs, unlabelled: Sequence[str], draws: int = BOOTSTRAP, seed: int = SEED) -> Estimate:
     """Rogan-Gladen estimate of the share of not-supported citations among unlabelled items from
     the judge's verdicts on them (``unlabelled``: verdict classes), with a bootstrap interval
-    that resamples both the labelled pairs (TPR, TNR) and the unlabelled verdicts (raw rate)."""
+    that resamples both the labelled pairs (TPR, TNR) and the unlabelled verdicts (raw rate).
+    Without a value, ``why`` says why none can be given (the words every surface shows)."""
     u = np.array([v == POSITIVE for v in unlabelled], dtype=bool)
-    if len(u) == 0 or len(pairs.human) == 0:
-        return Estimate(None, None, None, len(u))
+    if len(u) == 0:
+        return Estimate(None, None, None, 0)
+    if len(pairs.human) == 0:
+        return Estimate(None, None, None, len(u), NO_LABELLED_PAIRS)
     b = binary(pairs.human, pairs.judge)
     if b["tpr"] is None or b["tnr"] is None:
-        return Estimate(None, None, None, len(u))
+        return Estimate(None, None, None, len(u), NO_CORRECTION)
     point = rogan_gladen(float(u.mean()), b["tpr"], b["tnr"])
+    if point is None:
+        return Estimate(None, None, None, len(u), NO_CORRECTION)
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(draws):
@@ -379,7 +389,7 @@ class Calibration:
     def to_text(self) -> str:
         def fmt(e: Estimate) -> str:
             if e.value is None:
-                return f"n/a (n={e.n})"
+                return f"n/a: {e.why} (n={e.n})" if e.why else f"n/a (n={e.n})"
             ci = e.interval_text()
             return f"{e.value:.2f}{' ' + ci if ci else ''} (n={e.n})"
 

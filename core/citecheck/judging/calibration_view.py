@@ -53,10 +53,15 @@ def pairs_caption(report: Calibration, overlap: int) -> str:
 
 def corrected_texts(report: Calibration) -> tuple[str, str] | None:
     """The corrected not-supported rate of unlabelled items and its caption, or None when the judge
-    has judged no unlabelled item (the page then says how to get one)."""
+    has judged no unlabelled item (the page then says how to get one).  When the rate cannot be
+    corrected, "n/a" and why (as ``calibrate`` says it): judging more items would not help then."""
     ce = report.corrected
-    if ce is None or ce.value is None:
+    if ce is None:
         return None
+    if ce.value is None:
+        raw = "n/a" if report.raw_rate is None else percent(report.raw_rate)
+        return "n/a", (f"raw judge rate {raw} over {ce.n} unlabelled item(s); Rogan-Gladen correction not "
+                       f"possible: {ce.why or 'too few items'}")
     interval = (f"95% CI {percent(ce.low)} to {percent(ce.high)}" if ce.low is not None
                 else f"(no interval: {ce.why or 'too few items'})")
     return percent(ce.value), (f"raw judge rate {percent(report.raw_rate)} over {ce.n} unlabelled item(s); "

@@ -21,6 +21,7 @@ from citecheck.errors import CitecheckError
 from citecheck.judging import ppi as ppi_stats
 from citecheck.judging.calibration import (
     CLASSES,
+    NO_CORRECTION,
     POSITIVE,
     Pairs,
     corrected_rate,
@@ -178,8 +179,7 @@ def _rogan_gladen(keys: Sequence[str], human: Mapping[str, str], latest: Mapping
                   np.array([CLASSES.index(latest[k].verdict) for k in keys]), 0, 0)
     est = corrected_rate(pairs, [latest[k].verdict for k in population])
     if est.value is None:
-        return Row("rogan_gladen", None, None, None, n, len(population), "TPR or TNR cannot be measured (labels of "
-                   "one class), or the judge is no better than chance (TPR + TNR <= 1)")
+        return Row("rogan_gladen", None, None, None, n, len(population), est.why or NO_CORRECTION)
     return Row("rogan_gladen", est.value, est.low, est.high, n, len(population),
                "bootstrap interval; assumes the labelled items are a simple random sample" if est.low is not None
                else f"no interval: {est.why}")
