@@ -144,6 +144,10 @@ def test_progress_texts_count_what_the_queue_counts(expertqa):
     assert review_view.share_done(overall) == overall.done / overall.total
     assert review_view.share_done(team_progress([], {}, reviewer, 1)) == 1.0
     assert review_view.sample_text("sample-1", 2, 5).startswith("Calibration sample sample-1: 2 of 5 sampled items")
+    assert "Resume (U) opens the next one" in review_view.sample_text("sample-1", 4, 5)
+    # the sample done: no "next one" for Resume to open (the page promised one after the last label)
+    done = review_view.sample_text("sample-1", 5, 5)
+    assert done == "Calibration sample sample-1: all 5 sampled items labelled by you; none is left for Resume (U) to open."
 
 
 def test_the_focused_heading_names_the_sentence_and_the_chunk(expertqa):

@@ -63,6 +63,10 @@ def share_done(overall: TeamProgress) -> float:
 
 
 def sample_text(sample_id: str, done: int, total: int) -> str:
+    """The reviewer's progress through a calibration sample; Resume is offered only while an item is left."""
+    if done >= total:
+        return (f"Calibration sample {sample_id}: all {total:,} sampled items labelled by you; "
+                "none is left for Resume (U) to open.")
     return (f"Calibration sample {sample_id}: {done:,} of {total:,} sampled items labelled by you; "
             "Resume (U) opens the next one.")
 
