@@ -88,3 +88,25 @@ def test_labels_of_other_logs_mixed_in_are_counted_not_silently_dropped(tmp_path
     assert main(["labels", "export", str(mixed), "--log", LOG], out, err) == 0, err.getvalue()
     assert "note: 1,076 of 1,077 label(s) are for items not in the logs given and are left out" in err.getvalue()
     assert len(out.getvalue().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, instead", [
+    (["judge", "--log", LOG, "--labels", EQA_LABELS, "--judge", "claude", "--out", "{tmp}/v.jsonl"],
+     "or use --judge baseline, which needs no key and no network"),
+    (["ask", "How many earned leave days do I get?", "--corpus", "sample_data/source"],
+     "or use --dry-run to see the gate and the request"),
+    (["run", "--questions", "{tmp}/q.jsonl", "--log", "{tmp}/log.jsonl", "--corpus", "sample_data/source"],
+     "citecheck ask QUESTION --corpus DIR --dry-run shows"),
+])
+def test_a_command_that_needs_a_key_says_what_to_do_without_one(argv, instead, tmp_path, monkeypatch):
+    """Without ANTHROPIC_API_KEY each command names what it can do instead: judge and run once said
+    "or use --dry-run", an option neither has (argparse then refused it)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    (tmp_path / "q.jsonl").write_text('{"id": "q1", "question": "How many earned leave days do I get?"}\n')
+    out, err = io.StringIO(), io.StringIO()
+    code = main([a.replace("{tmp}", str(tmp_path)) for a in argv], out, err)
+    text = err.getvalue()
+    assert code == 2 and "set ANTHROPIC_API_KEY in the environment to call Claude" in text and instead in text, text
+    assert argv[0] == "ask" or "--dry-run)" not in text
+    assert "Traceback" not in text

@@ -91,7 +91,14 @@ def _make_judge(args: argparse.Namespace, err: TextIO):
     if args.judge == "baseline":
         return BaselineJudge()
     from citecheck.judging import examples as judge_examples
-    from citecheck.llm.client import make_client
+    from citecheck.llm.client import NoKeyError
+    from citecheck.llm.client import make_client as claude_client
+
+    def make_client():
+        try:
+            return claude_client()
+        except NoKeyError as exc:  # (it once said "or use --dry-run", an option judge does not have)
+            raise exc.instead("or use --judge baseline, which needs no key and no network") from None
 
     shots = judge_examples.load(args.examples) if args.examples else None
     prompt = args.prompt or ("judge.v3" if shots is not None else "judge.v2")

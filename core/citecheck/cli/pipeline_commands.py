@@ -25,7 +25,7 @@ def _pipeline_config(args: argparse.Namespace):
 
 
 def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citecheck.llm.client import make_client
+    from citecheck.llm.client import NoKeyError, make_client
     from citecheck.pipeline.answering import answer_question, plan
     from citecheck.pipeline.retrieval import load_index
 
@@ -34,7 +34,11 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.dry_run:
         out.write(json.dumps(plan(index, args.question, config).to_dict(), ensure_ascii=False, indent=2) + "\n")
         return 0
-    answer = answer_question(make_client(), index, args.question, args.id or "ask-1", config)
+    try:
+        client = make_client()
+    except NoKeyError as exc:
+        raise exc.instead("or use --dry-run to see the gate and the request") from None
+    answer = answer_question(client, index, args.question, args.id or "ask-1", config)
     if args.log:
         append_answer(args.log, answer)
     out.write(answer.answer + "\n")
@@ -45,7 +49,7 @@ def cmd_ask(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from citecheck.contract.log import read_log
-    from citecheck.llm.client import make_client
+    from citecheck.llm.client import NoKeyError, make_client
     from citecheck.pipeline.answering import (
         Budget,
         BudgetExhausted,
@@ -64,7 +68,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if Path(args.log).is_file():  # resumable: ids already in the log are not asked (or paid for) again
         done = {a.answer_id for _, a in read_log(args.log) if not isinstance(a, RecordError)}
     todo = [(qid, q) for qid, q in questions if qid not in done]
-    client = make_client() if todo else None
+    try:
+        client = make_client() if todo else None
+    except NoKeyError as exc:  # (run has no --dry-run: ask has)
+        raise exc.instead("citecheck ask QUESTION --corpus DIR --dry-run shows a question's gate and request "
+                          "without one") from None
     budget = Budget(args.budget_usd)
     failed = gated = 0
     for n, (qid, question) in enumerate(todo, start=1):

@@ -14,6 +14,13 @@ from citecheck.errors import CitecheckError
 ENV_KEY = "ANTHROPIC_API_KEY"
 
 
+class NoKeyError(CitecheckError):
+    """No API key: each command adds what it can do without one (``instead``)."""
+
+    def instead(self, what: str) -> NoKeyError:
+        return NoKeyError(f"{self} ({what})")
+
+
 def have_key(api_key: str | None = None) -> bool:
     return bool(api_key or os.environ.get(ENV_KEY))
 
@@ -27,7 +34,7 @@ def make_client(api_key: str | None = None, http_client: Any = None, max_retries
 
     key = api_key or os.environ.get(ENV_KEY)
     if not key and http_client is None:
-        raise CitecheckError(f"set {ENV_KEY} in the environment to call Claude (or use --dry-run)")
+        raise NoKeyError(f"set {ENV_KEY} in the environment to call Claude")
     kwargs: dict = {"max_retries": max_retries, "api_key": key or "not-a-real-key"}
     if http_client is not None:
         kwargs["http_client"] = http_client
