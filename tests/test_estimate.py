@@ -517,3 +517,27 @@ def test_equal_weights_change_nothing(seed, c):
     plain = ppi_stats.ppi_mean(y, f, f_all, pseudo=1.0, student=True)
     weighted = ppi_stats.ppi_mean(y, f, f_all, w=np.full(len(y), c), pseudo=1.0, student=True)
     assert (weighted.value, weighted.low, weighted.high) == pytest.approx((plain.value, plain.low, plain.high))
+
+
+def test_a_file_that_is_not_a_sample_is_said_once_and_many_bad_lines_are_counted(tmp_path):
+    """A labels file given as --sample listed every one of its lines (``inclusion_probability: is
+    required`` fifty times on one line); it is now said once that it is not a sample file."""
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"labels_version": 1, "item": f"a-{i}#s0#c0", "label": "supported"}) + "\n"
+                              for i in range(50)))
+    with pytest.raises(samples.SampleError) as caught:
+        samples.read(labels)
+    said = str(caught.value)
+    assert said.startswith(f"{labels}: not a sample file: no line is a sample header (first bad line {labels}:1: "
+                           "inclusion_probability: is required)") and said.count("is required") == 1
+    assert said.endswith("give the file citecheck sample wrote, or draw a sample with citecheck sample")
+    # a real sample with many bad lines: the first ten named, the rest counted
+    path = tmp_path / "s.jsonl"
+    samples.write(path, samples.draw(KEYS, 30, 1))
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0]] + [ln.replace('"inclusion_probability": ', '"p": ') for ln in lines[1:]]) + "\n")
+    with pytest.raises(samples.SampleError) as caught:
+        samples.read(path)
+    said = str(caught.value)
+    assert said.count("inclusion_probability: is required") == samples.MAX_LISTED
+    assert said.endswith(f"; and {30 - samples.MAX_LISTED} more bad line(s) (draw the sample again with citecheck sample)")

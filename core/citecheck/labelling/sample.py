@@ -170,9 +170,13 @@ def _record(value) -> dict:
     return obj
 
 
+MAX_LISTED = 10  # bad lines named in the message; the rest are counted
+
+
 def read(path: str | Path) -> Sample:
-    """Read a sample file.  Any bad line raises ``SampleError`` listing every bad line with its
-    field (a sample missing a line would no longer be the random sample it claims to be)."""
+    """Read a sample file.  Any bad line raises ``SampleError`` naming the bad lines with their
+    field (the first MAX_LISTED; the rest counted): a sample missing a line would no longer be the
+    random sample it claims to be.  A file with no sample header is not a sample file, said once."""
     header: dict | None = None
     items: list[str] = []
     stratum_of: dict[str, str] = {}
@@ -191,10 +195,14 @@ def read(path: str | Path) -> Sample:
             items.append(obj["item"])
             stratum_of[obj["item"]] = str(obj.get("stratum", ALL))
             probability[obj["item"]] = float(obj["inclusion_probability"])
+    if header is None:  # another kind of file (a labels file given as the sample): one message, not a line each
+        first = f" (first bad line {errors[0]})" if errors else ""
+        raise SampleError(f"{path}: not a sample file: no line is a sample header{first}; give the file "
+                          "citecheck sample wrote, or draw a sample with citecheck sample")
     if errors:
-        raise SampleError("; ".join(map(str, errors)) + " (draw the sample again with citecheck sample)")
-    if header is None:
-        raise SampleError(f"{path}: no sample header; draw a sample with citecheck sample")
+        listed = "; ".join(map(str, errors[:MAX_LISTED]))
+        more = f"; and {len(errors) - MAX_LISTED:,} more bad line(s)" if len(errors) > MAX_LISTED else ""
+        raise SampleError(listed + more + " (draw the sample again with citecheck sample)")
     strata = {s: (int(v["population"]), int(v["size"])) for s, v in header.get("strata", {}).items()}
     return Sample(header["sample_id"], int(header.get("seed", 0)), header.get("stratify", "none"),
                   header.get("allocation", "uniform"), int(header.get("population", 0)), strata,
