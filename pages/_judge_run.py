@@ -52,10 +52,9 @@ def show(items, verdict_records, verdicts_path):
             run = calibration_view.run_judge(judge, todo, progress, verdicts_path, on_saved=lambda p: bar.progress(
                 p.done / max(p.total, 1), text=f"{p.done} of {p.total} judged \u00b7 ${p.spent:.4f} spent"))
             outcome = run_outcome(progress, run.saved, len(items) * repeats - len(todo), run.write_error)
-            if outcome.kind == "success":
-                st.success(outcome.text)
-            else:  # names a file: untrusted text, escaped
-                st.html(notice_html(outcome.kind, outcome.text))
+            # as HTML, escaped, never as Markdown: a run stopped by its budget reads "... for $0.98; budget:
+            # $0.98 spent of $1.00 ...", which st.success set as LaTeX between the dollar signs; an error names a file
+            st.html(notice_html(outcome.kind, outcome.text))
             if repeats > 1:
                 st.caption(f"{repeats} runs per item: {progress.done} run(s) of {len(items)} item(s) judged this "
                            "time; run 0 is the one calibration counts.")
