@@ -97,8 +97,9 @@ def sentences(result, items, session: ReviewState, judged, view: View, notice: t
     if shown.note:
         st.html(notice_html("info", shown.note))
     rows = review_view.by_sentence(items, shown)
-    if notice is not None and not any(session.focus in row for row in rows.values()):
-        st.html(notice_html(*notice))  # (the focused item is on another page of sentences)
+    if notice is not None and items and not any(session.focus in row for row in rows.values()):
+        st.html(notice_html(*notice))  # (the focused item is on another page of sentences; an answer with no
+        # item, a refusal, has had it at the top of the page: review.py)
     for s in result.sentences[shown.start:shown.end]:
         left, right = st.columns([2, 3])
         left.html(review_html.sentence_html(result, s.index, sentence_flags(s)))

@@ -421,3 +421,13 @@ def test_the_reasons_tab_draws_a_table_and_no_chart():
     table = figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
     assert markup == failures_view.reasons_html(figures.by_reason(table), len(table))
     assert markup.count("<tr") == len(reasons.ALL_REASONS) + 1 and "cc-bar" in markup
+
+
+def test_what_a_key_did_on_an_answer_with_no_item_is_said_once(settings):
+    """A refusal has no item to focus: Next on the last answer said "This is the last answer" at the top
+    of the page and again above its sentences."""
+    at = app(answer="a-048", reviewer="ana")
+    assert not at.exception and heading(at).startswith("Answer a-048 (48 of 48)")
+    next(b for b in at.button if b.label == "Next").click().run()
+    assert not at.exception
+    assert html(at).count("This is the last answer (48 of 48)") == 1
