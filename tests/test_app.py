@@ -431,3 +431,11 @@ def test_what_a_key_did_on_an_answer_with_no_item_is_said_once(settings):
     next(b for b in at.button if b.label == "Next").click().run()
     assert not at.exception
     assert html(at).count("This is the last answer (48 of 48)") == 1
+
+
+def test_a_link_to_an_answer_not_loaded_says_so(settings):
+    at = app(answer="<b>gone</b>", reviewer="ana")
+    assert not at.exception
+    page = html(at)
+    assert "The link asks for answer &lt;b&gt;gone&lt;/b&gt;, which is not in the loaded logs" in page
+    assert heading(at).startswith("Answer a-001")

@@ -123,9 +123,18 @@ def test_without_a_link_the_first_answer_opens_on_its_first_unlabelled_item(answ
     navigation.open_answer(state, params, data, ids, current, "ana")
     assert state["answer_id"] == params["answer"] == ids[0]
     assert state["focus"] == (1 if len(items) > 1 else 0)
-    state2 = {}
-    navigation.open_answer(state2, {"answer": "no-such-answer"}, data, ids, current, "ben")  # ben has labelled nothing
+    state2, params2 = {}, {"answer": "no-such-answer"}
+    navigation.open_answer(state2, params2, data, ids, current, "ben")  # ben has labelled nothing
     assert state2["answer_id"] == ids[0] and state2["focus"] == 0
+    # the link's answer is not loaded: the page says so (it once opened another answer without a word)
+    assert state2["flash"] == ("warning", navigation.missing_answer_text("no-such-answer", ids[0]))
+    assert "no-such-answer, which is not in the loaded logs" in state2["flash"][1]
+    del state2["flash"]
+    navigation.open_answer(state2, params2, data, ids, current, "ben")  # the address now names the answer shown
+    assert "flash" not in state2 and params2["answer"] == ids[0]
+    state3 = {}
+    navigation.open_answer(state3, {"answer": ids[0]}, data, ids, current, "ben")  # a loaded answer: nothing to say
+    assert "flash" not in state3
 
 
 @given(raw=hs.one_of(hs.text(max_size=6), hs.integers(-3, 12).map(str), hs.none()))

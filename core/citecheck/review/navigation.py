@@ -123,6 +123,8 @@ def open_answer(state: State, params: Params, data: AnswerSource, ids: Sequence[
         else:
             answer_id = session.answer_id = ids[0] if ids else data.answer_ids[0]
             session.focus = first_open(data.items(answer_id), current, reviewer)
+    if asked and asked != session.linked and asked != answer_id:  # a link to an answer not loaded: said, not hidden
+        session.flash = ("warning", missing_answer_text(asked, answer_id))
     if asked != answer_id:
         params["answer"] = answer_id
     session.linked = answer_id
@@ -133,6 +135,14 @@ def open_answer(state: State, params: Params, data: AnswerSource, ids: Sequence[
     result = data.get(answer_id)
     assert result is not None  # (the answer was found above)
     return result, items
+
+
+def missing_answer_text(asked: str, opened: str) -> str:
+    """What the page says when the address names an answer the loaded logs do not hold (an old link,
+    a log changed since, another server's link): it opened another answer instead."""
+    shown = asked if len(asked) <= 120 else asked[:120] + "\u2026"
+    return (f"The link asks for answer {shown}, which is not in the loaded logs (an old link, or the log changed "
+            f"since); {opened} is shown instead.")
 
 
 # --- moves --------------------------------------------------------------------------------------------
