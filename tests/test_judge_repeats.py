@@ -151,6 +151,10 @@ def test_the_baseline_repeats_through_the_command(tmp_path):
     assert code == 0 and per_item and all(r == [0, 1] for r in per_item.values())
     assert "deterministic" in err and f"judged {len(per_item)} item(s) × 2 run(s)" in err
     assert changed_share(found) == 0.0
+    # a third run asked later: only run 2 is judged, and the line says so (it read "N item(s) × 1 run(s)")
+    code, _, err = run("judge", "--log", LOG, "--all-items", "--judge", "baseline", "--out", out, "--repeat", "3")
+    assert code == 0 and f"judged {len(per_item)} run(s) of {len(per_item)} item(s) (run 2)" in err, err
+    assert "× 1 run(s)" not in err
 
 
 def test_temperature_is_sent_only_when_set_and_zero_is_called_out(tmp_path, monkeypatch, capsys):

@@ -141,18 +141,21 @@ def _notes(args: argparse.Namespace, judge, err: TextIO) -> None:
                       "two samples of A decide (judge.v3 gives one)\n")
 
 
-def _runs_text(done: list, repeats: int) -> str:
-    """``12 item(s) × 3 run(s)`` when every judged item got the same runs, else the runs and items."""
+def _runs_text(done: list[tuple[str, int]], repeats: int) -> str:
+    """``12 item(s) × 3 run(s)`` when every judged item got all its runs, else the runs judged, of how
+    many items, and which runs they were (a resumed ``--repeat 3`` that judged runs 1 and 2 once read
+    "12 item(s) × 2 run(s)", as if it had been asked for two runs)."""
     items = {key for key, _ in done}
     per_item: dict[str, int] = {}
     for key, _ in done:
         per_item[key] = per_item.get(key, 0) + 1
-    counts = set(per_item.values())
-    if len(counts) == 1 and repeats > 1:
-        return f"{len(items)} item(s) × {counts.pop()} run(s)"
     if repeats == 1:
         return f"{len(items)} item(s)"
-    return f"{len(done)} run(s) of {len(items)} item(s) (runs 0 to {repeats - 1})"
+    if set(per_item.values()) == {repeats}:
+        return f"{len(items)} item(s) × {repeats} run(s)"
+    runs = sorted({run for _, run in done})
+    which = f"run {runs[0]}" if len(runs) == 1 else f"runs {runs[0]} to {runs[-1]}"
+    return f"{len(done)} run(s) of {len(items)} item(s) ({which})"
 
 
 def cmd_judge(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
