@@ -404,6 +404,34 @@ def test_external_verdicts_from_csv_and_jsonl(tmp_path):
     assert [v.judge for v in verdict_store.read(tmp_path / "out.jsonl")[0]] == ["ragas", "ragas"]
 
 
+def test_another_tools_file_as_spreadsheets_and_people_give_it(tmp_path):
+    """A spreadsheet's "CSV UTF-8" starts with a byte order mark: every row was "item: missing".  A
+    Latin-1 CSV was a traceback, a missing file or a folder an [Errno] line, a file without an item
+    column one error per row; each is now one message that says what to give."""
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("\ufeffitem,verdict\r\na-1#s0#c0,supported\r\na-2#s0#c0,\r\n".encode("utf-8"))
+    found, errors = verdict_store.import_external(bom, "t")
+    assert [(v.item, v.verdict) for v in found] == [("a-1#s0#c0", "supported")]
+    assert [str(e) for e in errors] == [f"{bom}:3: verdict: missing is not supported / partial / not_supported"]
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(b"item,verdict,rationale\na-1#s0#c0,supported,ok\na-2#s0#c0,partial,caf\xe9\n")
+    found, errors = verdict_store.import_external(latin, "t")
+    assert found == [] and [(e.line, e.field) for e in errors] == [(3, "(encoding)")]
+    assert "not UTF-8 text, so no row was imported" in errors[0].message
+    other = tmp_path / "other.csv"
+    other.write_text("id,label\na-1#s0#c0,supported\na-2#s0#c0,partial\n", encoding="utf-8")
+    found, errors = verdict_store.import_external(other, "t")
+    assert found == [] and [str(e) for e in errors] == [f"{other}:1: item: no item column (the columns are id, label): "
+                                                         "name it item"]
+    for path, said in ((tmp_path / "nothing.csv", "does not exist"), (tmp_path, "is a folder")):
+        with pytest.raises(verdict_store.ImportFileError, match=said):
+            verdict_store.import_external(path, "t")
+        code, _, err = run("verdicts", "import", path, "--judge", "t", "--out", tmp_path / "out.jsonl")
+        assert code == 2 and said in err and "Errno" not in err and "Traceback" not in err
+    code, _, err = run("verdicts", "import", latin, "--judge", "t", "--out", tmp_path / "out.jsonl")
+    assert code == 4 and "latin.csv:3: (encoding): not UTF-8 text" in err and "Traceback" not in err
+
+
 def test_verdicts_file_survives_a_torn_line(tmp_path):
     path = tmp_path / "v.jsonl"
     verdict_store.append(path, [verdict_store.make("a#s0#c0", "supported", "", "j", "v", "h")])

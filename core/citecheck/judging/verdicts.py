@@ -16,17 +16,22 @@ of the few-shot examples file the prompt was built with, "" when none).
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from citecheck.contract.item_keys import UNSCORED, VERDICTS, parse_item_key
-from citecheck.errors import FieldError, RecordError
+from citecheck.errors import CitecheckError, FieldError, RecordError
 from citecheck.storage import streams
 from citecheck.storage.lines import expect, expect_object, now, read_jsonl
 
 VERDICTS_VERSION = 2
 READS = (1, 2)  # version 1: no repeat, decided_by, confidence, examples_sha256
+
+
+class ImportFileError(CitecheckError, ValueError):
+    """Another tool's verdicts file that cannot be read at all (missing, a folder): the message says what to give."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,12 +171,28 @@ def import_external(path: str | Path, judge: str, prompt_version: str = "externa
     ordinary run; see ``judge --repeat``).  Each bad row is reported with its line and field; the rest are imported."""
     path = Path(path)
     name = str(path)
+    if path.is_dir():
+        raise ImportFileError(f"{name} is a folder: give the other tool's verdicts file itself (CSV or JSON lines)")
+    if not path.is_file():
+        raise ImportFileError(f"{name} does not exist: give the other tool's verdicts file (CSV or JSON lines)")
     rows: list[tuple[int, dict]] = []
     errors: list[RecordError] = []
     if path.suffix.lower() == ".csv":
-        with open(path, encoding="utf-8", newline="") as f:
-            for n, row in enumerate(csv.DictReader(f), start=2):
-                rows.append((n, row))
+        raw = path.read_bytes()
+        try:  # (utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte order mark, which hid the item column)
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:  # (it was a traceback)
+            line = raw[:exc.start].count(b"\n") + 1
+            return [], [RecordError(name, line, "(encoding)", "not UTF-8 text, so no row was imported: save the file "
+                                                              "as UTF-8 (a spreadsheet's \"CSV UTF-8\")")]
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        columns = [c.strip() for c in reader.fieldnames or []]
+        for needed, names in (("item", ("item", "item_key")), ("verdict", ("verdict",))):
+            if not any(c in names for c in columns):
+                return [], [RecordError(name, 1, needed, f"no {needed} column (the columns are "
+                                                         f"{', '.join(columns) or 'none'}): name it {names[0]}")]
+        for n, row in enumerate(reader, start=2):
+            rows.append((n, {str(k).strip(): v for k, v in row.items()}))
     else:
         for n, value in read_jsonl(path, expect_object):
             if isinstance(value, RecordError):
@@ -186,8 +207,9 @@ def import_external(path: str | Path, judge: str, prompt_version: str = "externa
             continue
         verdict = normalise_verdict(row.get("verdict", ""))
         if verdict is None:
-            errors.append(RecordError(name, n, "verdict", f"{row.get('verdict')!r} is not supported / partial / "
-                                                          "not_supported"))
+            given = row.get("verdict")
+            errors.append(RecordError(name, n, "verdict", ("missing" if given is None or given == "" else f"{given!r}")
+                                      + " is not supported / partial / not_supported"))
             continue
         repeat = _repeat(row.get("repeat"))
         if repeat is None:
