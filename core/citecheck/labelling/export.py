@@ -6,11 +6,11 @@ adjudication if any, and the item's human label with the rule that settled it
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator, Mapping
 
+from citecheck.contract import spreadsheet
 from citecheck.labelling import marked_spans
 from citecheck.labelling.consensus import resolve
 from citecheck.labelling.dataset import Dataset
@@ -102,9 +102,9 @@ def to_csv(items: Iterator[dict]) -> str:
     marking = [who for who in reviewers if any("spans" in r["labels"].get(who, {}) for r in materialised)]
     base = [k for k in (materialised[0] if materialised else {}) if k != "labels"] or ["item"]
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = spreadsheet.Writer(out)  # (texts a spreadsheet would run as formulas)
     writer.writerow(base + [f"{p}:{who}" for who in reviewers for p in ("label", "note")]
-                    + [f"{p}:{who}" for who in marking for p in ("spans", "marked")])
+                     + [f"{p}:{who}" for who in marking for p in ("spans", "marked")])
     for r in materialised:
         cells = [";".join(r[k]) if isinstance(r[k], list) else r[k] for k in base]
         for who in reviewers:

@@ -35,7 +35,6 @@ the store's assignment and release events.  Events of other kinds (comments, ope
 
 from __future__ import annotations
 
-import csv
 import io
 import itertools
 import statistics
@@ -44,6 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from citecheck.contract import spreadsheet
 from citecheck.contract.item_keys import CANT_TELL
 from citecheck.labelling import agreement
 from citecheck.labelling.assignments import Assignment, Release
@@ -265,25 +265,17 @@ def to_csv(people: Sequence[ReviewerFigures], work: Sequence[AssignmentFigures],
     """The Team page's figures as one rectangular CSV text: ``table`` says which table a row is of
     (``reviewer``, ``kappa``, ``assignment``), ``as of`` the clock they were computed at (UTC);
     then every table's columns, blank where a row's table has no such column.  Names and ids are
-    written as they are, except that a spreadsheet formula prefix is neutralised with a ``'``."""
+    written as they are, except that a spreadsheet formula prefix is neutralised (``contract.spreadsheet``)."""
     tables = [("reviewer", reviewer_rows(people)), ("kappa", kappa_rows(people)), ("assignment", assignment_rows(work))]
     columns = list(dict.fromkeys(c for _, rows in tables for row in rows for c in row))
     when = now.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = spreadsheet.Writer(out)
     writer.writerow(["table", "as of", *columns])
     for table, rows in tables:
         for row in rows:
-            writer.writerow([table, when, *(_cell(row.get(c)) for c in columns)])
+            writer.writerow([table, when, *(row.get(c) for c in columns)])
     return out.getvalue()
-
-
-def _cell(value: object) -> object:
-    if value is None:
-        return ""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
 
 
 def week_start(now: datetime) -> datetime:

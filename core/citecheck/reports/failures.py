@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
+from citecheck.contract import spreadsheet
 from citecheck.reports import figures, readable
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval
 from citecheck.reports.inputs import Inputs
@@ -115,7 +115,7 @@ class Overview:
     def to_csv(self) -> str:
         """Every figure as one long table: section, group, figure, count, total, rate."""
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = spreadsheet.Writer(buf)  # (a group is a model or prompt version from the logs)
         w.writerow(["section", "group", "figure", "count", "total", "rate"])
         for f in self.headline:
             w.writerow(["headline", "", f.key, f.count, f.total, _csv_rate(f.rate)])

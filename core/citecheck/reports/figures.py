@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from citecheck.checking.checker import AnswerResult
-from citecheck.contract import reasons
+from citecheck.contract import reasons, spreadsheet
 from citecheck.labelling.items import items_of
 from citecheck.labelling.labels import Label
 from citecheck.reports import timestamps
@@ -361,9 +362,25 @@ TABLE_COLUMNS = ("answer_id", "model", "prompt_version", "timestamp", "problems"
 
 
 def to_csv(df: pd.DataFrame) -> str:
-    """The failing-answers table as CSV, in ``TABLE_COLUMNS`` order."""
+    """The failing-answers table as CSV, in ``TABLE_COLUMNS`` order; a text a spreadsheet would run
+    as a formula (a question from a log) after a ``'`` (``contract.spreadsheet``)."""
     columns = [c for c in TABLE_COLUMNS if c in df.columns]
-    return df[columns].to_csv(index=False, lineterminator="\n")
+    out = io.StringIO()
+    writer = spreadsheet.Writer(out)
+    writer.writerow(columns)
+    for row in df[columns].itertuples(index=False, name=None):
+        writer.writerow(_csv_value(v) for v in row)
+    return out.getvalue()
+
+
+def _csv_value(value: object) -> object:
+    """A table value as a CSV cell, as pandas' ``to_csv`` wrote it: a missing value (None, NA,
+    NaN) empty, a numpy scalar as the Python value it holds."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 # --- refusals against a golden set ------------------------------------------------------------
