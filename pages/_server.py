@@ -202,51 +202,8 @@ def router_first() -> None:
         PagesManager.uses_pages_directory = False
 
 
-# The elements of Review's and Failures' first views whose code Streamlit fetches only when they
-# arrive (tests/test_preload.py finds any other a first view fetches): named in the page so the browser fetches them, and
-# what they import, with the main bundle (citecheck.web.preload).
-PRELOADED_ELEMENTS = ("TextInput", "Radio", "Selectbox", "Checkbox", "Button", "Progress", "Html", "IFrame",
-                      "BidiComponent", "Metric", "loadVegaEmbed", "remark-emoji")
-
-
-def preload_elements() -> None:
-    """Serve Streamlit's ``index.html`` with ``modulepreload`` links for :data:`PRELOADED_ELEMENTS`
-    (by wrapping the handler of its static files as it is made).  Another Streamlit, whose static
-    files are served otherwise, serves its page as it is."""
-    try:
-        from starlette.responses import HTMLResponse
-        from streamlit.web.server.starlette import starlette_static_routes as routes
-    except ImportError:
-        return
-    from citecheck.web import preload
-
-    make = routes.create_streamlit_static_handler
-
-    def handler(directory: str, base_url: str | None):
-        files = make(directory, base_url)
-        index = Path(directory) / "index.html"
-        try:
-            page = preload.with_preloads(index.read_text(encoding="utf-8"),
-                                         preload.closure(Path(directory) / "static" / "js", PRELOADED_ELEMENTS))
-        except OSError:
-            return files
-        served = type(files).get_response
-
-        async def get_response(self, path, scope):
-            response = await served(self, path, scope)
-            if Path(str(getattr(response, "path", ""))).resolve() == index.resolve():
-                return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
-            return response
-
-        type(files).get_response = get_response
-        return files
-
-    routes.create_streamlit_static_handler = handler
-
-
 def main(argv: list[str]) -> int:
     router_first()
-    preload_elements()
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NotFromWarmUp())
     threading.Thread(target=warm, name=WARM_THREAD, daemon=True).start()
     from streamlit.web import cli

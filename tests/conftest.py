@@ -30,7 +30,7 @@ FILE_SECONDS = {
     "test_store_dask": 54, "test_search_label_filters": 51, "test_search_index_command": 50, "test_browser_text": 48,
     "test_calibration_browser": 47, "test_store_crash": 45, "test_span_marking_browser": 44,
     "test_roles_browser": 43, "test_fuzz": 42, "test_review_search_browser": 41, "test_search_differential": 40,
-    "test_failures_browser": 60, "test_follow_browser": 37, "test_preload": 30, "test_compiled": 35, "test_app": 34,
+    "test_failures_browser": 60, "test_follow_browser": 37, "test_page_requests": 25, "test_compiled": 35, "test_app": 34,
     "test_installed_wheel": 32, "test_store_speed_paths": 28, "test_judge_walkthrough": 25, "test_store_failing": 24,
     "test_judge_repeats": 24, "test_answer_log": 24, "test_trace_fast_paths": 23, "test_store_index": 23,
     "test_browser_sessions": 22, "test_judge_comparison": 22, "test_server_warm_up": 22, "test_judge": 22,
