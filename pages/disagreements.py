@@ -85,7 +85,7 @@ if not found:
 waiting = [d for d in found if not d.settled]
 show = st.radio("Show", ["Awaiting adjudication", "All disagreements"], horizontal=True, key="dis_show")
 shown = waiting if show == "Awaiting adjudication" else found
-st.caption(adjudication.remaining_text(len(waiting), len(found)) + " " + settled_text)
+st.caption(adjudication.remaining_text(waiting, len(found), cfg.overlap) + " " + settled_text)
 if not shown:
     st.success("Every disagreement is adjudicated.")
     st.stop()

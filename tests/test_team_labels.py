@@ -436,7 +436,29 @@ def test_the_adjudication_picker_names_answer_sentence_and_first_words(data):
     assert text.startswith(f"a-001 \u00b7 sentence {item.sentence + 1} \u00b7 \u201c")
     assert f"\u2192 {chunk.chunk_id}: \u201c{' '.join(chunk.text.split()[:8])}" in text
     assert "#" not in text  # no raw item key
-    assert adjudication.remaining_text(2, 3) == "2 of 3 disagreement(s) remain to adjudicate."
+    assert adjudication.remaining_text([d, d], 3, 1) == "2 of 3 disagreement(s) remain to adjudicate."
+
+
+@pytest.mark.parametrize("overlap", [1, 2, 3, 4])
+def test_the_disagreements_a_majority_settles_are_said_apart_as_calibration_settles_them(data, overlap):
+    """Three reviewers on one item (two say supported), two on another (one each): both await
+    adjudication, and the page says that a majority settles the first meanwhile, exactly when
+    ``consensus.resolve`` settles it by majority (the caption said all remained to adjudicate beside
+    "with no majority (adjudicate them)", which left that one out)."""
+    from citecheck.labelling import adjudication
+
+    cited = [i for i in data.all_items if i.citation is not None][:2]
+    made = [label_store.make_label(cited[0], "supported", "ana"), label_store.make_label(cited[0], "supported", "ben"),
+            label_store.make_label(cited[0], "not_supported", "cy"),
+            label_store.make_label(cited[1], "supported", "ana"), label_store.make_label(cited[1], "not_supported", "ben")]
+    current = label_store.latest(made)
+    found, _ = adjudication.disagreements(cited, current, {}, "ana", overlap)
+    rules = {k: r.rule for k, r in consensus.resolve(made, {}, overlap).items()}
+    by_majority = sum(rules[d.item.key] == "majority" for d in found)
+    assert by_majority == (1 if overlap <= 3 else 0)
+    text = adjudication.remaining_text(found, len(found), overlap)
+    assert text.startswith(f"{len(found)} of {len(found)} disagreement(s) remain to adjudicate")
+    assert (f"a majority of reviewers settles {by_majority} of them" in text) == bool(by_majority)
 
 
 @given(st.text(max_size=400), st.integers(1, 12))

@@ -8,11 +8,12 @@ held back and only counted.  HTML here is built from escaped text only (rendered
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from citecheck.checking.checker import AnswerResult
 from citecheck.contract.item_keys import LABEL_TEXT
+from citecheck.labelling import consensus
 from citecheck.labelling.agreement import TeamAgreement
 from citecheck.labelling.events import Adjudication
 from citecheck.labelling.items import Item
@@ -125,11 +126,18 @@ def after_decision(keys: list[str], position: int) -> str | None:
     return keys[position + 1] if position + 1 < len(keys) else None
 
 
-def remaining_text(waiting: int, found: int) -> str:
-    """How many disagreements remain, the words the page and its tests share."""
+def remaining_text(waiting: Sequence[Disagreement], found: int, overlap: int) -> str:
+    """How many disagreements remain, the words the page and its tests share.  Those of them that
+    a majority of reviewers settles meanwhile (``consensus.majority_settles``: calibration counts
+    the majority's label) are said apart: the page's count of items "with no majority (adjudicate
+    them)" leaves them out, and "remain to adjudicate" alone read as if it did not."""
     if not found:
         return "No disagreements."
-    return f"{waiting:,} of {found:,} disagreement(s) remain to adjudicate."
+    text = f"{len(waiting):,} of {found:,} disagreement(s) remain to adjudicate"
+    by_majority = sum(consensus.majority_settles(d.labels, overlap) for d in waiting)
+    if by_majority:
+        text += f"; a majority of reviewers settles {by_majority:,} of them until then"
+    return text + "."
 
 
 def side_by_side_html(d: Disagreement) -> str:

@@ -17,7 +17,7 @@ another version of the item is left out.  Each reviewer counts once (their lates
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from citecheck.labelling.events import Adjudication
@@ -60,10 +60,24 @@ def resolve(labels: Iterable[Label], adjudicated: Mapping[str, Adjudication] | N
         elif len(given) < overlap:
             out[key] = Resolution(key, None, "incomplete", given)
         else:
-            value, votes = Counter(lab.label for lab in given).most_common(1)[0]
-            majority = votes * 2 > len(given)
-            out[key] = Resolution(key, value if majority else None, "majority" if majority else "no_majority", given)
+            value = majority_label(given)
+            out[key] = Resolution(key, value, "majority" if value is not None else "no_majority", given)
     return out
+
+
+def majority_label(given: Iterable[Label]) -> str | None:
+    """The label more than half of ``given`` (one current label per reviewer) give; None when none does."""
+    counts = Counter(lab.label for lab in given)
+    if not counts:
+        return None
+    value, votes = counts.most_common(1)[0]
+    return value if votes * 2 > sum(counts.values()) else None
+
+
+def majority_settles(given: Sequence[Label], overlap: int) -> bool:
+    """Whether :func:`resolve` settles an item with these current labels (and no adjudication) by
+    the majority rule: at least two labels, at least ``overlap``, and a label more than half give."""
+    return len(given) >= max(2, overlap) and majority_label(given) is not None
 
 
 def rule_counts(resolutions: Iterable[Resolution]) -> dict[str, int]:
