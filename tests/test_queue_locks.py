@@ -56,9 +56,32 @@ def test_assigned_items_come_first_in_assignment_order():
     assert serve([made, label(Z1, "ana", T0)], A, "ana", T0) == ("a1", 0)
     done = [made, label(Z1, "ana", T0), label(Y0, "ana", T0)]
     assert serve(done, A, "ana", T0) == ("a0", 0)  # then the ordinary queue
-    assert holds.progress_text(holds.Work.of(done), "ana") == "All 2 items assigned to you are labelled."
-    assert holds.progress_text(holds.Work.of(done[:2]), "ana") == "1 of 2 assigned to you left"
-    assert holds.progress_text(holds.Work.of(done), "ben") == ""
+    assert line(done, "ana") == "All 2 items assigned to you are labelled."
+    assert line(done[:2], "ana") == "1 of 2 assigned to you left"
+    assert line(done, "ben") == ""
+
+
+def line(events, who, overlap=1, now=T0):
+    """The review page's line on ``who``'s assigned work."""
+    items = dict(A)
+    return holds.progress_text(holds.Work.of(events), who, team_of(events), lambda a: items.get(a, []), now, overlap)
+
+
+def test_the_assigned_line_counts_what_the_queue_will_serve():
+    """Items assigned to ana that others have already labelled up to the overlap are not served to
+    her (the queue never doubles up); the line said they were left for her.  It now says how many
+    the queue will serve, and how many others' labels cover, whatever the overlap."""
+    made = make_assignment([X0.key, X1.key, Y0.key], [("ana", 1)], "lee", "answers", at=stamp(T0))
+    events = [made, label(X0, "ben", T0), label(X1, "ben", T0)]
+    assert serve(events, A, "ana", T0) == ("a1", 0)  # (Y0: the only one served)
+    assert line(events, "ana") == ("1 of 3 assigned to you left (2 more of them already have enough labels "
+                                   "from others, so your queue skips them)")
+    assert serve(events, A, "ana", T0, overlap=2) == ("a0", 0)  # (a second label is wanted: all three served)
+    assert line(events, "ana", overlap=2) == "3 of 3 assigned to you left"
+    events.append(label(Y0, "ana", T0))
+    assert serve(events, A, "ana", T0) == ("a2", 0)  # (then the ordinary queue: Z0, which nobody labelled)
+    assert line(events, "ana") == ("None of the 3 items assigned to you is left for you (2 more of them already "
+                                   "have enough labels from others, so your queue skips them).")
 
 
 def test_items_assigned_to_others_stay_out_of_the_pool_unless_overlap_needs_them():
@@ -107,7 +130,7 @@ def test_a_timed_out_assigned_item_is_released_once_whoever_notices(tmp_path):
     assert after.assigned["ana"] == ((X1.key, made.assignment),)  # back in the pool, once
     assert after.timeouts(late + timedelta(hours=1)) == []
     assert serve(events, A, "ben", late) == ("a0", 0)
-    assert holds.progress_text(after, "ana") == "1 of 1 assigned to you left"
+    assert holds.progress_text(after, "ana", {}, lambda a: dict(A).get(a, []), T0) == "1 of 1 assigned to you left"
 
 
 def test_a_lead_release_ends_the_hold_and_the_assignment(tmp_path):

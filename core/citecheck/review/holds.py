@@ -215,11 +215,6 @@ class Work:
         Found per key as asked (:class:`Claims`)."""
         return Claims(self, reviewer, now, lock_minutes)
 
-    def assigned_left(self, reviewer: str) -> tuple[int, int]:
-        """(assigned items the reviewer has not labelled, items assigned to them)."""
-        mine = self.assigned.get(reviewer, ())
-        return sum((key, reviewer) not in self.labelled for key, _ in mine), len(mine)
-
     def timeouts(self, now: datetime, lock_minutes: int = LOCK_MINUTES) -> list[tuple[str, str, str]]:
         """(assignment id, item, reviewer) of every assigned item whose reviewer opened it and let
         the lock time out without labelling it: each to be released back to the pool."""
@@ -227,18 +222,37 @@ class Work:
                        if h.assignments and now >= h.until(lock_minutes) for aid in h.assignments})
 
 
-def assigned_text(left: int, total: int) -> str:
-    """The review page's line on a reviewer's assigned work ("" when nothing is assigned to them)."""
+def assigned_text(left: int, total: int, covered: int = 0) -> str:
+    """The review page's line on a reviewer's assigned work ("" when nothing is assigned to them).
+    ``left``: the assigned items their queue will still serve them; ``covered``: those they have not
+    labelled that it will not, because other reviewers' labels and open items make up the overlap
+    there (the queue never doubles up: :func:`next_assigned`)."""
     if not total:
         return ""
+    also = (f" ({covered:,} more of them already {'has' if covered == 1 else 'have'} enough labels from others, "
+            "so your queue skips them)") if covered else ""
     if not left:
+        if covered:
+            return f"None of the {total:,} items assigned to you is left for you{also}."
         return f"All {total:,} items assigned to you are labelled."
-    return f"{left:,} of {total:,} assigned to you left"
+    return f"{left:,} of {total:,} assigned to you left{also}"
 
 
-def progress_text(work: Work, reviewer: str) -> str:
-    """"12 of 40 assigned to you left": the one place the review page's assignment line is made."""
-    return assigned_text(*work.assigned_left(reviewer))
+def progress_text(work: Work, reviewer: str, team: dict[str, dict[str, str]],
+                  items_of: Callable[[str], Sequence[Item]], now: datetime, overlap: int = 1,
+                  lock_minutes: int = LOCK_MINUTES) -> str:
+    """"12 of 40 assigned to you left": the one place the review page's assignment line is made,
+    counted by the rule that serves them (:func:`servable`)."""
+    mine = work.assigned.get(reviewer, ())
+    left = covered = 0
+    for key, _ in mine:
+        if (key, reviewer) in work.labelled:
+            continue
+        if servable(work, key, reviewer, team, items_of, now, overlap, lock_minutes) is not None:
+            left += 1
+        elif (found := locate(items_of, key)) is not None and not queue.mine(found[1], team, reviewer):
+            covered += 1  # (others' labels and holds make up the overlap; an item gone from the logs is neither)
+    return assigned_text(left, len(mine), covered)
 
 
 def notice_timeouts(target: str | Path, work: Work, now: datetime, by: str,
@@ -292,16 +306,26 @@ def next_assigned(work: Work, reviewer: str, team: dict[str, dict[str, str]], it
     for key, _ in work.assigned.get(reviewer, ()):
         if (key, reviewer) in work.labelled:
             continue
-        found = locate(items_of, key)
-        if found is None:
-            continue
-        place, item = found
-        if queue.mine(item, team, reviewer):
-            continue
-        held = len(work.holders(key, now, lock_minutes) - {reviewer})
-        if queue.count(item, team) + held < overlap:
+        place = servable(work, key, reviewer, team, items_of, now, overlap, lock_minutes)
+        if place is not None:
             return place
     return None
+
+
+def servable(work: Work, key: str, reviewer: str, team: dict[str, dict[str, str]],
+             items_of: Callable[[str], Sequence[Item]], now: datetime, overlap: int = 1,
+             lock_minutes: int = LOCK_MINUTES) -> Place | None:
+    """Where the assigned item ``key`` is, when the reviewer's queue would serve it to them: it is in
+    the logs, they have no current label on it, and its labels and other reviewers' holds do not
+    already make up the overlap; None otherwise."""
+    found = locate(items_of, key)
+    if found is None:
+        return None
+    place, item = found
+    if queue.mine(item, team, reviewer):
+        return None
+    held = len(work.holders(key, now, lock_minutes) - {reviewer})
+    return place if queue.count(item, team) + held < overlap else None
 
 
 def next_place(work: Work, reviewer: str, team: dict[str, dict[str, str]], items_of: Callable[[str], Sequence[Item]],

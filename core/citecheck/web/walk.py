@@ -133,7 +133,10 @@ class ReviewWalk:
             notices.append(("info", review_view.progress_text(reviewer, overall, label_store.progress(items, current, reviewer),
                                                      self.overlap)))
             done = review_view.share_done(overall)
-            if self.work is not None and (assigned := holds.progress_text(self.work, reviewer)):
+            team = labellers(current) if self.figures is None else self.figures.team(current)
+            if self.work is not None and (assigned := holds.progress_text(
+                    self.work, reviewer, team, self.data.items, datetime.now(timezone.utc), self.overlap,
+                    self.lock_minutes)):
                 notices.append(("info", assigned))
         else:
             notices.append(("error", f"{how_to_name(who)} before labelling: labels need a reviewer."))
