@@ -322,3 +322,26 @@ def test_a_kept_scan_reads_as_a_fresh_one_as_the_store_grows(team, cuts, other_s
     if other_store:  # a store that does not start with the events seen: scanned from the start
         other = events[1:]
         assert holds.Work.of(other, scan=scan) == holds.Work.of(other)
+
+
+@settings(max_examples=100, deadline=None)
+@given(teams(), st.data())
+def test_the_assigned_line_counts_exactly_the_items_the_queue_would_serve(team, data):
+    """``progress_text`` skips the item lookup where no label or hold can cover an item: the count
+    is still ``servable``'s, item by item, for any assignments, labels and overlap."""
+    answers, people, overlap, made, _, lock = team
+    items = [it for _, its in answers for it in its]
+    given_labels = data.draw(st.lists(st.tuples(st.sampled_from(people), st.sampled_from(items)), max_size=10))
+    events = [*made, *(label(it, who, T0) for who, it in given_labels)]
+    work, team_now, lookup = holds.Work.of(events), team_of(events), dict(answers)
+    for who in people:
+        mine = work.assigned.get(who, ())
+        exact = sum(holds.servable(work, key, who, team_now, lambda a: lookup.get(a, []), T0, overlap, lock) is not None
+                    for key, _ in mine if (key, who) not in work.labelled)
+        text = holds.progress_text(work, who, team_now, lambda a: lookup.get(a, []), T0, overlap, lock)
+        if not mine:
+            assert text == ""
+        elif exact:
+            assert text.startswith(f"{exact} of {len(mine)} assigned to you left")
+        else:
+            assert text.startswith(("All ", "None of "))

@@ -248,6 +248,10 @@ def progress_text(work: Work, reviewer: str, team: dict[str, dict[str, str]],
     for key, _ in mine:
         if (key, reviewer) in work.labelled:
             continue
+        others = team.get(key, {})
+        if reviewer not in others and len(others) + len(work.holders(key, now, lock_minutes) - {reviewer}) < overlap:
+            left += 1  # (served whatever the item's version: no lookup of its answer's items, which on a
+            continue  # store is a query the first time; as before, an item gone from the logs counts as left)
         if servable(work, key, reviewer, team, items_of, now, overlap, lock_minutes) is not None:
             left += 1
         elif (found := locate(items_of, key)) is not None and not queue.mine(found[1], team, reviewer):
