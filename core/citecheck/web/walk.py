@@ -133,11 +133,11 @@ class ReviewWalk:
             notices.append(("info", review_view.progress_text(reviewer, overall, label_store.progress(items, current, reviewer),
                                                      self.overlap)))
             done = review_view.share_done(overall)
-            team = labellers(current) if self.figures is None else self.figures.team(current)
-            if self.work is not None and (assigned := holds.progress_text(
-                    self.work, reviewer, team, self.data.items, datetime.now(timezone.utc), self.overlap,
-                    self.lock_minutes)):
-                notices.append(("info", assigned))
+            if self.work is not None and self.work.assigned.get(reviewer):  # (the team's labels: only then)
+                team = labellers(current) if self.figures is None else self.figures.team(current)
+                notices.append(("info", holds.progress_text(self.work, reviewer, team, self.data.items,
+                                                            datetime.now(timezone.utc), self.overlap,
+                                                            self.lock_minutes)))
         else:
             notices.append(("error", f"{how_to_name(who)} before labelling: labels need a reviewer."))
         if self.sample is not None:
