@@ -69,3 +69,13 @@ def test_misses_table_has_its_columns_even_when_empty():
     empty = evaluate_retrieval([], [], 5)
     assert list(views.misses_table(empty).columns) == ["answer_id", "question", "wanted", "retrieved"]
     assert isinstance(views.misses_table(empty), pd.DataFrame)
+
+
+def test_a_judges_verdict_and_a_human_label_read_as_the_label_buttons_name_them():
+    """The Calibration page's disagreements and the Review page's judge line said "partial" and
+    "not supported" where every label button and list says "Partially supported"."""
+    shown = html.disagreement_html("q", "s", "partial", "not_supported", "r")
+    assert "<b>Human:</b> Partially supported" in shown and "<b>Judge:</b> Not supported" in shown
+    assert "<b>Partially supported</b>" in html.verdict_html("j", "v1", "partial", "r")
+    assert "<b>unscored</b>" in html.verdict_html("j", "v1", "unscored", "r")
+    assert "&lt;b&gt;" in html.verdict_html("j", "v1", "<b>x", "r")  # (an unknown code is still escaped)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from citecheck.checking import answer_problems
 from citecheck.checking.checker import AnswerResult, CitationResult
 from citecheck.contract import reasons
+from citecheck.contract.item_keys import LABEL_TEXT
 from citecheck.contract.log import Chunk
 from citecheck.review.paging import MAX_SENTENCE_CHARS, clip
 from citecheck.text.highlight import Span, closest_passage, escape, highlight, highlight_window
@@ -305,9 +306,15 @@ def unresolved_html(result: AnswerResult, c: CitationResult) -> str:
     return f'<div class="cc-fail">{escape(c.chunk_id or f"[{c.marker}]")}: {escape(why)}</div>'
 
 
+def label_words(code: str) -> str:
+    """A label or verdict as the label buttons name it ("Partially supported"); another code (a
+    judge's "unscored") with its underscores as spaces."""
+    return LABEL_TEXT.get(code, code.replace("_", " "))
+
+
 def verdict_html(judge: str, prompt_version: str, verdict: str, rationale: str) -> str:
     return (f'<div class="cc-judge"><b>Judge</b> {field(judge)} ({field(prompt_version)}): '
-            f"<b>{escape(verdict.replace('_', ' '))}</b> \u2014 {field(rationale)}</div>")
+            f"<b>{escape(label_words(verdict))}</b> \u2014 {field(rationale)}</div>")
 
 
 def own_label_html(label_text: str, note: str, stale: bool) -> str:
@@ -325,8 +332,8 @@ def others_html(others: list[tuple[str, str]]) -> str:
 def disagreement_html(question: str, sentence: str, human: str, judge: str, rationale: str) -> str:
     """The calibration page's view of one item where the judge and the human label differ."""
     return (labelled_html([("Question", question), ("Sentence", sentence)])
-            + f"<p><b>Human:</b> {escape(human.replace('_', ' '))}<br><b>Judge:</b> "
-              f"{escape(judge.replace('_', ' '))} \u2014 {field(rationale)}</p>")
+            + f"<p><b>Human:</b> {escape(label_words(human))}<br><b>Judge:</b> "
+              f"{escape(label_words(judge))} \u2014 {field(rationale)}</p>")
 
 
 # --- keyboard flow ------------------------------------------------------------------------------
