@@ -110,3 +110,16 @@ def test_a_command_that_needs_a_key_says_what_to_do_without_one(argv, instead, t
     assert code == 2 and "set ANTHROPIC_API_KEY in the environment to call Claude" in text and instead in text, text
     assert argv[0] == "ask" or "--dry-run)" not in text
     assert "Traceback" not in text
+
+
+def test_the_judge_prompt_version_is_given_by_either_spelling_on_every_judging_command():
+    """``judge`` and ``calibrate`` said ``--prompt``, ``estimate`` and ``sample`` ``--prompt-version``
+    for the same thing; a user who learnt one was refused by the others.  Each now takes both."""
+    from citecheck.cli.main import build_parser
+
+    parser = build_parser()
+    for argv, dest in ((["judge", "--labels", "l.jsonl", "--out", "v.jsonl"], "prompt"), (["calibrate", "--labels", "l", "--verdicts", "v"], "prompt"),
+                       (["estimate", "--labels", "l", "--verdicts", "v", "--log", "a.jsonl"], "prompt_version"),
+                       (["sample", "--size", "5", "--seed", "1", "--out", "s.jsonl", "--log", "a.jsonl"], "prompt_version")):
+        for spelling in ("--prompt", "--prompt-version"):
+            assert getattr(parser.parse_args([*argv, spelling, "judge.v3"]), dest) == "judge.v3", (argv[0], spelling)

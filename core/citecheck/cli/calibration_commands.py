@@ -111,7 +111,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_option(cal, "labels", required=True)
     add_option(cal, "verdicts", required=True)
     cal.add_argument("--judge", help="judge name (default: every judge in the file)")
-    cal.add_argument("--prompt", help="prompt version (default: every one)")
+    cal.add_argument("--prompt", "--prompt-version", dest="prompt",
+                     help="judge prompt version (default: every one); --prompt-version as estimate and sample say it")
     cal.add_argument("--split", choices=["all", "dev", "test"], default="all")
     add_option(cal, "log", purpose="drop labels whose item changed since")
     add_option(cal, "corpus")

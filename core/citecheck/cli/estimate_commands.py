@@ -116,7 +116,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_option(est, "labels", required=True)
     add_option(est, "verdicts", required=True, purpose="judge every item with citecheck judge --all-items")
     est.add_argument("--judge", help="judge name (needed when the verdicts file holds several)")
-    est.add_argument("--prompt-version", help="judge prompt version (needed when there are several)")
+    est.add_argument("--prompt-version", "--prompt", dest="prompt_version",
+                     help="judge prompt version (needed when there are several); --prompt as judge and calibrate say it")
     est.add_argument("--sample", help="calibration sample file (citecheck sample): only its labels count")
     est.add_argument("--confidence", type=_confidence, default=0.95, help="confidence level of the intervals")
     est.add_argument("--target", type=_half_width, help="half-width wanted: how many more labels would reach it")
@@ -136,7 +137,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="draw within strata: the judge's verdict, or the checker's status")
     add_option(smp, "verdicts", env=False, purpose="draw only items this judge scored (needed for --stratify judge)")
     smp.add_argument("--judge", help="judge name, with --verdicts")
-    smp.add_argument("--prompt-version", help="judge prompt version, with --verdicts")
+    smp.add_argument("--prompt-version", "--prompt", dest="prompt_version",
+                     help="judge prompt version, with --verdicts; --prompt as judge and calibrate say it")
     add_option(smp, "labels", env=False, purpose="the labels so far: Neyman allocation from each stratum's spread")
     add_option(smp, "overlap", type=overlap, fallback=1, purpose="the majority of at least K labels settles an item "
                                                                     "(default 1)")

@@ -333,8 +333,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_option(jd, "corpus")
     jd.add_argument("--judge", choices=["claude", "baseline"], default="baseline")
     jd.add_argument("--model", default="claude-haiku-4-5")
-    jd.add_argument("--prompt", help="judge prompt version (core/citecheck/llm/prompts/; default judge.v2, "
-                                     "judge.v3 with --examples)")
+    jd.add_argument("--prompt", "--prompt-version", dest="prompt",
+                    help="judge prompt version (core/citecheck/llm/prompts/; default judge.v2, judge.v3 with --examples)")
     jd.add_argument("--repeat", type=positive, default=1, metavar="K",
                     help="judge each item K times (runs 0..K-1; run 0 is the one calibration counts)")
     jd.add_argument("--temperature", type=_temperature, metavar="T", help="sampling temperature, 0 to 1 (default: not sent: the model's own)")
