@@ -17,7 +17,8 @@ def _label(item: str, label: str, fingerprint: str = "f", citation=1) -> Label:
 
 def test_a_tiny_sample_carries_a_warning():
     tiny = captions.estimate_caption(Estimate(1.0, 1.0, 1.0, 3))
-    assert tiny.startswith("95% CI 1.00 to 1.00, n = 3") and "too few items" in tiny
+    assert tiny.startswith("95% CI 1.00 to 1.00, n = 3") and "under 30 items: read the interval" in tiny
+    assert "say anything" not in tiny
     assert captions.small(Estimate(1.0, 1.0, 1.0, 3))
     big = captions.estimate_caption(Estimate(0.7, 0.6, 0.8, 120))
     assert big == "95% CI 0.60 to 0.80, n = 120" and not captions.small(Estimate(0.7, 0.6, 0.8, 120))
@@ -38,7 +39,7 @@ def test_run_disabled_reasons_and_matrix_names():
     assert "ANTHROPIC_API_KEY" in captions.run_disabled_reason(5, "claude", False)
     assert captions.run_disabled_reason(5, "claude", True) is None
     frame = captions.matrix_frame(np.arange(9).reshape(3, 3))
-    assert list(frame["human"].unique()) == ["supported", "partial", "not supported"]
+    assert list(frame["human"].unique()) == ["Supported", "Partially supported", "Not supported"]  # (the buttons' names)
     assert frame["items"].sum() == 36
 
 

@@ -8,21 +8,23 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from citecheck.contract.item_keys import LABEL_TEXT
 from citecheck.judging.calibration import CLASSES, Estimate
 from citecheck.labelling.labels import Label
 
 # Below this many items an interval says next to nothing (a 3-item sample gives "1.00 to 1.00").
 SMALL_N = 30
-CLASS_NAMES = {"supported": "supported", "partial": "partial", "not_supported": "not supported"}
+CLASS_NAMES = {code: LABEL_TEXT[code] for code in CLASSES}  # (the label buttons' names: "Partially supported")
 
 
 def estimate_caption(est: Estimate) -> str:
-    """``"95% CI 0.61 to 0.83, n = 120"``; with a warning when n is below SMALL_N."""
+    """``"95% CI 0.61 to 0.83, n = 120"``; with a note when n is below SMALL_N.  (It said "too few
+    items to say anything", also beside an interval such as 0.00 to 0.12 that says a good deal.)"""
     ci = (f"95% CI {est.low:.2f} to {est.high:.2f}, " if est.low is not None and est.high is not None
           else f"no interval: {est.why}; " if est.why else "")
     text = f"{ci}n = {est.n}"
     if est.n < SMALL_N:
-        text += f" \u2014 too few items (under {SMALL_N}) to say anything: label and judge more"
+        text += f" \u2014 under {SMALL_N} items: read the interval, not the figure alone; label and judge more"
     return text
 
 
