@@ -252,10 +252,13 @@ def progress_text(work: Work, reviewer: str, team: dict[str, dict[str, str]],
         if reviewer not in others and len(others) + len(work.holders(key, now, lock_minutes) - {reviewer}) < overlap:
             left += 1  # (served whatever the item's version: no lookup of its answer's items, which on a
             continue  # store is a query the first time; as before, an item gone from the logs counts as left)
-        if servable(work, key, reviewer, team, items_of, now, overlap, lock_minutes) is not None:
+        found = locate(items_of, key)
+        if found is None or queue.mine(found[1], team, reviewer):
+            continue  # (an item gone from the logs is neither left nor covered)
+        if serves(work, found[1], reviewer, team, now, overlap, lock_minutes):
             left += 1
-        elif (found := locate(items_of, key)) is not None and not queue.mine(found[1], team, reviewer):
-            covered += 1  # (others' labels and holds make up the overlap; an item gone from the logs is neither)
+        else:
+            covered += 1  # (others' labels and holds make up the overlap)
     return assigned_text(left, len(mine), covered)
 
 
@@ -323,13 +326,17 @@ def servable(work: Work, key: str, reviewer: str, team: dict[str, dict[str, str]
     the logs, they have no current label on it, and its labels and other reviewers' holds do not
     already make up the overlap; None otherwise."""
     found = locate(items_of, key)
-    if found is None:
-        return None
-    place, item = found
+    return found[0] if found is not None and serves(work, found[1], reviewer, team, now, overlap, lock_minutes) else None
+
+
+def serves(work: Work, item: Item, reviewer: str, team: dict[str, dict[str, str]], now: datetime, overlap: int = 1,
+           lock_minutes: int = LOCK_MINUTES) -> bool:
+    """Whether the reviewer's queue serves them ``item``: they have no current label on it, and its
+    labels and other reviewers' holds do not already make up the overlap."""
     if queue.mine(item, team, reviewer):
-        return None
-    held = len(work.holders(key, now, lock_minutes) - {reviewer})
-    return place if queue.count(item, team) + held < overlap else None
+        return False
+    held = len(work.holders(item.key, now, lock_minutes) - {reviewer})
+    return queue.count(item, team) + held < overlap
 
 
 def next_place(work: Work, reviewer: str, team: dict[str, dict[str, str]], items_of: Callable[[str], Sequence[Item]],
