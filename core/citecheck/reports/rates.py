@@ -43,9 +43,19 @@ def percent(rate: float | Fraction | None, whole: int | None = None) -> str:
     else:
         if rate is None or (isinstance(rate, float) and math.isnan(rate)):
             return "n/a"
-        value = Fraction(repr(float(rate))) if isinstance(rate, float) else Fraction(rate)
+        value = _exact(rate)
+    return f"{_tenths_of_a_percent(value)}%"
+
+
+def _exact(rate: float | Fraction) -> Fraction:
+    """A float read as the shortest decimal that gives it back (its ``repr``); a Fraction as it is."""
+    return Fraction(repr(float(rate))) if isinstance(rate, float) else Fraction(rate)
+
+
+def _tenths_of_a_percent(value: Fraction) -> Decimal:
+    """``value`` in percent, rounded half up to one decimal: the one rounding rule."""
     hundredths = Decimal(value.numerator * 100) / Decimal(value.denominator)
-    return f"{hundredths.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}%"
+    return hundredths.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
 
 
 def points(diff: float | Fraction | None) -> str | None:
@@ -55,8 +65,6 @@ def points(diff: float | Fraction | None) -> str | None:
     (a ``Fraction`` of the counts) where the counts are at hand."""
     if diff is None or (isinstance(diff, float) and math.isnan(diff)):
         return None
-    value = Fraction(repr(float(diff))) if isinstance(diff, float) else Fraction(diff)
-    hundredths = (Decimal(value.numerator * 100) / Decimal(value.denominator)).quantize(
-        Decimal("0.1"), rounding=ROUND_HALF_UP)
-    return f"{hundredths if hundredths else Decimal('0.0'):+} pts"
+    tenths = _tenths_of_a_percent(_exact(diff))
+    return f"{tenths if tenths else Decimal('0.0'):+} pts"
 
