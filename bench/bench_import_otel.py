@@ -15,7 +15,9 @@ command does), and ``check --quiet`` of that log.  Each is timed by the wall clo
 process's CPU time (the machine's 2 cores are shared: the CPU ratio is the steadier figure);
 the load average before and after, and whether the checker runs compiled (mypyc, ``citecheck
 --version``: a pure-Python checker makes the check several times slower, and the ratio
-meaningless), are printed with them.
+meaningless), are printed with them.  Then the import's peak memory (RSS) as a command of its own,
+of the first quarter of the traces and of all of them: a file of one export a line is read as a
+stream, so the two should be about the same.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import io
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -120,6 +123,24 @@ def main() -> None:
     print(f"ratio import/check {imported / checked:.2f} by the clock, {imported_cpu / checked_cpu:.2f} by CPU time "
           f"(target <= 1); log {log.stat().st_size / 1e6:.0f} MB; cpu count {os.cpu_count()}; load average after "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    quarter = traces.with_name(f"otel-{n // 4}-head.jsonl")
+    with open(traces, "rb") as source, open(quarter, "wb") as head:
+        head.writelines(line for _, line in zip(range(n // 4), source))
+    peaks = [f"{rows:,} requests {peak_rss_mb(path, log):.0f} MB" for rows, path in ((n // 4, quarter), (n, traces))]
+    print(f"import otel peak RSS, as a command: {'; '.join(peaks)}")
+
+
+def peak_rss_mb(traces: Path, log: Path) -> float:
+    """The peak resident memory of ``citecheck import otel TRACES --out LOG`` run as a process of its own."""
+    child = subprocess.Popen([sys.executable, "-c", "import sys; from citecheck.cli.main import main; "
+                              "sys.exit(main(sys.argv[1:], sys.stdout, sys.stderr))",
+                              "import", "otel", str(traces), "--out", str(log)],
+                             env={**os.environ, "PYTHONPATH": str(ROOT / "core")},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, child.returncode
+    return usage.ru_maxrss / 1024
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import base64
 import binascii
 import json
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from msgspec import UNSET
 
 from citecheck.errors import CitecheckError, FieldError, RecordError
 from citecheck.importers.otlp_json import decode_export
-from citecheck.storage.lines import decode, surrogate_path
+from citecheck.storage.lines import LongLine, decode, physical_lines, surrogate_path
 
 # OpenTelemetry's span kinds, by number (the protobuf enum) and by name.
 SPAN_KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
@@ -670,25 +671,60 @@ def _lines(data: bytes) -> Iterator[tuple[int, bytes | memoryview]]:
         at, number = end + 1, number + 1
 
 
+def record_spans(path: str, position: int, record: Any, careful: bool = False) -> list[Span | RecordError]:
+    """The spans of one record of an OTLP JSON file: an export's line (bytes, decoded here: typed
+    first, else as :func:`_lenient` decodes it) or an export already decoded; a span or record that
+    cannot be read is a :class:`RecordError` naming line ``position`` of ``path``."""
+    origin = f"{path}:{position}"
+    if type(record) is memoryview or type(record) is bytes:  # a line, not yet decoded
+        typed = decode_export(record)
+        quick = typed_spans(typed, origin) if typed is not None else None
+        if quick is not None:
+            return list(quick)
+        found = _lenient(record)
+        if isinstance(found, FieldError):
+            return [RecordError(path, position, found.field, found.message)]
+        record, careful = found
+    out: list[Span | RecordError] = []
+    for span in spans_from_request(record, "", origin, careful):
+        out.append(RecordError(path, position, span.field, span.message) if isinstance(span, FieldError) else span)
+    return out
+
+
 def read_otlp(path: str) -> Iterator[Span | RecordError]:
     """The spans of an OTLP JSON file, each with ``where`` naming its file and line (or item); a
     record or span that cannot be read is a :class:`RecordError`, and the rest are still read."""
     for item in _otlp_records(path):
         if isinstance(item, RecordError):
             yield item
-            continue
-        position, record, careful = item
-        origin = f"{path}:{position}"
-        if type(record) is memoryview or type(record) is bytes:  # a line, not yet decoded
-            typed = decode_export(record)
-            quick = typed_spans(typed, origin) if typed is not None else None
-            if quick is not None:
-                yield from quick
-                continue
-            found = _lenient(record)
-            if isinstance(found, FieldError):
-                yield RecordError(path, position, found.field, found.message)
-                continue
-            record, careful = found
-        for span in spans_from_request(record, "", origin, careful):
-            yield RecordError(path, position, span.field, span.message) if isinstance(span, FieldError) else span
+        else:
+            yield from record_spans(path, item[0], item[1], item[2])
+
+
+# --- one export a line, read as a stream ----------------------------------------------------
+
+_HEAD_BYTES = 1 << 20
+
+
+def is_export_lines(path: str) -> bool:
+    """Whether :func:`_otlp_records` reads ``path`` one export a line, as its first line alone tells:
+    the file starts (after blank space) with a JSON object that ends with its first line.  Then
+    :func:`export_lines` gives the same lines without holding the file; a file it cannot tell
+    from its first megabyte (a longer first line) is read whole, as before."""
+    with open(path, "rb") as handle:
+        head = handle.read(_HEAD_BYTES)
+    first = _BLANK.match(head).end()  # type: ignore[union-attr]  # (it matches the empty string)
+    if head[first:first + 1] != b"{" or head.find(b"\n", first) < 0:
+        return False
+    return _first_line_is_json(head, first)
+
+
+def export_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of every non-blank line of ``path`` without its end, numbered and
+    split as :func:`_lines` numbers and splits them, read a megabyte at a time (a line of any
+    length is whole)."""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(physical_lines(handle, limit=sys.maxsize), start=1):
+            assert not isinstance(raw, LongLine)  # (no line is over the limit of sys.maxsize bytes)
+            if raw.strip():
+                yield number, raw.rstrip(b"\r\n")

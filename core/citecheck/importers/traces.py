@@ -108,7 +108,7 @@ def requests(spans: Iterable[Span], summary: TraceSummary | None = None) -> Iter
     for span in spans:
         by_trace.setdefault(span.trace_id, {})[span.span_id] = span  # a span sent twice: the later one
     for trace_id, members in by_trace.items():
-        yield from _trace_requests(trace_id, members, summary)
+        yield from trace_requests(trace_id, members, summary)
 
 
 def _order(span: Span) -> tuple:
@@ -134,7 +134,8 @@ def _descendants(start: list[Span], children: dict[str, list[Span]], depth: dict
     return out
 
 
-def _trace_requests(trace_id: str, members: dict[str, Span], summary: TraceSummary | None) -> Iterator[Request]:
+def trace_requests(trace_id: str, members: dict[str, Span], summary: TraceSummary | None) -> Iterator[Request]:
+    """The requests of one trace's spans (by span id, in the order they came)."""
     children: dict[str, list[Span]] = defaultdict(list)
     roots: list[Span] = []
     for span in members.values():
@@ -602,7 +603,13 @@ def to_answer(request: Request, fmt: str, summary: TraceSummary | None = None) -
 def answers(spans: Iterable[Span], fmt: str, summary: TraceSummary, skip_without_retrieval: bool = False
             ) -> Iterator[Answer]:
     """One answer per request of ``spans``."""
-    for request in requests(spans, summary):
+    return request_answers(requests(spans, summary), fmt, summary, skip_without_retrieval)
+
+
+def request_answers(found: Iterable[Request], fmt: str, summary: TraceSummary, skip_without_retrieval: bool = False
+                    ) -> Iterator[Answer]:
+    """One answer per request of ``found``."""
+    for request in found:
         if skip_without_retrieval and not documents_of(request)[1]:
             summary.skipped_without_retrieval += 1
             continue
