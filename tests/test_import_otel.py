@@ -27,7 +27,7 @@ from citecheck.importers.spans import (
     spans_from_request,
 )
 from citecheck.importers.trace_citations import link_citations, normal_url
-from citecheck.importers.traces import TraceSummary, answers
+from citecheck.importers.traces import TraceSummary, answers, langchain_message
 from helpers import imported_traces, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -87,6 +87,68 @@ def test_an_agent_gives_its_final_answer_not_an_intermediate_llm_call():
     result = check_answer(a)
     assert {c.chunk_id for c in result.citations} == {"leave-policy-3", f"{'a1' * 16}:a000000000000005:0"}
     assert not any("unretrieved_source" in c.reasons for c in result.citations)
+
+
+LCEL_ANSWER = ('Employees get 18 days of earned leave per year [1]. Unused leave carries over up to 45 days [2]. '
+               'The handbook says "Employees get 18 days of earned leave per calendar year." [1] '
+               'New hires get 30 days in their first year [2].')
+
+
+def _lcel_spans() -> list[dict]:
+    """The spans of the first request of langchain_lcel.jsonl (an LCEL chain that ends in its chat model)."""
+    export = json.loads((TRACES / "langchain_lcel.jsonl").read_text().splitlines()[0])
+    return [s for group in export["resourceSpans"][0]["scopeSpans"] for s in group["spans"]]
+
+
+def test_a_langchain_chain_ending_in_its_chat_model_gives_the_models_answer_not_the_formatted_sources():
+    """``{"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | llm``, with no
+    output parser: OpenInference records the chain's output as LangChain serialises an AIMessage
+    (``{"type": "ai", "data": {"content": ...}}``); the context branch's output is the sources as
+    the prompt numbers them, which is no answer."""
+    [a, _], errors, _ = imported("langchain_lcel.jsonl")
+    assert errors == []
+    assert a.question == "How many days of earned leave do I get?"
+    assert a.answer == LCEL_ANSWER
+    assert [c.text for c in a.chunks] == ["Employees get 18 days of earned leave per calendar year.",
+                                          "Unused earned leave carries over to the next year, up to 45 days in total.",
+                                          "The office is closed on Diwali and on the day after."]
+    result = check_answer(a)
+    assert [c.chunk_id for c in result.citations] == [a.chunks[i].chunk_id for i in (0, 1, 0, 1)]
+    assert [s.reasons for s in result.sentences][3] == ("number_not_in_source",)  # the made-up 30 days
+
+
+def test_a_chain_that_ended_before_the_last_llm_call_is_never_the_answer(tmp_path):
+    """Without a readable root output, the answer is not the output of a step that ended before the
+    model answered (the sources formatted for the prompt), but the model's."""
+    spans = _lcel_spans()
+    for span in spans:
+        if "parentSpanId" not in span:
+            span["attributes"] = [a for a in span["attributes"] if a["key"] != "output.value"]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert a.answer == LCEL_ANSWER
+
+
+@pytest.mark.parametrize("message", [
+    {"type": "ai", "data": {"content": "It is 18 days [1].", "type": "ai", "tool_calls": []}},
+    {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
+     "kwargs": {"content": "It is 18 days [1].", "type": "ai"}},
+    {"type": "ai", "data": {"content": [{"type": "text", "text": "It is 18 days [1]."}]}},
+])
+def test_a_serialised_langchain_message_reads_as_its_text(tmp_path, message):
+    question = {"messages": [{"type": "system", "data": {"content": "Cite as [n]."}},
+                             {"type": "human", "data": {"content": "How many days?"}}]}
+    root = {"traceId": "3c" * 16, "spanId": "3c" * 8, "name": "RunnableSequence", "kind": 1,
+            "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+            "attributes": [{"key": "openinference.span.kind", "value": {"stringValue": "CHAIN"}},
+                           {"key": "input.value", "value": {"stringValue": json.dumps(question)}},
+                           {"key": "output.value", "value": {"stringValue": json.dumps(message)}}]}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [root]}]}]}))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert (a.question, a.answer) == ("How many days?", "It is 18 days [1].")
+    assert langchain_message({"type": "ai", "data": [1, 2]}) == {"type": "ai", "data": [1, 2]}  # (not a message)
 
 
 def test_genai_conventions_documents_without_ids_or_text_and_a_request_without_retrieval():

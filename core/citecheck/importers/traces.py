@@ -187,14 +187,50 @@ def trace_requests(trace_id: str, members: dict[str, Span], summary: TraceSummar
 
 # --- reading the parts of a request -----------------------------------------------------------
 
+# LangChain's message classes (the last part of a serialised message's ``id``) and the role each is.
+_LANGCHAIN_ROLES = {"HumanMessage": "human", "HumanMessageChunk": "human", "AIMessage": "ai", "AIMessageChunk": "ai",
+                    "SystemMessage": "system", "SystemMessageChunk": "system", "ToolMessage": "tool",
+                    "ToolMessageChunk": "tool", "ChatMessage": "chat", "ChatMessageChunk": "chat"}
+
+
+def langchain_message(value: Any) -> Any:
+    """A LangChain message as LangChain serialises it, as its own fields with a ``role``: the
+    ``{"type": "ai", "data": {"content": ...}}`` of ``messages_to_dict`` (what OpenInference records
+    as the output of a chain that ends in a chat model) and the ``{"lc": 1, "type": "constructor",
+    "id": [..., "AIMessage"], "kwargs": {"content": ...}}`` of ``dumpd``; any other value as it is."""
+    if type(value) is not dict:
+        return value
+    kind = value.get("type")
+    data = value.get("data")
+    if isinstance(kind, str) and isinstance(data, dict) and "content" in data and len(value) == 2:
+        return {**data, "role": data.get("role") or kind}
+    kwargs = value.get("kwargs")
+    path = value.get("id")
+    if kind == "constructor" and value.get("lc") == 1 and isinstance(kwargs, dict) and "content" in kwargs \
+            and isinstance(path, list) and path and isinstance(path[-1], str):
+        return {**kwargs, "role": kwargs.get("role") or _LANGCHAIN_ROLES.get(path[-1], path[-1])}
+    return value
+
+
+def _role(message: dict) -> Any:
+    """A message's role: its ``role``, else the ``type`` LangChain's ``model_dump`` gives (``human``, ``ai``)."""
+    role = message.get("role")
+    return role if role is not None else message.get("type")
+
+
 def _text_in(value: Any, keys: tuple[str, ...], role: str | None = None) -> str | None:
     """The text a JSON input or output holds: itself when a string; under one of ``keys``; the
-    last message of ``role`` of a messages list."""
+    last message of ``role`` of a messages list.  A serialised LangChain message is read as the
+    message it is (:func:`langchain_message`)."""
     value = maybe_json(value)
+    message = langchain_message(value)
+    if message is not value:
+        return _message_text(message)
     if isinstance(value, str):
         return value
     if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
-        wanted = [m for m in value if role is None or m.get("role") in (role, "human" if role == "user" else "ai")]
+        value = [langchain_message(m) for m in value]
+        wanted = [m for m in value if role is None or _role(m) in (role, "human" if role == "user" else "ai")]
         if wanted:
             message = wanted[0] if role == "user" else wanted[-1]
             return _message_text(message)
@@ -289,9 +325,13 @@ def final_answer(request: Request) -> tuple[str, Span | None]:
         found = _output(root)
         if found:
             return found, root
+    llm_ends = [s.end or s.start for s in request.spans if s.kind == "LLM"]
+    last_llm = max(llm_ends) if llm_ends else None
     outer = sorted((s for s in request.spans if s.kind in ("CHAIN", "AGENT")),
                    key=lambda s: (request.depth.get(s.span_id, 99), -(s.end or s.start)))
     for span in outer:
+        if last_llm is not None and span.end is not None and span.end < last_llm:
+            continue  # a step that ended before the last LLM call did (the sources formatted for the prompt)
         found = _output(span)
         if found:
             return found, span
