@@ -27,7 +27,7 @@ from citecheck.importers.spans import (
     spans_from_request,
 )
 from citecheck.importers.trace_citations import link_citations, normal_url
-from citecheck.importers.traces import TraceSummary, answers, langchain_message
+from citecheck.importers.traces import TraceSummary, answers, langchain_message, output_ids
 from helpers import imported_traces, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -128,6 +128,33 @@ def test_a_chain_that_ended_before_the_last_llm_call_is_never_the_answer(tmp_pat
     path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
     [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
     assert a.answer == LCEL_ANSWER
+
+
+def test_a_langchain_documents_id_is_read_from_the_retrievers_output():
+    """OpenInference's LangChain instrumentation records a Document's text and metadata but not its
+    ``id``; the retriever span's ``output.value`` (the Documents as LangChain serialises them) has it."""
+    [a, b], _, _ = imported("langchain_lcel.jsonl")
+    for answer in (a, b):
+        assert [c.chunk_id for c in answer.chunks][:2] == ["leave-2", "leave-3"]
+        assert answer.chunks[0].title == "Leave policy" and answer.chunks[1].source == "handbook/leave.md"
+    third = a.chunks[2]  # a Document without an id keeps the trace's stable one
+    assert third.chunk_id == f"{'1c' * 16}:1c00000000000001:2" and third.source == "handbook/holidays.md"
+
+
+@pytest.mark.parametrize("output", [
+    {"documents": [{"id": "other", "page_content": "Some other text."}]},  # not the same document
+    {"documents": [{"id": "a", "page_content": "Leave is 18 days."}, {"id": "b", "page_content": "More."}]},  # 2 for 1
+    {"documents": [{"id": None, "page_content": "Leave is 18 days."}]},
+    {"documents": [{"id": 7, "page_content": "Leave is 18 days."}]},
+    "Leave is 18 days.", ["not", "documents"], {"documents": "none"},
+])
+def test_an_id_is_taken_only_from_the_same_document_at_the_same_place(output):
+    found = [{"content": "Leave is 18 days.", "metadata": "{}"}]
+    assert output_ids(found, json.dumps(output)) == found
+    assert output_ids(found, {"documents": [{"id": "x", "page_content": "Leave is 18 days."}]}) == \
+        [{"content": "Leave is 18 days.", "metadata": "{}", "id": "x"}]
+    assert output_ids([{"content": "Leave is 18 days.", "id": "own"}],  # (a recorded id is kept)
+                      {"documents": [{"id": "x", "page_content": "Leave is 18 days."}]})[0]["id"] == "own"
 
 
 @pytest.mark.parametrize("message", [

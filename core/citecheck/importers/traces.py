@@ -506,6 +506,30 @@ def _tree_matters(attributes: Mapping[str, Any], head: str) -> bool:
     return any(key == head or key.startswith(under) or key.startswith(_READ_LATER) for key in attributes)
 
 
+def output_ids(found: list, output: Any) -> list:
+    """``found`` (a retriever span's documents), those without an id given the id of the same
+    document in the span's ``output``: OpenInference's LangChain instrumentation records a
+    ``Document``'s text and metadata but not its ``id``, which the span's output, the documents as
+    LangChain serialises them (``{"documents": [{"id", "page_content", "metadata"}...]}``), holds.
+    An id is taken only from the output's document at the same place with the same text."""
+    output = maybe_json(output)
+    listed = output.get("documents") if isinstance(output, dict) else None
+    if not isinstance(listed, list) or len(listed) != len(found):
+        return found
+    out = []
+    for raw, given in zip(found, listed):
+        if type(raw) is dict and type(given) is dict:
+            inner = raw.get("document")
+            body: dict = inner if type(inner) is dict else raw
+            given_id = given.get("id")
+            if body.get("id") is None and isinstance(given_id, str) and given_id \
+                    and given.get("page_content") == body.get("content"):
+                body = {**body, "id": given_id}
+                raw = {**raw, "document": body} if type(inner) is dict else body
+        out.append(raw)
+    return out
+
+
 def span_documents(span: Span) -> tuple[str, list]:
     """(how, raw documents) a span returned: ``retrieval``, ``rerank`` or ``tool``; ``("", [])``."""
     if span.kind not in _DOCUMENT_KINDS and not any(k.startswith(_DOCUMENT_KEYS) for k in span.attributes):
@@ -522,6 +546,8 @@ def span_documents(span: Span) -> tuple[str, list]:
     elif not found:  # (no attribute under "retrieval": the tree would hold no documents there)
         found = items(span_value(span, "gen_ai.retrieval.documents"))
     if found:
+        if span.kind == "RETRIEVER" and "output.value" in span.attributes:
+            found = output_ids(found, span_value(span, "output.value"))
         return "retrieval", found
     if span.kind in ("RETRIEVER", "TOOL"):
         found = _tool_documents(span_value(span, "output.value"))
