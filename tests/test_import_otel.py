@@ -130,6 +130,33 @@ def test_a_chain_that_ended_before_the_last_llm_call_is_never_the_answer(tmp_pat
     assert a.answer == LCEL_ANSWER
 
 
+def test_a_request_wrapped_in_the_applications_own_span_asks_the_users_question_not_the_prompt():
+    """``with tracer.start_as_current_span("handle_request"):`` around ``retriever.invoke(q)`` and
+    ``(prompt | llm).invoke({"context": ..., "question": q})``: the root records no input, and the
+    LLM's user message is the whole prompt, sources and all; the chain's input names the question."""
+    [_, b], _, _ = imported("langchain_lcel.jsonl")
+    assert b.question == "How many days of earned leave do I get?"
+    assert b.answer == LCEL_ANSWER and len(b.chunks) == 3
+
+
+def test_a_chain_whose_input_is_the_models_message_does_not_ask_the_question(tmp_path):
+    """An output parser's input is the model's AIMessage: no user's question."""
+    spans = _lcel_spans()
+    for span in spans:
+        span["attributes"] = [a for a in span.get("attributes", []) if a["key"] != "input.value"
+                              or span["name"] == "StrOutputParser"]
+    spans.append({"traceId": "1c" * 16, "spanId": "1c000000000000ff", "parentSpanId": spans[-1]["spanId"],
+                  "name": "StrOutputParser", "kind": 1, "startTimeUnixNano": spans[-1]["endTimeUnixNano"],
+                  "endTimeUnixNano": spans[-1]["endTimeUnixNano"],
+                  "attributes": [{"key": "openinference.span.kind", "value": {"stringValue": "CHAIN"}},
+                                 {"key": "input.value", "value": {"stringValue": json.dumps(
+                                     {"type": "ai", "data": {"content": LCEL_ANSWER}})}}]})
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert a.question.endswith("Question: How many days of earned leave do I get?")  # (the LLM's user message)
+
+
 def test_a_langchain_documents_id_is_read_from_the_retrievers_output():
     """OpenInference's LangChain instrumentation records a Document's text and metadata but not its
     ``id``; the retriever span's ``output.value`` (the Documents as LangChain serialises them) has it."""

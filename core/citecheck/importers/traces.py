@@ -225,7 +225,8 @@ def _text_in(value: Any, keys: tuple[str, ...], role: str | None = None) -> str 
     value = maybe_json(value)
     message = langchain_message(value)
     if message is not value:
-        return _message_text(message)
+        wanted_role = role is None or _role(message) in (role, "human" if role == "user" else "ai")
+        return _message_text(message) if wanted_role else None
     if isinstance(value, str):
         return value
     if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
@@ -288,9 +289,18 @@ def _genai_messages(tree: dict, kind: str) -> list[dict]:
 
 
 def question_of(request: Request) -> str:
+    """The root's input, else the outermost chain's or agent's (a request wrapped in the
+    application's own span, which records no input), else the first user message of the first
+    LLM call (which holds the prompt around the question, not only the question)."""
     found = _text_in(span_value(request.root, "input.value"), _QUESTION_KEYS, "user")
     if found:
         return found
+    outer = sorted((s for s in request.spans if s.kind in ("CHAIN", "AGENT") and s is not request.root),
+                   key=lambda s: (request.depth.get(s.span_id, 99), s.start))
+    for span in outer:
+        found = _text_in(span_value(span, "input.value"), _QUESTION_KEYS, "user")
+        if found:
+            return found
     for span in request.spans:
         if span.kind == "LLM":
             t = span_tree(span)
