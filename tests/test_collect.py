@@ -308,6 +308,21 @@ def test_a_trace_is_completed_across_two_exports(receiver):
     assert len(answer_of(receiver.log, other)["chunks"]) == 2
 
 
+def test_an_indexing_run_writes_no_answer_only_the_query_does(receiver):
+    """LlamaIndex's ``VectorStoreIndex.from_documents`` traces a text splitter and a batch of
+    embeddings, each a trace of its own with no LLM call, retrieval or answer: no answer is
+    written for them (they would count as clean answers), only for the query that follows."""
+    body = (Path(__file__).parent / "fixtures" / "traces" / "llamaindex_indexing.jsonl").read_bytes()
+    query = "3d" * 16
+    indexing = {"1d" * 16, "2d" * 16}
+    assert post(receiver.url, body)[0] == 200
+    answer = answer_of(receiver.log, query)
+    assert answer["question"] == "How many days of earned leave do I get?" and len(answer["chunks"]) == 3
+    time.sleep(0.6)  # (past the grace: the indexing traces, complete before the query's, were settled with it)
+    assert not indexing & {a["answer_id"] for a in log_lines(receiver.log)}
+    assert [answer_id for answer_id, _ in collector.answer_lines(collector.read_export(json.loads(body)).spans, None)] == [query]
+
+
 def test_unreadable_spans_are_rejected_and_the_rest_written(receiver):
     trace_id = new_trace_id()
     spans = [root_span(trace_id), *child_spans(trace_id), {**child_spans(trace_id)[0], "spanId": "not-an-id"}]

@@ -221,6 +221,18 @@ def test_genai_conventions_documents_without_ids_or_text_and_a_request_without_r
     assert only.answer_id == a.answer_id and skipped.skipped_without_retrieval == 1
 
 
+def test_an_indexing_run_is_no_answer_and_the_summary_says_it_was_left_out():
+    """LlamaIndex's ``VectorStoreIndex.from_documents`` (a text splitter's spans, a batch of
+    embeddings: traces of their own with no LLM call, retrieval, output or error) then one query."""
+    [a], errors, summary = imported("llamaindex_indexing.jsonl")
+    assert errors == []
+    assert a.answer_id == "3d" * 16 and a.question == "How many days of earned leave do I get?"
+    assert a.answer.startswith("Employees get 18 days") and a.model == "canned-1"
+    assert [c.source for c in a.chunks] == ["leave.md", "leave.md", "https://intranet.example.com/holidays"]
+    assert summary.answers == 1 and summary.not_answers == 2 and summary.without_retrieval == 0
+    assert "2 trace(s) with no LLM call, retrieval, answer or error left out" in " ".join(summary.lines())
+
+
 def test_a_bad_record_is_named_and_the_rest_are_imported_with_notes():
     got, errors, summary = imported("otlp_broken.jsonl")
     [error] = errors

@@ -59,7 +59,7 @@ import orjson
 from citecheck.contract.log import dumps
 from citecheck.errors import CitecheckError, FieldError
 from citecheck.importers.spans import Span, spans_from_request
-from citecheck.importers.traces import requests, to_answer
+from citecheck.importers.traces import answers_anything, requests, to_answer
 from citecheck.storage.durable import replace_file
 from citecheck.storage.lines import append_lines, decode
 
@@ -264,6 +264,8 @@ def answer_lines(spans: Iterable[Span], note: str | None, written: frozenset[str
     """[answer id, log line] of each request of a trace's spans (but those ``written`` already)."""
     out = []
     for request in requests(spans):
+        if not answers_anything(request):
+            continue  # (an indexing run's trace: no answer to write)
         if note:
             request = replace(request, notes=(*request.notes, note))
         answer = to_answer(request, "otel")

@@ -69,6 +69,7 @@ class TraceSummary:
     placed_by_time: int = 0  # spans whose parent was missing
     traces_without_root: int = 0
     open_requests: int = 0  # requests whose root span had not ended
+    not_answers: int = 0  # requests with no LLM call, retrieval, answer or error (an indexing run): left out
 
     def lines(self) -> list[str]:
         kinds = ", ".join(f"{n} with {kind}" for kind, n in sorted(self.citations.items())) or "none"
@@ -87,6 +88,9 @@ class TraceSummary:
             out.append(f"{self.traces_without_root} trace(s) had no root span: each read as one request")
         if self.open_requests:
             out.append(f"{self.open_requests} request(s) had a root span that never ended")
+        if self.not_answers:
+            out.append(f"{self.not_answers} trace(s) with no LLM call, retrieval, answer or error left out "
+                       "(an indexing or embedding run: nothing to check)")
         return out
 
 
@@ -676,16 +680,29 @@ def to_answer(request: Request, fmt: str, summary: TraceSummary | None = None) -
                   _model(request, source), _prompt_version(request), None, False, {"trace": trace})
 
 
+def answers_anything(request: Request) -> bool:
+    """Whether a request is a question answered, or an attempt at one: it called an LLM, retrieved,
+    gave an output or failed.  A trace of an indexing run (a text splitter's spans, a batch of
+    embeddings, as LlamaIndex's ``VectorStoreIndex.from_documents`` records them) did none of
+    these: it is no answer, and leaving it out keeps it from counting as a clean one."""
+    if any(s.kind == "LLM" or s.status_error for s in request.spans):
+        return True
+    return documents_of(request)[1] or bool(final_answer(request)[0])
+
+
 def answers(spans: Iterable[Span], fmt: str, summary: TraceSummary, skip_without_retrieval: bool = False
             ) -> Iterator[Answer]:
-    """One answer per request of ``spans``."""
+    """One answer per request of ``spans`` (but those that answer nothing: :func:`answers_anything`)."""
     return request_answers(requests(spans, summary), fmt, summary, skip_without_retrieval)
 
 
 def request_answers(found: Iterable[Request], fmt: str, summary: TraceSummary, skip_without_retrieval: bool = False
                     ) -> Iterator[Answer]:
-    """One answer per request of ``found``."""
+    """One answer per request of ``found`` (but those that answer nothing: :func:`answers_anything`)."""
     for request in found:
+        if not answers_anything(request):
+            summary.not_answers += 1
+            continue
         if skip_without_retrieval and not documents_of(request)[1]:
             summary.skipped_without_retrieval += 1
             continue
