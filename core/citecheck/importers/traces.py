@@ -687,7 +687,7 @@ def answers_anything(request: Request) -> bool:
     these: it is no answer, and leaving it out keeps it from counting as a clean one."""
     if any(s.kind == "LLM" or s.status_error for s in request.spans):
         return True
-    return documents_of(request)[1] or bool(final_answer(request)[0])
+    return bool(documents_of(request)[1]) or bool(final_answer(request)[0])
 
 
 def answers(spans: Iterable[Span], fmt: str, summary: TraceSummary, skip_without_retrieval: bool = False
