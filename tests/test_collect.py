@@ -320,6 +320,8 @@ def test_an_indexing_run_writes_no_answer_only_the_query_does(receiver):
     assert answer["question"] == "How many days of earned leave do I get?" and len(answer["chunks"]) == 3
     time.sleep(0.6)  # (past the grace: the indexing traces, complete before the query's, were settled with it)
     assert not indexing & {a["answer_id"] for a in log_lines(receiver.log)}
+    assert receiver.stop() == 0
+    assert "2 trace(s) with no LLM call, retrieval or answer left out" in receiver.stderr()
     assert [answer_id for answer_id, _ in collector.answer_lines(collector.read_export(json.loads(body)).spans, None)] == [query]
 
 

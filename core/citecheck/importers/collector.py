@@ -669,6 +669,8 @@ class Collector:
         self._pending_done.append(_event(done=list(writing)))
         with self._cond:
             self.counts.update({"answers": len(lines),
+                                "traces answering nothing": sum(1 for _, answers, error in built
+                                                                if not answers and not error),
                                 "written at the cap": sum(n.startswith("written before") for n in notes),
                                 "written quiet": sum(n.startswith("written by") for n in notes)})
 
@@ -788,6 +790,8 @@ class Collector:
                  f"{len(self.traces):,} trace(s) waiting"]
         parts += [f"{c[k]:,} {k}" for k in ("written quiet", "written at the cap", "late spans", "failed traces")
                   if c[k]]
+        if c["traces answering nothing"]:  # (no LLM call, retrieval, answer or error: an indexing run, say)
+            parts.append(f"{c['traces answering nothing']:,} trace(s) with no LLM call, retrieval or answer left out")
         return "citecheck collect: " + ", ".join(parts) + "\n"
 
 
