@@ -6,7 +6,11 @@
   the provider's own importer, with the span's request (``input.value``) when it recorded one.
   An Anthropic or Cohere response whose request (with its documents) was not recorded has its
   citations read against the trace's documents in order, and the note says so.
-- **``[n]`` markers** point at the n-th document, in the order the documents were retrieved.  Each
+- **``[n]`` markers** point at the n-th document as the model was given them
+  (:func:`as_prompted`): by the number the prompt of the LLM call that wrote the answer put
+  before each document (``[2]``, ``Source 2:``, ``<document index="2">``), else in the order the
+  documents appear in that prompt, else (a prompt that was not recorded, or holds none of them
+  word for word) in the order they were retrieved.  Each
   gets a marker entry marked ``no_quote`` (:func:`marker_entries`): a trace records no quote, so
   ``check`` reports the citation *not verifiable* rather than *quote missing*, and still checks
   that the chunk was retrieved and that the sentence's numbers and quoted words are in it.
@@ -256,6 +260,93 @@ def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_s
         note = None
         break
     links = tuple(link_citations(text, chunks, urls))
+    if llm_spans and has_markers(text, len(chunks)):
+        chunks, note = as_prompted(chunks, prompt_text(llm_spans[0]), note)
     markers = marker_entries(text, len(chunks))
     kinds = (["markers"] if markers or has_markers(text, len(chunks)) else []) + (["links"] if links else [])
     return text, chunks, markers + links, "+".join(kinds) or "none", note
+
+
+# --- the documents as the prompt numbered them ---------------------------------------------------
+
+_PROMPT_KEYS = ("llm.input_messages", "llm.prompts", "gen_ai.input.messages", "gen_ai.prompt", "input.value")
+# a number the prompt puts before a document's text, between it and the document before:
+# [2] (with a title after it), (2), 2. or 2), Source 2:, <document index="2">
+_LABEL = re.compile(r"(?:\[(\d{1,4})\][^\[\]]{0,100}?|\((\d{1,4})\)|(?:^|\s)(\d{1,4})[.):]"
+                    r"|\b(?:sources?|documents?|docs?|context|passages?|chunks?|references?|refs?|results?)\s*#?\s*"
+                    r"(\d{1,4})\b[^\[\]<>]{0,100}?|(?:index|id)\s*=\s*[\"']?(\d{1,4})[\"']?[^<>]{0,80}>(?:\s*<[^<>]{0,80}>)*)"
+                    r"\s*[:-]?\s*$", re.IGNORECASE)
+_PROBE = 80  # characters of a document's text looked for in the prompt
+
+
+def prompt_text(span: Span) -> str:
+    """Every text of the prompt an LLM span recorded (its input messages, or its raw request), one after another."""
+    parts: list[str] = []
+    for key, value in span.attributes.items():
+        if key.startswith(_PROMPT_KEYS):
+            _texts(maybe_json(value), parts, 0)
+    return "\n".join(parts)
+
+
+def _texts(value: Any, out: list[str], depth: int) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif depth < 20 and isinstance(value, dict):
+        for item in value.values():
+            _texts(maybe_json(item) if depth == 0 else item, out, depth + 1)
+    elif depth < 20 and isinstance(value, list):
+        for item in value:
+            _texts(item, out, depth + 1)
+
+
+def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tuple[tuple[Chunk, ...], str | None]:
+    """(chunks, note): the chunks as the prompt numbered them, ``chunks[n-1]`` the one shown as n.
+
+    Each document's text (its first characters, whitespace aside) is looked for in ``prompt``.
+    When every document found has a number before it (distinct, none past the number of
+    documents), the document numbered n is the n-th chunk, the others filling the numbers the
+    prompt skipped, in retrieval order.  When none has a number, the chunks are the documents
+    found, in the order the prompt gives them: the others were retrieved but not shown (a marker
+    past those shown names no document), and the note names them.  Otherwise (nothing found, or
+    some numbered and some not) the chunks stay in retrieval order."""
+    flat = " ".join(prompt.split())
+    if not flat or not chunks:
+        return chunks, note
+    at_of: list[tuple[int, int, int]] = []  # (where in the prompt, chunk, where its text ends there)
+    for i, chunk in enumerate(chunks):
+        text = " ".join(chunk.text.split())
+        at = flat.find(text[:_PROBE]) if text else -1
+        if at >= 0:
+            at_of.append((at, i, at + (len(text) if flat.startswith(text, at) else min(len(text), _PROBE))))
+    at_of.sort()
+    found: list[tuple[int, int, int | None]] = []  # (where in the prompt, chunk, the number before it)
+    before = 0  # (a number is looked for between the document before and this one)
+    for at, i, end in at_of:
+        label = _LABEL.search(flat, max(before, at - 200), at)
+        found.append((at, i, next((int(g) for g in label.groups() if g), None) if label else None))
+        before = max(before, end)
+    if not found:
+        return chunks, note
+    numbers = [n for _, _, n in found]
+    order: list[int]
+    if all(n is not None for n in numbers):
+        given = [n for n in numbers if n is not None]
+        if len(set(given)) != len(given) or max(given) > len(chunks) or min(given) < 1:
+            return chunks, note
+        by_number = {n: i for _, i, n in found if n is not None}
+        rest = iter(i for i in range(len(chunks)) if i not in by_number.values())
+        order = [by_number[n] if n in by_number else next(rest) for n in range(1, len(chunks) + 1)]
+        how = "by the numbers the prompt of the LLM call gave them"
+    elif all(n is None for n in numbers):
+        order = [i for _, i, _ in found]
+        how = "in the order the prompt of the LLM call gave them"
+    else:
+        return chunks, note
+    if order == list(range(len(chunks))):
+        return chunks, note
+    said = f"[n] markers read {how}, not in retrieval order"
+    if len(order) < len(chunks):
+        unseen = [chunks[i].chunk_id or "(no id)" for i in range(len(chunks)) if i not in set(order)]
+        said += (f"; {len(unseen)} retrieved document(s) not in the prompt left out: "
+                 + ", ".join(unseen[:10]) + (" ..." if len(unseen) > 10 else ""))
+    return tuple(chunks[i] for i in order), f"{note}; {said}" if note else said

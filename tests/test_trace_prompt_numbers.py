@@ -1,0 +1,96 @@
+"""A traced answer's ``[n]`` names the document the model was shown as n (issue #33).
+
+An application may rerank, filter or renumber its retrieved documents in its own code, with no
+span for it; the prompt of the LLM call that wrote the answer then shows them in another order,
+or fewer of them.  The importer reads ``[n]`` as that prompt numbered the documents
+(``trace_citations.as_prompted``), and says so in the answer's notes.
+"""
+
+from __future__ import annotations
+
+from citecheck.checking.checker import check_answer
+from citecheck.importers.spans import Span
+from citecheck.importers.trace_citations import as_prompted
+from citecheck.importers.traces import TraceSummary, answers
+from hypothesis import given
+from hypothesis import strategies as st
+
+TRACE = "ab" * 16
+DOCS = {"A": "Employees get 18 days of earned leave per calendar year.",
+        "B": "Unused earned leave carries over to the next year, up to 45 days in total.",
+        "C": "The office is closed on Diwali and on the day after it, 2 days in all."}
+
+
+def _answer(prompt: str | None, text: str, order=("A", "B", "C")):
+    """The imported answer of a request: a retriever returning ``order``, an LLM call given ``prompt``."""
+    retrieved = {"openinference.span.kind": "RETRIEVER"}
+    for k, name in enumerate(order):
+        retrieved[f"retrieval.documents.{k}.document.id"] = name
+        retrieved[f"retrieval.documents.{k}.document.content"] = DOCS[name]
+    llm = {"openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant",
+           "llm.output_messages.0.message.content": text}
+    if prompt is not None:
+        llm.update({"llm.input_messages.0.message.role": "system",
+                    "llm.input_messages.0.message.content": "Answer only from the numbered sources; cite them as [n].",
+                    "llm.input_messages.1.message.role": "user", "llm.input_messages.1.message.content": prompt})
+    spans = [Span(TRACE, "01" * 8, None, "rag", "CHAIN", 1, 100, {"input.value": "How much leave?", "output.value": text}),
+             Span(TRACE, "02" * 8, "01" * 8, "retrieve", "RETRIEVER", 2, 10, retrieved),
+             Span(TRACE, "03" * 8, "01" * 8, "llm", "LLM", 20, 90, llm)]
+    [answer] = answers(spans, "otel", TraceSummary())
+    return answer
+
+
+def _cited(answer) -> list[str]:
+    """The chunk each citation names, as the checker resolves it."""
+    return [c.chunk_id for c in check_answer(answer).citations]
+
+
+def test_documents_reranked_in_the_applications_code_are_cited_as_the_prompt_numbered_them():
+    prompt = f"[1] {DOCS['C']}\n[2] {DOCS['A']}\n[3] {DOCS['B']}\n\nQuestion: How much leave?"
+    answer = _answer(prompt, "You get 18 days [2]. The office closes for 2 days [1].")
+    assert [c.chunk_id for c in answer.chunks] == ["C", "A", "B"]
+    assert _cited(answer) == ["A", "C"]
+    assert any("numbers the prompt" in n for n in answer.extra["trace"]["notes"])
+    result = check_answer(answer)
+    assert not any(s.reasons for s in result.sentences)  # (each number is in the document cited)
+
+
+def test_numbers_the_prompt_kept_from_retrieval_after_a_filter_are_read_as_given():
+    prompt = f"Sources:\n[1] {DOCS['A']}\n[3] {DOCS['C']}\n\nQuestion: How much leave?"
+    answer = _answer(prompt, "The office closes for 2 days [3].")
+    assert [c.chunk_id for c in answer.chunks] == ["A", "B", "C"] and _cited(answer) == ["C"]
+    assert "notes" not in answer.extra["trace"]
+
+
+def test_unnumbered_documents_are_numbered_in_the_order_the_prompt_gives_them_and_the_rest_cannot_be_cited():
+    prompt = f"Context:\n{DOCS['C']}\n\n{DOCS['A']}\n\nQuestion: How much leave?"
+    answer = _answer(prompt, "You get 18 days [2]. It carries over [3].")
+    assert [c.chunk_id for c in answer.chunks] == ["C", "A"]  # (B was retrieved, never shown)
+    result = check_answer(answer)
+    assert _cited(answer) == ["A", None] and result.invalid_markers == (3,)  # ([3] names no document shown)
+    assert any("1 retrieved document(s) not in the prompt left out: B" in n for n in answer.extra["trace"]["notes"])
+
+
+def test_documents_in_xml_tags_with_their_index():
+    prompt = "".join(f'<document index="{k}"><source>{name}.md</source><document_content>{DOCS[name]}'
+                     f"</document_content></document>" for k, name in ((1, "B"), (2, "C"), (3, "A")))
+    answer = _answer(prompt, "You get 18 days [3].")
+    assert _cited(answer) == ["A"]
+
+
+def test_without_a_recorded_prompt_or_with_mixed_numbering_the_retrieval_order_stands():
+    assert _cited(_answer(None, "You get 18 days [1].")) == ["A"]
+    mixed = f"[1] {DOCS['C']}\n{DOCS['A']}\n[2] {DOCS['B']}"
+    answer = _answer(mixed, "You get 18 days [1].")
+    assert [c.chunk_id for c in answer.chunks] == ["A", "B", "C"] and "notes" not in answer.extra["trace"]
+    in_order = f"[1] {DOCS['A']}\n[2] {DOCS['B']}\n[3] {DOCS['C']}"
+    assert "notes" not in _answer(in_order, "You get 18 days [1].").extra["trace"]
+
+
+@given(st.permutations(["A", "B", "C"]), st.sampled_from(["[{k}] ", "Source {k}: ", "{k}. ", "Document {k} (policy.md):\n"]),
+       st.sampled_from(["\n", "\n\n", " "]))
+def test_any_order_and_style_of_numbering_names_the_document_shown_with_that_number(shown, style, gap):
+    prompt = gap.join(style.format(k=k) + DOCS[name] for k, name in enumerate(shown, start=1))
+    chunks, note = as_prompted(tuple(_answer(None, "x").chunks), prompt, None)
+    assert [c.chunk_id for c in chunks] == list(shown)
+    assert (note is None) == (list(shown) == ["A", "B", "C"])
