@@ -12,6 +12,7 @@ from citecheck.labelling import comments, labels
 from citecheck.review import thread_html
 from citecheck.review.html import focus_token, notice_html
 
+from pages import _drafts as drafts
 from pages._common import settings
 
 FLASH = "comment_flash"
@@ -28,6 +29,7 @@ def _save(event_of, thread_key: str, box: str | None) -> None:
     st.session_state[FLASH] = (thread_key, "success", "Comment saved." if box else "Thread resolved.")
     if box:
         st.session_state[box] = ""  # (in a callback: before the box is drawn again)
+        drafts.forget(box)
 
 
 def show(thread_key: str, events: Sequence[object], reviewer: str, blind: bool, labelled: bool,
@@ -52,8 +54,9 @@ def show(thread_key: str, events: Sequence[object], reviewer: str, blind: bool, 
         st.html(notice_html(flash[1], flash[2]))
     known = sorted({*(comments.known_reviewers(events) if known is None else known), *reviewers})
     box = f"comment-box-{token}"
+    drafts.restore(box)  # (back to an item with a comment not sent)
     st.text_area("Comment (mention a reviewer with @name)", key=box, height=80,
-                 placeholder="Ask or explain; @name mentions a reviewer")
+                 placeholder="Ask or explain; @name mentions a reviewer", on_change=drafts.keep, args=(box,))
     row = st.container(horizontal=True, gap="small")
     row.button("Comment", key=f"comment-{token}", on_click=_save, args=(
         lambda: comments.make_comment(thread_key, reviewer, st.session_state.get(box) or "", known), thread_key, box))

@@ -17,6 +17,7 @@ from citecheck.review.session_state import ReviewState, note_key
 
 from pages import _comments as comment_thread
 from pages import _common as common
+from pages import _drafts as drafts
 from pages import _row_labels as row_labels
 from pages import _span_marking as span_marking
 
@@ -116,4 +117,8 @@ def sentences(result, items, session: ReviewState, judged, view: View, notice: t
                                   view.save)
             span_marking.span_marking(box, result, item, view.current.get((item.key, view.reviewer)),
                                       common.settings().labels, functools.partial(_latest, item.key, view.reviewer))
-            box.text_input("Note", key=note_key(item.key), label_visibility="collapsed", placeholder="note (optional)")
+            note = note_key(item.key, view.reviewer)  # (its draft, else the note of the reviewer's label of this version of the item)
+            mine = view.current.get((item.key, view.reviewer))
+            drafts.restore(note, mine.note if mine is not None and mine.fingerprint == item.fingerprint else "")
+            box.text_input("Note", key=note, label_visibility="collapsed", placeholder="note (optional)",
+                           on_change=drafts.keep, args=(note,))

@@ -18,6 +18,7 @@ from citecheck.review.html import (
 )
 
 from pages import _comments as comment_threads
+from pages import _drafts as drafts
 from pages import _roles as team_roles
 from pages._common import (
     enter,
@@ -136,9 +137,12 @@ with st.expander("Comments on this item"):
     comment_threads.show(item.key, events, name, blind=not leading, labelled=(item.key, name) in current)
 
 team_roles.require_lead("Adjudicating")  # a reviewer sees the disagreement, not the actions
-# keyed by the item: every item's note box starts empty (nothing carries over to the next item), and
-# Enter in it only commits the note: a decision is a label button (or its key 1-4), never Enter
-st.text_input("Note (why), recorded with the label you choose", placeholder="optional", key=f"adj-note-{item.key}")
+# keyed by the item: every item's note box starts empty (nothing carries over to the next item) and
+# keeps what was typed in it while another item is open; Enter in it only commits the note: a
+# decision is a label button (or its key 1-4), never Enter
+drafts.restore(f"adj-note-{item.key}")
+st.text_input("Note (why), recorded with the label you choose", placeholder="optional", key=f"adj-note-{item.key}",
+              on_change=drafts.keep, args=(f"adj-note-{item.key}",))
 st.caption(f"Adjudicated label ({label_keys(len(item.labels))}):")
 row = st.container(horizontal=True, gap="small")
 rules_now, _ = guidelines()

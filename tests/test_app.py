@@ -439,3 +439,36 @@ def test_a_link_to_an_answer_not_loaded_says_so(settings):
     page = html(at)
     assert "The link asks for answer &lt;b&gt;gone&lt;/b&gt;, which is not in the loaded logs" in page
     assert heading(at).startswith("Answer a-001")
+
+
+def test_a_note_outlives_its_box_and_shows_with_the_label_it_was_saved_with(settings):
+    """A note typed and not yet saved is there again after a look at another answer; the note of
+    a label already saved shows in its item's box, so pressing the same label again records nothing
+    (it recorded a label with no note, dropping the one saved)."""
+    from citecheck.review.session_state import note_key
+
+    at = app(answer="a-001")
+    at.sidebar.text_input[0].input("ana").run()
+    first = note_key(first_item_key(), "ana")
+    at.text_input(key=first).input("1.5 days is in the chunk").run()
+    next_answer, previous_answer = (next(b for b in at.button if b.label == name) for name in ("Next", "Previous"))
+    next_answer.click().run()
+    assert heading(at).startswith("Answer a-002") and first not in [t.key for t in at.text_input]
+    next(b for b in at.button if b.label == "Previous").click().run()
+    assert heading(at).startswith("Answer a-001") and at.text_input(key=first).value == "1.5 days is in the chunk"
+    at.button(key="key-supported").click().run()
+    [saved] = label_store.read(settings)[0]
+    assert saved.note == "1.5 days is in the chunk"
+
+    fresh = app(answer="a-001")  # a new session: no draft, the saved label's note
+    fresh.sidebar.text_input[0].input("ana").run()
+    assert fresh.text_input(key=first).value == "1.5 days is in the chunk"
+    fresh.button(key="key-supported").click().run()
+    assert len(label_store.read(settings)[0]) == 1 and "nothing new recorded" in html(fresh)
+
+
+def first_item_key() -> str:
+    from citecheck.labelling import dataset
+    from citecheck.labelling.items import items_of
+
+    return items_of(dataset.load([DEFAULT_LOG]).get("a-001"))[0].key

@@ -383,3 +383,30 @@ def test_a_reviewer_sees_on_the_disagreements_page_only_threads_of_items_they_la
     assert "about the second item" not in mine and "about the whole answer" not in mine
     lead = disagreements("lee@example.org")
     assert all(f"about the {what}" in lead for what in ("first item", "second item", "whole answer"))
+
+
+def test_a_comment_not_yet_sent_is_kept_while_the_reviewer_looks_at_other_items(store):
+    """A draft typed in a thread's box outlives the box: moving to another item and back (the box
+    not drawn meanwhile, so Streamlit drops its state) finds it again; sending it empties it."""
+    from citecheck.labelling import dataset
+    from citecheck.labelling.items import items_of
+    from citecheck.review.html import focus_token
+    from citecheck.web.settings import DEFAULT_LOG
+
+    first, second = items_of(dataset.load([DEFAULT_LOG]).get("a-001"))[:2]
+    box = f"comment-box-{focus_token(first.key)}"
+    at = thread_page(thread=first.key, reviewer="ana", blind="off")
+    at.text_area(key=box).input("is the 1.5 days in the chunk?").run()
+    at.query_params["thread"] = second.key
+    at.run()
+    assert box not in [t.key for t in at.text_area]
+    at.query_params["thread"] = first.key
+    at.run()
+    assert at.text_area(key=box).value == "is the 1.5 days in the chunk?"
+    at.button(key=f"comment-{focus_token(first.key)}").click().run()
+    assert raw(store)[-1]["text"] == "is the 1.5 days in the chunk?" and at.text_area(key=box).value == ""
+    at.query_params["thread"] = second.key
+    at.run()
+    at.query_params["thread"] = first.key
+    at.run()
+    assert at.text_area(key=box).value == ""  # (a draft sent is not a draft any more)

@@ -207,6 +207,32 @@ def test_escape_in_a_note_hands_the_keys_back(make_app, browser):
     assert [(r.label, r.note) for r in app.records()] == [("not_supported", "cash is invented")]
 
 
+def test_a_note_typed_and_not_yet_saved_is_there_after_a_look_at_the_next_answer(make_app, browser):
+    """N and P with keys only: the note box of the answer left is not drawn meanwhile (Streamlit
+    drops its text), yet the note is there on the way back, and saved with the label."""
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:2])
+    page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
+    progress(page, "ana: labelled 0 of")
+    note = page.get_by_placeholder("note (optional)").first
+    note.click()
+    note.type("the 45-day cap is in the chunk")
+    note.press("Escape")
+    expect(note).not_to_be_focused()
+    idle(page)
+    page.keyboard.press("n")
+    expect(page.locator("h3", has_text="Answer a-002")).to_be_visible()
+    idle(page)
+    page.keyboard.press("p")
+    expect(page.locator("h3", has_text="Answer a-001")).to_be_visible()
+    expect(page.get_by_placeholder("note (optional)").first).to_have_value("the 45-day cap is in the chunk")
+    idle(page)
+    page.keyboard.press("1")
+    progress(page, "ana: labelled 1 of")
+    assert [(r.label, r.note) for r in app.records()] == [("supported", "the 45-day cap is in the chunk")]
+
+
 def test_ten_items_with_keys_only_then_the_queue_is_finished(make_app, browser):
     """Labels move the focus on to the next unlabelled item, across answers; the end is said, not wrapped."""
     from playwright.sync_api import expect

@@ -18,6 +18,7 @@ from citecheck.labelling.items import LABEL_TEXT
 from citecheck.review import address, label_actions, navigation, span_marks
 from citecheck.review.identity import Identity
 from citecheck.review.queue import FILTERS
+from citecheck.review.session_state import note_key
 from citecheck.storage.checked.answers import StoreAnswers
 from citecheck.web.walk import ReviewWalk, read_sample
 from hypothesis import HealthCheck, given, settings
@@ -226,7 +227,7 @@ def test_a_saved_label_moves_the_reviewer_on_to_their_next_item(answers, kind, t
     target = tmp_path / "labels.jsonl"
     queue = ReviewWalk.of(data, None, "All answers", {}, "ana")
     aid, items = cited(data)
-    state = {"answer_id": aid, "focus": 0, "note-" + items[0].key: "checked <twice>"}
+    state = {"answer_id": aid, "focus": 0, note_key(items[0].key, "ana"): "checked <twice>"}
     queue.save(state, None, items[0].labels[0], target, ANA, "g-1", lambda: label_store.read(target)[0])
     (saved,), problems = label_store.read(target)
     assert not problems and saved.item == items[0].key and saved.note == "checked <twice>"
@@ -312,7 +313,7 @@ def test_a_label_that_repeats_the_current_one_records_nothing_and_marks_survive_
         return label_store.latest(label_store.read_events(target)[0])
 
     def save(label: str) -> tuple[str, str]:
-        state = {"answer_id": aid, "focus": 0, "note-" + item.key: note}
+        state = {"answer_id": aid, "focus": 0, note_key(item.key, ANA.name): note}
         assert label_actions.save(state, data, (aid, 0), label, target, ANA, "g-1", None, current) is not None
         return label_actions.save(state, data, (aid, 0), label, target, ANA, "g-1", None, current)[1]
 

@@ -133,3 +133,23 @@ def test_under_a_login_the_adjudicator_is_the_signed_in_user(labels, monkeypatch
     assert not at.exception and [t.label for t in at.sidebar.text_input] == []
     next(b for b in at.button if b.label == "Supported").click().run()
     assert label_store.adjudications(label_store.read_events(labels)[0])[items[0].key].adjudicator == "lead@example.org"
+
+
+def test_an_adjudication_note_typed_is_there_after_a_look_at_another_disagreement(labels):
+    from citecheck.labelling import dataset
+
+    first, second = (items_of(dataset.load([DEFAULT_LOG]).get(a))[0] for a in ("a-001", "a-002"))
+    for item in (first, second):
+        label_store.append(labels, label_store.make_label(item, "supported", "ana"))
+        label_store.append(labels, label_store.make_label(item, "not_supported", "ben"))
+    at = app("pages/disagreements.py", reviewer="lead")
+    picks = at.selectbox(key="dis_pick").options
+    assert len(picks) == 2
+    at.text_input(key=f"adj-note-{first.key}").input("the fee is in the chunk").run()
+    at.selectbox(key="dis_pick").set_value(second.key).run()
+    assert f"adj-note-{first.key}" not in [t.key for t in at.text_input]
+    at.selectbox(key="dis_pick").set_value(first.key).run()
+    assert at.text_input(key=f"adj-note-{first.key}").value == "the fee is in the chunk"
+    next(b for b in at.button if b.label == "Supported").click().run()
+    adj = label_store.adjudications(label_store.read_events(labels)[0])[first.key]
+    assert (adj.label, adj.note) == ("supported", "the fee is in the chunk")

@@ -22,13 +22,13 @@ def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: st
          current: Callable[[], Mapping[tuple[str, str], labels.Label]] | None = None) -> tuple[tuple[str, int], tuple[str, str]] | None:
     """Label the item ``at`` (answer id, position), or with None the focused item as it is now: a
     shortcut acts on the item the reviewer has come to, even if the page was not redrawn since.
-    The note is the item's note box (``note-<key>``); ``current()`` gives the labels that count, to
+    The note is the item's note box of this reviewer (``session_state.note_key``); ``current()`` gives the labels that count, to
     leave out a label that only repeats the reviewer's current one (:func:`repeats`).  Returns where
     the label went and the notice (kind, text) saying it was saved, or None with the error flashed."""
     session = ReviewState(state)
     answer_id, index = at if at is not None else (session.answer_id or "", session.focus)
     item = data.items(answer_id)[index]
-    note = session.note(item.key)
+    note = session.note(item.key, who.name.strip())
     in_sample = sample.sample_id if sample is not None and item.key in sample else ""
     mine = current().get((item.key, who.name.strip())) if current is not None and who.name.strip() else None
     if repeats(mine, item.fingerprint, label, note, in_sample, guidelines):

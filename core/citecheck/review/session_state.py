@@ -71,11 +71,12 @@ class ReviewState:
         key: _Key[Any] = getattr(type(self), attribute)
         return self.raw.pop(key.key, key.default)
 
-    def note(self, item_key: str) -> str:
-        """The reviewer's note box of an item (a widget keyed ``note-<item key>``)."""
-        return self.raw.get(note_key(item_key), "")
+    def note(self, item_key: str, reviewer: str) -> str:
+        """``reviewer``'s note box of an item (a widget keyed by :func:`note_key`)."""
+        return self.raw.get(note_key(item_key, reviewer), "")
 
 
-def note_key(item_key: str) -> str:
-    """The widget key of an item's note box."""
-    return f"note-{item_key}"
+def note_key(item_key: str, reviewer: str) -> str:
+    """The widget key of an item's note box for one reviewer: a name changed in the session does
+    not carry one reviewer's note (or the note of their saved label, which the box shows) to another."""
+    return f"note-{len(reviewer)}:{reviewer}-{item_key}"
