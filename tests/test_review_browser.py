@@ -191,17 +191,22 @@ def test_without_a_name_a_label_is_refused_visibly(make_app, browser):
     assert not app.labels.exists() or app.records() == []
 
 
-def test_escape_in_a_note_hands_the_keys_back(make_app, browser):
+def type_note(page, text: str) -> None:
+    """Type ``text`` in the focused item's note box, then Escape: the keys go back to the page."""
     from playwright.sync_api import expect
 
+    note = page.get_by_placeholder("note (optional)").first
+    note.click()
+    note.type(text)
+    note.press("Escape")
+    expect(note).not_to_be_focused()
+
+
+def test_escape_in_a_note_hands_the_keys_back(make_app, browser):
     app = make_app(LINES[:2])
     page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
     progress(page, "ana: labelled 0 of")
-    note = page.get_by_placeholder("note (optional)").first
-    note.click()
-    note.type("cash is invented")
-    note.press("Escape")
-    expect(note).not_to_be_focused()
+    type_note(page, "cash is invented")
     page.keyboard.press("3")
     progress(page, "ana: labelled 1 of")
     assert [(r.label, r.note) for r in app.records()] == [("not_supported", "cash is invented")]
@@ -215,11 +220,7 @@ def test_a_note_typed_and_not_yet_saved_is_there_after_a_look_at_the_next_answer
     app = make_app(LINES[:2])
     page = open_review(browser, f"{app.url}/review?answer=a-001&reviewer=ana")
     progress(page, "ana: labelled 0 of")
-    note = page.get_by_placeholder("note (optional)").first
-    note.click()
-    note.type("the 45-day cap is in the chunk")
-    note.press("Escape")
-    expect(note).not_to_be_focused()
+    type_note(page, "the 45-day cap is in the chunk")
     idle(page)
     page.keyboard.press("n")
     expect(page.locator("h3", has_text="Answer a-002")).to_be_visible()
