@@ -14,6 +14,7 @@ wrong: this path only ever gives the spans the careful path gives of the same ex
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -93,6 +94,18 @@ class Export(Struct, forbid_unknown_fields=True, gc=False):
 DECODER = msgspec.json.Decoder(Export)
 
 
+def scope_spans(export: Any) -> Iterator[tuple[Any, list]]:
+    """(resource spans, spans) of each scope of a decoded export (an :class:`Export`, or the light
+    one :func:`trace_ids` decodes) that holds spans."""
+    for resource in export.resourceSpans:
+        scopes = resource.scopeSpans
+        if scopes is UNSET:
+            continue
+        for scope in scopes:
+            if scope.spans is not UNSET:
+                yield resource, scope.spans
+
+
 def decode_export(raw: bytes | memoryview) -> Export | None:
     """The export as an :class:`Export`, or None when it is not of the usual shape."""
     try:
@@ -138,17 +151,10 @@ def trace_ids(raw: bytes | memoryview) -> list[str] | None:
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     out: list[str] = []
-    for resource in export.resourceSpans:
-        scopes = resource.scopeSpans
-        if scopes is UNSET:
-            continue
-        for scope in scopes:
-            spans = scope.spans
-            if spans is UNSET:
-                continue
-            for span in spans:
-                trace = span.traceId
-                if type(trace) is not str or len(trace) != 32 or not _HEX.issuperset(trace):
-                    return None
-                out.append(trace.lower())
+    for _, spans in scope_spans(export):
+        for span in spans:
+            trace = span.traceId
+            if type(trace) is not str or len(trace) != 32 or not _HEX.issuperset(trace):
+                return None
+            out.append(trace.lower())
     return out

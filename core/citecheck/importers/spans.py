@@ -33,7 +33,7 @@ import orjson
 from msgspec import UNSET
 
 from citecheck.errors import CitecheckError, FieldError, RecordError
-from citecheck.importers.otlp_json import decode_export
+from citecheck.importers.otlp_json import decode_export, scope_spans
 from citecheck.storage.lines import LongLine, decode, physical_lines, surrogate_path
 
 # OpenTelemetry's span kinds, by number (the protobuf enum) and by name.
@@ -501,18 +501,13 @@ def typed_spans(export: Any, origin: str) -> list[Span] | None:
     then decodes it again and reads it that way)."""
     out: list[Span] = []
     try:
-        for rs in export.resourceSpans:
-            resource_obj = rs.resource
-            resource = {} if resource_obj is UNSET else _typed_attributes(resource_obj.attributes)
-            scopes = rs.scopeSpans
-            if scopes is UNSET:
-                continue
-            for scope in scopes:
-                spans = scope.spans
-                if spans is UNSET:
-                    continue
-                for span in spans:
-                    out.append(_typed_span(span, resource, origin))
+        resources: dict[int, Mapping[str, Any]] = {  # (every resource read, as the careful path reads them)
+            id(rs): {} if rs.resource is UNSET else _typed_attributes(rs.resource.attributes)
+            for rs in export.resourceSpans}
+        for rs, spans in scope_spans(export):
+            resource = resources[id(rs)]
+            for span in spans:
+                out.append(_typed_span(span, resource, origin))
     except _Unusual:
         return None
     return out
