@@ -137,7 +137,7 @@ def compare() -> None:
     a_col, b_col = st.columns(2)
     a = a_col.selectbox("A", values, index=0, key="cmp_a", persist_state="page")
     b = b_col.selectbox("B", values, index=1, key="cmp_b", persist_state="page")
-    st.dataframe(views.compare_table(src.compare(column, a, b), a, b), hide_index=True)
+    st.html(failures_view.compare_html(views.compare_table(src.compare(column, a, b), a, b)))
     st.caption(failures_view.COMPARE_NOTE)
 
 

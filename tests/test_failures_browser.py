@@ -120,6 +120,22 @@ def test_a_filter_stays_set_when_its_tab_is_opened_again(page):
     expect(caption(table)).to_have_text(re.compile(rf"^{failing(MODEL)} answer\(s\)"), timeout=30_000)
 
 
+def test_the_compare_table_shows_every_column_and_row_within_1280_pixels(page):
+    """Whether a difference is larger than chance is the table's last column: in a data grid it was
+    off the right edge (and the last rows under the fold) at 1280 px; it is a table that wraps."""
+    from playwright.sync_api import expect
+
+    compare = open_tab(page, "Compare")
+    table = compare.locator("table.cc-reasons")
+    rows = figures.dataset_table(dataset.load([DEFAULT_LOG], check_options(DEFAULT_CORPUS)))
+    a, b = sorted(rows["prompt_version"].dropna().unique())[:2]
+    expect(table.locator("tbody tr")).to_have_count(len(figures.compare(rows, "prompt_version", a, b)), timeout=30_000)
+    last = table.locator("th", has_text="larger than chance")
+    right = last.evaluate("th => th.getBoundingClientRect().right")
+    assert right <= page.evaluate("document.documentElement.clientWidth")
+    assert table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth + 1")
+
+
 @pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Tokyo"])
 def test_the_weekly_chart_has_a_tick_on_each_week_read_in_utc_whatever_the_browsers_time_zone(app, zone):
     """Each tick of the Over time chart is a week the table lists, by its Monday, in a browser west

@@ -79,3 +79,20 @@ def test_a_judges_verdict_and_a_human_label_read_as_the_label_buttons_name_them(
     assert "<b>Partially supported</b>" in html.verdict_html("j", "v1", "partial", "r")
     assert "<b>unscored</b>" in html.verdict_html("j", "v1", "unscored", "r")
     assert "&lt;b&gt;" in html.verdict_html("j", "v1", "<b>x", "r")  # (an unknown code is still escaped)
+
+
+def test_the_compare_table_is_one_escaped_html_table_with_every_column_and_row(table):
+    from citecheck.reports.failures_view import compare_html
+
+    values = sorted(table["prompt_version"].unique())
+    diffs = figures.compare(table, "prompt_version", values[0], values[1])
+    frame = views.compare_table(diffs, values[0], values[1])
+    hostile = frame.rename(columns={f"A: {values[0]}": "A: <img src=x onerror=alert(1)>"})
+    out = compare_html(hostile)
+    assert "<img" not in out and "A: &lt;img src=x onerror=alert(1)&gt;" in out
+    assert out.count("<tr>") == len(frame) + 1 and out.count("<th>") == len(frame.columns)
+    for header in ("p-value", "larger than chance", "95% interval", "B - A"):
+        assert f"<th>{header}</th>" in out
+    p = diffs[0].p_value
+    shown = "< 0.001" if p < 0.0005 else f"{p:.3f}"
+    assert f'<td class="cc-count">{shown.replace("<", "&lt;")}</td>' in out

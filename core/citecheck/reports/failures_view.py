@@ -136,6 +136,29 @@ def reasons_html(reasons: pd.DataFrame, answers: int) -> str:
     return f'{REASONS_STYLE}<table class="cc-reasons"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
 
 
+def compare_html(table: pd.DataFrame) -> str:
+    """The Compare tab's table (``views.compare_table``) as one escaped HTML table, in the style of
+    the reasons table: the figures' names wrap, so every column (the test's p-value and whether the
+    difference is larger than chance among them) is in the page's width at 1280 px, and every row
+    is shown; the names of A and B in the headers are the logs' own text, escaped."""
+    head = "".join(f"<th>{html.escape(str(column))}</th>" for column in table.columns)
+    rows = []
+    for record in table.itertuples(index=False):
+        cells = []
+        for column, value in zip(table.columns, record, strict=True):
+            missing = value is None or (isinstance(value, float) and value != value)  # (None, or NaN in a float column)
+            if missing:
+                text = ""
+            elif column == "p-value":
+                text = "< 0.001" if value < 0.0005 else f"{value:.3f}"
+            else:
+                text = str(value)
+            cells.append(f"<td>{html.escape(text)}</td>" if column == "figure"
+                         else f'<td class="cc-count">{html.escape(text)}</td>')
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return f'{REASONS_STYLE}<table class="cc-reasons"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
 def faithfulness_view(report: Overview) -> pd.DataFrame | None:
     """The faithfulness scores' bins (answers, withheld, share), None when no answer was scored."""
     return None if report.faithfulness is None else report.faithfulness[["bin", "answers", "withheld", "share"]]
