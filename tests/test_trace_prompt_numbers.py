@@ -21,12 +21,12 @@ DOCS = {"A": "Employees get 18 days of earned leave per calendar year.",
         "C": "The office is closed on Diwali and on the day after it, 2 days in all."}
 
 
-def _answer(prompt: str | None, text: str, order=("A", "B", "C")):
-    """The imported answer of a request: a retriever returning ``order``, an LLM call given ``prompt``."""
+def _answer(prompt: str | None, text: str, order=("A", "B", "C"), docs=DOCS):
+    """The imported answer of a request: a retriever returning ``order`` of ``docs``, an LLM call given ``prompt``."""
     retrieved = {"openinference.span.kind": "RETRIEVER"}
     for k, name in enumerate(order):
         retrieved[f"retrieval.documents.{k}.document.id"] = name
-        retrieved[f"retrieval.documents.{k}.document.content"] = DOCS[name]
+        retrieved[f"retrieval.documents.{k}.document.content"] = docs[name]
     llm = {"openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant",
            "llm.output_messages.0.message.content": text}
     if prompt is not None:
@@ -94,3 +94,59 @@ def test_any_order_and_style_of_numbering_names_the_document_shown_with_that_num
     chunks, note = as_prompted(tuple(_answer(None, "x").chunks), prompt, None)
     assert [c.chunk_id for c in chunks] == list(shown)
     assert (note is None) == (list(shown) == ["A", "B", "C"])
+
+
+# the handbook's clauses, all opening with the same 90 characters
+SAME = {k: "Policy HR-7 of the Acme Corporation employee handbook, applicable to all full-time staff: " + v
+        for k, v in DOCS.items()}
+
+
+def test_documents_that_begin_alike_are_each_found_at_their_own_place():
+    numbered = f"[1] {SAME['C']}\n[2] {SAME['A']}\n[3] {SAME['B']}\n\nQuestion: How much leave?"
+    answer = _answer(numbered, "You get 18 days [2]. The office closes for 2 days [1].", docs=SAME)
+    assert [c.chunk_id for c in answer.chunks] == ["C", "A", "B"] and _cited(answer) == ["A", "C"]
+    plain = f"Context:\n{SAME['B']}\n\n{SAME['C']}\n\nQuestion: How much leave?"
+    answer = _answer(plain, "The office closes for 2 days [2].", docs=SAME)
+    assert [c.chunk_id for c in answer.chunks] == ["B", "C"] and _cited(answer) == ["C"]
+    # a prompt recorded twice (input.value beside llm.input_messages): A, never shown, takes no place in either copy
+    twice = f"[1] {SAME['C']}\n[2] {SAME['B']}\n\nQuestion: How much leave?"
+    chunks, _ = as_prompted(tuple(_answer(None, "x", docs=SAME).chunks), twice + "\n" + twice, None)
+    assert [c.chunk_id for c in chunks] == ["C", "B", "A"]
+
+
+def test_documents_the_application_stripped_of_markdown_or_cut_short_are_found():
+    marked = {"A": "## Earned leave\n\n**Employees** get 18 days of earned leave per calendar year.",
+              "B": "## Carry-over\n\n- Unused earned leave carries over to the next year, up to *45 days* in total.",
+              "C": "## Holidays\n\nThe office is closed on Diwali and on the day after it, 2 days in all. " + "More. " * 80}
+    def strip(text):
+        return text.replace("#", "").replace("*", "").replace("- ", "")[:120]
+    plain = f"Context:\n{strip(marked['C'])}...\n\n{strip(marked['A'])}\n\nQuestion: How much leave?"
+    answer = _answer(plain, "You get 18 days [2]. The office closes for 2 days [1].", docs=marked)
+    assert [c.chunk_id for c in answer.chunks] == ["C", "A"] and _cited(answer) == ["A", "C"]
+    xml = "".join(f'<document index="{k}">{marked[name]}</document>' for k, name in ((1, "B"), (2, "A")))
+    assert _cited(_answer(xml, "Up to 45 days [1].", docs=marked)) == ["B"]
+
+
+def _chunks(texts: dict[str, str]):
+    return tuple(_answer(None, "x", order=tuple(texts), docs=texts).chunks)
+
+
+@given(st.permutations(range(12)), st.integers(min_value=1, max_value=40))
+def test_many_documents_that_share_a_long_opening_are_each_found_in_any_order(shown, shared):
+    # every document opens with the same ``shared`` words (a boilerplate header), some far longer
+    # than the words looked up; each is still found at its own place, in the prompt's order
+    head = "Acme handbook section, applicable to all staff " * shared
+    texts = {f"D{k}": f"{head}clause {k}: staff get {k + 10} days of leave." for k in range(12)}
+    prompt = "\n".join(f"[{n}] {texts[f'D{k}']}" for n, k in enumerate(shown, start=1))
+    chunks, _ = as_prompted(_chunks(texts), prompt, None)
+    assert [c.chunk_id for c in chunks] == [f"D{k}" for k in shown]
+
+
+def test_a_text_retrieved_twice_and_shown_twice_gives_each_copy_its_number():
+    texts = {"A": DOCS["A"], "A2": DOCS["A"], "B": DOCS["B"]}
+    prompt = f"[1] {DOCS['B']}\n[2] {DOCS['A']}\n[3] {DOCS['A']}"
+    chunks, _ = as_prompted(_chunks(texts), prompt, None)
+    assert [c.chunk_id for c in chunks] == ["B", "A", "A2"]
+    shown_once = f"[1] {DOCS['A']}\n[2] {DOCS['B']}"  # (the copy not shown fills the number skipped: 3)
+    chunks, _ = as_prompted(_chunks(texts), shown_once, None)
+    assert [c.chunk_id for c in chunks] == ["A", "B", "A2"]

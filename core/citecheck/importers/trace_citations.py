@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Sequence
@@ -276,7 +277,9 @@ _LABEL = re.compile(r"(?:\[(\d{1,4})\][^\[\]]{0,100}?|\((\d{1,4})\)|(?:^|\s)(\d{
                     r"|\b(?:sources?|documents?|docs?|context|passages?|chunks?|references?|refs?|results?)\s*#?\s*"
                     r"(\d{1,4})\b[^\[\]<>]{0,100}?|(?:index|id)\s*=\s*[\"']?(\d{1,4})[\"']?[^<>]{0,80}>(?:\s*<[^<>]{0,80}>)*)"
                     r"\s*[:-]?\s*$", re.IGNORECASE)
-_PROBE = 80  # characters of a document's text looked for in the prompt
+_WORD = re.compile(r"\w+")
+_PROBE = 12  # words of a document's text (its first ones) looked for in the prompt
+_MANY = 50  # copies of one text (retrieved more than once) placed, at most
 
 
 def prompt_text(span: Span) -> str:
@@ -299,10 +302,88 @@ def _texts(value: Any, out: list[str], depth: int) -> None:
             _texts(item, out, depth + 1)
 
 
+def _words(text: str) -> list[str]:
+    """The words of ``text`` (letters and digits), lowercased: a document as a prompt may show it."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _run(words: list[str], k: int, mine: list[str]) -> int:
+    """How many words of ``words`` from ``k`` on are the first ones of ``mine``: slices compared
+    whole, doubling then halving, so a long run costs few steps."""
+    if words[k:k + len(mine)] == mine:
+        return len(mine)
+    low, high = 0, 1  # (words[k:k+low] == mine[:low], and not so for every length past high)
+    while high < len(mine) and words[k:k + high] == mine[:high]:
+        low, high = high, 2 * high
+    high = min(high, len(mine))
+    while high - low > 1:
+        mid = (low + high) // 2
+        if words[k:k + mid] == mine[:mid]:
+            low = mid
+        else:
+            high = mid
+    return low
+
+
+def _placed(documents: list[list[str]], words: list[str]) -> list[tuple[int, int, int]]:
+    """(first word, document, words in a row) of each document whose first words the prompt's
+    ``words`` hold, each at a place of its own: the longest runs are placed first, and a place
+    goes to no document another runs further from, so that documents that begin alike each
+    find their own place and one never shown takes none (even in a second copy of the prompt).
+
+    Linear in the prompt: each place is looked up once per probe length (a dict of the probes,
+    the documents that begin alike sorted, so the one that runs furthest from a place is found by
+    bisection; of those that run as far, the first in that order, with its copies)."""
+    by_probe: dict[tuple[str, ...], list[int]] = {}
+    for i, mine in enumerate(documents):
+        if mine:
+            by_probe.setdefault(tuple(mine[:_PROBE]), []).append(i)
+    longest: dict[tuple[str, ...], int] = {}
+    for probe, alike in by_probe.items():
+        alike.sort(key=lambda i: (documents[i], i))
+        longest[probe] = max(len(documents[i]) for i in alike)
+    runs: list[tuple[int, int, int]] = []  # (- words in a row, first word, document)
+    best: dict[int, int] = {}  # (the most words in a row from a place, of any document)
+    for size in sorted({len(probe) for probe in by_probe}):
+        for k in range(len(words) - size + 1):
+            probe = tuple(words[k:k + size])
+            if probe not in by_probe:
+                continue
+            alike = by_probe[probe]
+            # the documents that run furthest from here are next to each other in sorted order,
+            # one of them beside the place where the prompt's words from here would go
+            here = words[k:k + longest[probe] + 1]
+            at = bisect.bisect_left(alike, here, key=lambda i: documents[i])
+            side = {j: _run(words, k, documents[alike[j]]) for j in (at - 1, at) if 0 <= j < len(alike)}
+            most = max(side.values())
+            lo = hi = min(j for j, n in side.items() if n == most)
+            # one document of those that run as far (the first in sorted order), with its copies:
+            # a text retrieved twice may be shown twice, each copy at a place of its own
+            while lo > 0 and hi - lo < _MANY and documents[alike[lo - 1]] == documents[alike[lo]]:
+                lo -= 1
+            while hi + 1 < len(alike) and hi - lo < _MANY and documents[alike[hi + 1]] == documents[alike[hi]]:
+                hi += 1
+            runs.extend((-most, k, alike[j]) for j in range(lo, hi + 1))
+            best[k] = max(best.get(k, 0), most)
+    runs.sort()
+    placed: list[tuple[int, int, int]] = []  # (first word, document, words in a row), by first word
+    taken: set[int] = set()
+    for minus, k, i in runs:
+        if -minus != best[k] or i in taken:
+            continue
+        at = bisect.bisect_left(placed, (k, -1, 0))  # (the places taken do not overlap: only the neighbours can)
+        if (at and placed[at - 1][0] + placed[at - 1][2] > k) or (at < len(placed) and placed[at][0] < k - minus):
+            continue
+        placed.insert(at, (k, i, -minus))
+        taken.add(i)
+    return placed
+
+
 def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tuple[tuple[Chunk, ...], str | None]:
     """(chunks, note): the chunks as the prompt numbered them, ``chunks[n-1]`` the one shown as n.
 
-    Each document's text (its first characters, whitespace aside) is looked for in ``prompt``.
+    Each document's text (its first words, case, punctuation and markup aside) is looked for in
+    ``prompt``, each at a place of its own.
     When every document found has a number before it (distinct, none past the number of
     documents), the document numbered n is the n-th chunk, the others filling the numbers the
     prompt skipped, in retrieval order.  When none has a number, the chunks are the documents
@@ -312,12 +393,15 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
     flat = " ".join(prompt.split())
     if not flat or not chunks:
         return chunks, note
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(flat)]
     at_of: list[tuple[int, int, int]] = []  # (where in the prompt, chunk, where its text ends there)
-    for i, chunk in enumerate(chunks):
-        text = " ".join(chunk.text.split())
-        at = flat.find(text[:_PROBE]) if text else -1
-        if at >= 0:
-            at_of.append((at, i, at + (len(text) if flat.startswith(text, at) else min(len(text), _PROBE))))
+    for k, i, n in _placed([_words(c.text) for c in chunks], [flat[s:e].lower() for s, e in spans]):
+        at = spans[k][0]
+        first = _WORD.search(chunks[i].text)
+        lead = re.sub(r"\s+", " ", chunks[i].text[:first.start()]).lstrip() if first else ""
+        if lead and flat.endswith(lead, 0, at):  # (the document's own markup before its first word)
+            at -= len(lead)
+        at_of.append((at, i, spans[k + n - 1][1]))
     at_of.sort()
     found: list[tuple[int, int, int | None]] = []  # (where in the prompt, chunk, the number before it)
     before = 0  # (a number is looked for between the document before and this one)
