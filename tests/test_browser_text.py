@@ -86,9 +86,11 @@ def no_markup(page) -> None:
 
 
 def cells(page) -> list[str]:
-    """The text of every table cell and header (st.dataframe's grid keeps one for screen readers)."""
+    """The text of every table cell and header (st.dataframe's grid keeps one for screen readers; the
+    reasons and Compare tables are escaped HTML, class cc-reasons)."""
     return [plain(t) for t in page.locator("[data-testid=stDataFrame] th, [data-testid=stDataFrame] td, "
-                                           "[data-testid=stTable] th, [data-testid=stTable] td").all_text_contents()]
+                                           "[data-testid=stTable] th, [data-testid=stTable] td, "
+                                           "table.cc-reasons th, table.cc-reasons td").all_text_contents()]
 
 
 def chart_labels(page) -> list[str]:
@@ -193,7 +195,7 @@ def test_failures_page_tables_charts_and_choices_show_values_as_text(server, pag
     panel = page.get_by_role("tabpanel", name="Compare")
     expect(panel.get_by_test_id("stSelectbox").first).to_be_visible(timeout=30_000)
     assert {shown(panel, "A"), shown(panel, "B")} == set(prompts)
-    expect(panel.locator("[data-testid=stDataFrame] th", has_text=f"B: {prompts[1]}").first).to_be_attached(timeout=30_000)
+    expect(panel.locator("table.cc-reasons th", has_text=f"B: {prompts[1]}").first).to_be_attached(timeout=30_000)
     assert {f"A: {prompts[0]}", f"B: {prompts[1]}"} <= set(cells(panel))
     no_markup(page)
 
