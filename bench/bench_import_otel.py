@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark ``citecheck import otel`` against ``citecheck check`` on the same answers (issue #33).
 
-    python bench/bench_import_otel.py [--answers 20000] [--rounds 3]
+    python bench/bench_import_otel.py [--answers 20000] [--rounds 3] [--no-prompts]
 
 Target (issue #33): ``import otel`` at least as fast as ``check`` on the same answers, measured as
 the ratio import/check of the best of --rounds alternating runs in this process (<= 1).
@@ -9,7 +9,11 @@ the ratio import/check of the best of --rounds alternating runs in this process 
 Generates bench_check.py's answers (5 chunks of ~800 characters, 6 sentences, 8 citations each)
 as OpenInference traces: one OTLP export per request, a CHAIN root holding the question and the
 answer (its citations as ``[n]`` markers), a RETRIEVER span with the five documents (JSON-string
-metadata) and an LLM span, one export a line, under bench/out/.  Then, alternating in this
+metadata) and an LLM span, one export a line, under bench/out/.  The LLM span records its prompt
+as the OpenInference instrumentations do (``llm.input_messages``: a system message with the five
+documents, each after its ``[n]`` and title, and the question), which the importer reads to number
+the documents as the model was shown them; ``--no-prompts`` leaves it out, the shape measured
+before 2026-12-07.  Then, alternating in this
 process: the import of the traces into a log (``--out``, renamed into place and fsynced as the
 command does), and ``check --quiet`` of that log.  Each is timed by the wall clock and by this
 process's CPU time (the machine's 2 cores are shared: the CPU ratio is the steadier figure);
@@ -49,7 +53,7 @@ def _attrs(values: dict) -> list[dict]:
     return out
 
 
-def export_of(i: int, answer: dict) -> dict:
+def export_of(i: int, answer: dict, prompts: bool = True) -> dict:
     """One request as an OTLP export, as the OpenInference LangChain instrumentation records it."""
     trace = f"{i:032x}"
     text = answer["answer"]  # its markers already say [n]
@@ -61,6 +65,16 @@ def export_of(i: int, answer: dict) -> dict:
         retrieval[f"retrieval.documents.{k}.document.score"] = chunk["retrieval_score"]
         retrieval[f"retrieval.documents.{k}.document.metadata"] = json.dumps(
             {"document_id": chunk["document_id"], "source": chunk["source"], "title": chunk["title"]})
+    llm = {"openinference.span.kind": "LLM", "llm.model_name": "claude-sonnet-4-5",
+           "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": text}
+    if prompts:
+        sources = "\n\n".join(f"[{k}] {chunk['title']}\n{chunk['text']}"
+                               for k, chunk in enumerate(answer["chunks"], start=1))
+        llm.update({"llm.input_messages.0.message.role": "system",
+                    "llm.input_messages.0.message.content": "Answer from the sources below; cite each claim "
+                                                            f"with its source's number, as [1].\n\n{sources}",
+                    "llm.input_messages.1.message.role": "user",
+                    "llm.input_messages.1.message.content": answer["question"]})
     spans = [
         {"traceId": trace, "spanId": f"{i:012x}0001", "name": "RetrievalQA", "kind": 1,
          "startTimeUnixNano": str(t0), "endTimeUnixNano": str(t0 + 3_000_000_000),
@@ -71,35 +85,36 @@ def export_of(i: int, answer: dict) -> dict:
          "attributes": _attrs(retrieval)},
         {"traceId": trace, "spanId": f"{i:012x}0003", "parentSpanId": f"{i:012x}0001", "name": "ChatAnthropic",
          "kind": 1, "startTimeUnixNano": str(t0 + 300_000_000), "endTimeUnixNano": str(t0 + 2_900_000_000),
-         "attributes": _attrs({"openinference.span.kind": "LLM", "llm.model_name": "claude-sonnet-4-5",
-                               "llm.output_messages.0.message.role": "assistant",
-                               "llm.output_messages.0.message.content": text})},
+         "attributes": _attrs(llm)},
     ]
     return {"resourceSpans": [{"resource": {"attributes": _attrs({"service.name": "bench"})},
                                "scopeSpans": [{"scope": {"name": "openinference"}, "spans": spans}]}]}
 
 
-def generate(path: Path, n: int) -> None:
+def generate(path: Path, n: int, prompts: bool = True) -> None:
     rng = random.Random(20261202)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as out:
         for i in range(n):
-            out.write(json.dumps(export_of(i, make_answer(i, rng))) + "\n")
+            out.write(json.dumps(export_of(i, make_answer(i, rng), prompts)) + "\n")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--answers", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3, help="alternating timing rounds (best of each)")
+    parser.add_argument("--no-prompts", action="store_true", help="LLM spans without their prompt (the older shape)")
     args = parser.parse_args()
-    traces = ROOT / "bench" / "out" / f"otel-{args.answers}.jsonl"
-    log = ROOT / "bench" / "out" / f"otel-{args.answers}-imported.jsonl"
+    shape = "-bare" if args.no_prompts else ""
+    traces = ROOT / "bench" / "out" / f"otel-{args.answers}{shape}.jsonl"
+    log = ROOT / "bench" / "out" / f"otel-{args.answers}{shape}-imported.jsonl"
     if not traces.exists():
         t = time.perf_counter()
-        generate(traces, args.answers)
+        generate(traces, args.answers, prompts=not args.no_prompts)
         print(f"generated {traces.name} in {time.perf_counter() - t:.1f}s")
     n = args.answers
-    print(f"traces: {n} requests, 3 spans each, {traces.stat().st_size / 1e6:.0f} MB")
+    print(f"traces: {n} requests, 3 spans each, {'LLM spans without' if args.no_prompts else 'LLM spans with'} "
+          f"their prompt, {traces.stat().st_size / 1e6:.0f} MB")
     from citecheck.cli.main import main as cli
     from citecheck.text.compiled import build_kind
 
@@ -123,7 +138,7 @@ def main() -> None:
     print(f"ratio import/check {imported / checked:.2f} by the clock, {imported_cpu / checked_cpu:.2f} by CPU time "
           f"(target <= 1); log {log.stat().st_size / 1e6:.0f} MB; cpu count {os.cpu_count()}; load average after "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    quarter = traces.with_name(f"otel-{n // 4}-head.jsonl")
+    quarter = traces.with_name(f"otel-{n // 4}{shape}-head.jsonl")
     with open(traces, "rb") as source, open(quarter, "wb") as head:
         head.writelines(line for _, line in zip(range(n // 4), source))
     peaks = [f"{rows:,} requests {peak_rss_mb(path, log):.0f} MB" for rows, path in ((n // 4, quarter), (n, traces))]

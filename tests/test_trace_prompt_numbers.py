@@ -150,3 +150,48 @@ def test_a_text_retrieved_twice_and_shown_twice_gives_each_copy_its_number():
     shown_once = f"[1] {DOCS['A']}\n[2] {DOCS['B']}"  # (the copy not shown fills the number skipped: 3)
     chunks, _ = as_prompted(_chunks(texts), shown_once, None)
     assert [c.chunk_id for c in chunks] == ["A", "B", "A2"]
+
+
+# --- the two ways of finding the documents give the same runs -----------------------------------
+from citecheck.importers import trace_citations  # noqa: E402
+
+_VOCAB = ["a", "b", "ab", "ba", "x", "σας", "ΣΑΣ", "İstanbul", "straße", "7", "18"]
+_texts_of = st.lists(st.sampled_from(_VOCAB), min_size=0, max_size=30).map(" ".join)
+
+
+@given(st.lists(_texts_of, min_size=1, max_size=6), st.lists(st.tuples(st.integers(0, 5), st.integers(0, 40),
+                                                                     st.sampled_from(["", "[1] ", ", ", "\n**"])),
+                                                           max_size=8))
+def test_documents_found_in_c_run_as_those_looked_up_place_by_place(texts, shown):
+    # a prompt of pieces of the documents (whole, cut short, one after another, some twice)
+    prompt = " ".join(sep + texts[i % len(texts)][:cut * 3] for i, cut, sep in shown)
+    documents = [trace_citations._words(t) for t in texts]
+    words = trace_citations._words(" ".join(prompt.split()))
+    found = sorted(trace_citations._runs_looked_up(documents, words))
+    distinct = len({tuple(d[:trace_citations._PROBE]) for d in documents if d}) == sum(1 for d in documents if d)
+    if distinct:
+        assert sorted(trace_citations._runs_found(documents, words)) == found
+
+
+@given(st.text(alphabet=st.sampled_from(list("aB \u0130\u03a3\u00df.,-_ \t\n7\u00e9K[]")), max_size=200) | st.text(max_size=60))
+def test_a_words_place_in_the_prompt_is_where_the_word_is(text):
+    words, index, sums, gap = trace_citations._placed_words(text)
+    assert words == trace_citations._words(text)
+    found = list(trace_citations._WORD.finditer(text))
+    assert [m.span() for m in found] == [(trace_citations._start(index, sums, gap, k), trace_citations._end(index, sums, gap, k))
+                                         for k in range(len(words))]
+    if len(text.lower()) == len(text):
+        assert words == [m.group() for m in trace_citations._WORD.finditer(text.lower())]
+    else:
+        assert words == [m.group().lower() for m in found]
+
+
+def test_lowering_a_text_that_keeps_its_length_keeps_its_words_where_they_were():
+    # (what _placed_words relies on: no character is a letter or digit lowered and not before)
+    import re
+    import sys
+
+    word = re.compile(r"\w")
+    changed = [hex(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF
+               and len(chr(c).lower()) == 1 and bool(word.match(chr(c))) != bool(word.match(chr(c).lower()))]
+    assert changed == []

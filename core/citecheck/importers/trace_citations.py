@@ -24,9 +24,10 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from citecheck.contract.log import Chunk, Citation
@@ -280,6 +281,7 @@ _LABEL = re.compile(r"(?:\[(\d{1,4})\][^\[\]]{0,100}?|\((\d{1,4})\)|(?:^|\s)(\d{
 _WORD = re.compile(r"\w+")
 _PROBE = 12  # words of a document's text (its first ones) looked for in the prompt
 _MANY = 50  # copies of one text (retrieved more than once) placed, at most
+_FEW = 32  # documents found with str.find, at most (more are looked up place by place)
 
 
 def prompt_text(span: Span) -> str:
@@ -302,9 +304,78 @@ def _texts(value: Any, out: list[str], depth: int) -> None:
             _texts(item, out, depth + 1)
 
 
+# str.lower called as a value: compiled, ``text.lower()`` is mypyc's own, which lowers a final
+# capital sigma as any other (σ) where Python gives ς; the compiled build must read as Python does
+_lower: Callable[[str], str] = str.lower
+_GAPS = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")})
+
+
 def _words(text: str) -> list[str]:
-    """The words of ``text`` (letters and digits), lowercased: a document as a prompt may show it."""
-    return [w.lower() for w in _WORD.findall(text)]
+    """The words of ``text`` (letters, digits and ``_``, as ``\\w+`` finds them), lowercased: a
+    document as a prompt may show it.  An ASCII text is lowered whole and split in C where it
+    holds no letter or digit; another is lowered whole when that keeps its length (each word where
+    it was), else word by word."""
+    if text.isascii():
+        return text.lower().translate(_GAPS).split()
+    low = _lower(text)
+    return _WORD.findall(low) if len(low) == len(text) else [_lower(w) for w in _WORD.findall(text)]
+
+
+_SPLIT = re.compile(r"(\W+)")
+
+
+def _placed_words(text: str) -> tuple[list[str], Sequence[int], list[int], int]:
+    """(words, index, sums, gap): the words of ``text`` as :func:`_words` gives them, and where
+    each is (:func:`_start`): word k is part ``index[k]`` of one split of ``text`` into parts,
+    ``sums[j]`` the characters of the parts before part j, ``gap`` those between two parts.
+    All made in C, whatever the number of words."""
+    if text.isascii():  # (split at each gap character: a word is a part that is not empty)
+        parts = text.lower().translate(_GAPS).split(" ")
+        words = list(filter(None, parts))
+        index: Sequence[int] = range(len(parts)) if len(words) == len(parts) else \
+            list(itertools.compress(range(len(parts)), parts))
+        return words, index, list(itertools.accumulate(map(len, parts), initial=0)), 1
+    low = _lower(text)
+    if len(low) == len(text):
+        parts = _SPLIT.split(low)
+        words = parts[0::2]
+    else:  # (lowered one by one: the words stay where text has them)
+        parts = _SPLIT.split(text)
+        words = [_lower(w) for w in parts[0::2]]
+    lead = 1 if words and not words[0] else 0  # (text opens with no word: the first part is empty)
+    count = len(words) - lead - (1 if len(words) > lead and not words[-1] else 0)
+    return (words[lead:lead + count], range(2 * lead, 2 * (lead + count), 2),
+            list(itertools.accumulate(map(len, parts), initial=0)), 0)
+
+
+def _start(index: Sequence[int], sums: list[int], gap: int, k: int) -> int:
+    """Where word k of :func:`_placed_words` starts in its text."""
+    j = index[k]
+    return sums[j] + j * gap
+
+
+def _end(index: Sequence[int], sums: list[int], gap: int, k: int) -> int:
+    """Where word k of :func:`_placed_words` ends in its text (lowered, a word may be longer)."""
+    j = index[k]
+    return sums[j + 1] + j * gap
+
+
+def _common(text: str, at: int, mine: str, known: int) -> int:
+    """How many characters of ``mine`` ``text`` holds from ``at`` on (``known`` of them known to
+    match): slices compared whole, doubling then halving, so a long run costs few steps."""
+    if text.startswith(mine, at):
+        return len(mine)
+    low, step = known, 64
+    while low + step < len(mine) and text.startswith(mine[:low + step], at):
+        low, step = low + step, 2 * step
+    high = min(low + step, len(mine))
+    while high - low > 1:
+        mid = (low + high) // 2
+        if text.startswith(mine[:mid], at):
+            low = mid
+        else:
+            high = mid
+    return low
 
 
 def _run(words: list[str], k: int, mine: list[str]) -> int:
@@ -331,40 +402,15 @@ def _placed(documents: list[list[str]], words: list[str]) -> list[tuple[int, int
     goes to no document another runs further from, so that documents that begin alike each
     find their own place and one never shown takes none (even in a second copy of the prompt).
 
-    Linear in the prompt: each place is looked up once per probe length (a dict of the probes,
-    the documents that begin alike sorted, so the one that runs furthest from a place is found by
-    bisection; of those that run as far, the first in that order, with its copies)."""
-    by_probe: dict[tuple[str, ...], list[int]] = {}
-    for i, mine in enumerate(documents):
-        if mine:
-            by_probe.setdefault(tuple(mine[:_PROBE]), []).append(i)
-    longest: dict[tuple[str, ...], int] = {}
-    for probe, alike in by_probe.items():
-        alike.sort(key=lambda i: (documents[i], i))
-        longest[probe] = max(len(documents[i]) for i in alike)
-    runs: list[tuple[int, int, int]] = []  # (- words in a row, first word, document)
+    Documents whose first words all differ, a few of them (as most prompts show them), are found
+    by :func:`_runs_found`, in C; others by :func:`_runs_looked_up`, linear in the prompt however
+    many documents begin alike.  Both give the same runs (a test compares them)."""
+    probes = {tuple(mine[:_PROBE]) for mine in documents if mine}
+    shown = sum(1 for mine in documents if mine)
+    runs = _runs_found(documents, words) if len(probes) == shown <= _FEW else _runs_looked_up(documents, words)
     best: dict[int, int] = {}  # (the most words in a row from a place, of any document)
-    for size in sorted({len(probe) for probe in by_probe}):
-        for k in range(len(words) - size + 1):
-            probe = tuple(words[k:k + size])
-            if probe not in by_probe:
-                continue
-            alike = by_probe[probe]
-            # the documents that run furthest from here are next to each other in sorted order,
-            # one of them beside the place where the prompt's words from here would go
-            here = words[k:k + longest[probe] + 1]
-            at = bisect.bisect_left(alike, here, key=lambda i: documents[i])
-            side = {j: _run(words, k, documents[alike[j]]) for j in (at - 1, at) if 0 <= j < len(alike)}
-            most = max(side.values())
-            lo = hi = min(j for j, n in side.items() if n == most)
-            # one document of those that run as far (the first in sorted order), with its copies:
-            # a text retrieved twice may be shown twice, each copy at a place of its own
-            while lo > 0 and hi - lo < _MANY and documents[alike[lo - 1]] == documents[alike[lo]]:
-                lo -= 1
-            while hi + 1 < len(alike) and hi - lo < _MANY and documents[alike[hi + 1]] == documents[alike[hi]]:
-                hi += 1
-            runs.extend((-most, k, alike[j]) for j in range(lo, hi + 1))
-            best[k] = max(best.get(k, 0), most)
+    for minus, k, _ in runs:
+        best[k] = max(best.get(k, 0), -minus)
     runs.sort()
     placed: list[tuple[int, int, int]] = []  # (first word, document, words in a row), by first word
     taken: set[int] = set()
@@ -377,6 +423,62 @@ def _placed(documents: list[list[str]], words: list[str]) -> list[tuple[int, int
         placed.insert(at, (k, i, -minus))
         taken.add(i)
     return placed
+
+
+def _runs_found(documents: list[list[str]], words: list[str]) -> list[tuple[int, int, int]]:
+    """(- words in a row, first word, document) at every place where a document's first words
+    are in the prompt, each document's first words differing from every other's: found with
+    ``str.find`` in the prompt's words joined by spaces, the run measured in characters."""
+    joined = " " + " ".join(words) + " "
+    runs: list[tuple[int, int, int]] = []
+    for i, mine in enumerate(documents):
+        if not mine:
+            continue
+        text = " " + " ".join(mine) + " "
+        probe = " " + " ".join(mine[:_PROBE]) + " "
+        at, k, counted = joined.find(probe), 0, 0
+        while at >= 0:
+            k += joined.count(" ", counted, at)  # (the word that starts after the space at ``at``)
+            counted = at
+            runs.append((-text.count(" ", 1, _common(joined, at, text, len(probe))), k, i))
+            at = joined.find(probe, at + 1)
+    return runs
+
+
+def _runs_looked_up(documents: list[list[str]], words: list[str]) -> list[tuple[int, int, int]]:
+    """The runs of :func:`_runs_found`, for documents that begin alike or many documents: each
+    place of the prompt looked up once per probe length in a dict of the documents' first words;
+    of the documents that begin alike (sorted, so those that run furthest from a place are next
+    to each other, beside where the prompt's words from there would go, found by bisection) the
+    one that runs furthest, the first in that order, with its copies."""
+    by_probe: dict[tuple[str, ...], list[int]] = {}
+    for i, mine in enumerate(documents):
+        if mine:
+            by_probe.setdefault(tuple(mine[:_PROBE]), []).append(i)
+    longest: dict[tuple[str, ...], int] = {}
+    for probe, alike in by_probe.items():
+        alike.sort(key=lambda i: (documents[i], i))
+        longest[probe] = max(len(documents[i]) for i in alike)
+    runs: list[tuple[int, int, int]] = []
+    for size in sorted({len(probe) for probe in by_probe}):
+        for k in range(len(words) - size + 1):
+            probe = tuple(words[k:k + size])
+            if probe not in by_probe:
+                continue
+            alike = by_probe[probe]
+            here = words[k:k + longest[probe] + 1]
+            at = bisect.bisect_left(alike, here, key=lambda i: documents[i])
+            side = {j: _run(words, k, documents[alike[j]]) for j in (at - 1, at) if 0 <= j < len(alike)}
+            most = max(side.values())
+            lo = hi = min(j for j, n in side.items() if n == most)
+            # one document of those that run as far (the first in sorted order), with its copies:
+            # a text retrieved twice may be shown twice, each copy at a place of its own
+            while lo > 0 and hi - lo < _MANY and documents[alike[lo - 1]] == documents[alike[lo]]:
+                lo -= 1
+            while hi + 1 < len(alike) and hi - lo < _MANY and documents[alike[hi + 1]] == documents[alike[hi]]:
+                hi += 1
+            runs.extend((-most, k, alike[j]) for j in range(lo, hi + 1))
+    return runs
 
 
 def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tuple[tuple[Chunk, ...], str | None]:
@@ -393,15 +495,15 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
     flat = " ".join(prompt.split())
     if not flat or not chunks:
         return chunks, note
-    spans = [(m.start(), m.end()) for m in _WORD.finditer(flat)]
+    words, index, sums, gap = _placed_words(flat)
     at_of: list[tuple[int, int, int]] = []  # (where in the prompt, chunk, where its text ends there)
-    for k, i, n in _placed([_words(c.text) for c in chunks], [flat[s:e].lower() for s, e in spans]):
-        at = spans[k][0]
+    for k, i, n in _placed([_words(c.text) for c in chunks], words):
+        at = _start(index, sums, gap, k)
         first = _WORD.search(chunks[i].text)
         lead = re.sub(r"\s+", " ", chunks[i].text[:first.start()]).lstrip() if first else ""
         if lead and flat.endswith(lead, 0, at):  # (the document's own markup before its first word)
             at -= len(lead)
-        at_of.append((at, i, spans[k + n - 1][1]))
+        at_of.append((at, i, _end(index, sums, gap, k + n - 1)))
     at_of.sort()
     found: list[tuple[int, int, int | None]] = []  # (where in the prompt, chunk, the number before it)
     before = 0  # (a number is looked for between the document before and this one)
