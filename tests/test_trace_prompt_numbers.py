@@ -195,3 +195,15 @@ def test_lowering_a_text_that_keeps_its_length_keeps_its_words_where_they_were()
     changed = [hex(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF
                and len(chr(c).lower()) == 1 and bool(word.match(chr(c))) != bool(word.match(chr(c).lower()))]
     assert changed == []
+
+
+def test_a_prompt_that_repeats_a_documents_opening_is_looked_at_in_its_first_places():
+    # (a prompt of one word over and over: each place would measure a run as long as the
+    # document, the square of the prompt's length; the first _MANY places are looked at)
+    document, prompt = trace_citations._words("a " * 40), trace_citations._words("[1] " + "a " * 5000)
+    assert len(trace_citations._runs_found([document], prompt)) == trace_citations._MANY
+    copies = trace_citations._runs_looked_up([document, document], prompt)
+    assert len({k for _, k, _ in copies}) == trace_citations._MANY * 2
+    twice = tuple(_answer(None, "x", order=("A", "A2"), docs={"A": "a " * 40, "A2": "a " * 40}).chunks)
+    chunks, note = as_prompted(twice, "[1] " + "a " * 5000, None)
+    assert [c.chunk_id for c in chunks] == ["A", "A2"] and note is None

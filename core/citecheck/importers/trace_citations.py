@@ -280,7 +280,10 @@ _LABEL = re.compile(r"(?:\[(\d{1,4})\][^\[\]]{0,100}?|\((\d{1,4})\)|(?:^|\s)(\d{
                     r"\s*[:-]?\s*$", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 _PROBE = 12  # words of a document's text (its first ones) looked for in the prompt
-_MANY = 50  # copies of one text (retrieved more than once) placed, at most
+# places where a document's first words are in the prompt, looked at for it (its first ones), and
+# copies of one text (retrieved more than once) placed, at most: a prompt that repeats a document's
+# opening (a text of one word over and over) is still read in time linear in its length
+_MANY = 50
 _FEW = 32  # documents found with str.find, at most (more are looked up place by place)
 
 
@@ -436,12 +439,13 @@ def _runs_found(documents: list[list[str]], words: list[str]) -> list[tuple[int,
             continue
         text = " " + " ".join(mine) + " "
         probe = " " + " ".join(mine[:_PROBE]) + " "
-        at, k, counted = joined.find(probe), 0, 0
-        while at >= 0:
+        at, k, counted, places = joined.find(probe), 0, 0, 0
+        while at >= 0 and places < _MANY:
             k += joined.count(" ", counted, at)  # (the word that starts after the space at ``at``)
             counted = at
             runs.append((-text.count(" ", 1, _common(joined, at, text, len(probe))), k, i))
             at = joined.find(probe, at + 1)
+            places += 1
     return runs
 
 
@@ -450,7 +454,9 @@ def _runs_looked_up(documents: list[list[str]], words: list[str]) -> list[tuple[
     place of the prompt looked up once per probe length in a dict of the documents' first words;
     of the documents that begin alike (sorted, so those that run furthest from a place are next
     to each other, beside where the prompt's words from there would go, found by bisection) the
-    one that runs furthest, the first in that order, with its copies."""
+    one that runs furthest, the first in that order, with its copies.  A probe shared by m
+    documents is looked at in its first ``_MANY * m`` places, as each document's own in
+    :func:`_runs_found`."""
     by_probe: dict[tuple[str, ...], list[int]] = {}
     for i, mine in enumerate(documents):
         if mine:
@@ -460,12 +466,16 @@ def _runs_looked_up(documents: list[list[str]], words: list[str]) -> list[tuple[
         alike.sort(key=lambda i: (documents[i], i))
         longest[probe] = max(len(documents[i]) for i in alike)
     runs: list[tuple[int, int, int]] = []
+    places = dict.fromkeys(by_probe, 0)
     for size in sorted({len(probe) for probe in by_probe}):
         for k in range(len(words) - size + 1):
             probe = tuple(words[k:k + size])
             if probe not in by_probe:
                 continue
             alike = by_probe[probe]
+            if places[probe] >= _MANY * len(alike):
+                continue
+            places[probe] += 1
             here = words[k:k + longest[probe] + 1]
             at = bisect.bisect_left(alike, here, key=lambda i: documents[i])
             side = {j: _run(words, k, documents[alike[j]]) for j in (at - 1, at) if 0 <= j < len(alike)}
