@@ -207,3 +207,17 @@ def test_a_prompt_that_repeats_a_documents_opening_is_looked_at_in_its_first_pla
     twice = tuple(_answer(None, "x", order=("A", "A2"), docs={"A": "a " * 40, "A2": "a " * 40}).chunks)
     chunks, note = as_prompted(twice, "[1] " + "a " * 5000, None)
     assert [c.chunk_id for c in chunks] == ["A", "A2"] and note is None
+
+
+def test_the_index_of_an_xml_document_is_read_past_its_source_tag():
+    # Anthropic's long-context layout: <document index="n"><source>..</source><document_content>..;
+    # an application that filtered its documents keeps their numbers (1 and 3 here)
+    prompt = "<documents>\n" + "\n".join(
+        f'<document index="{k}">\n<source>handbook/{name.lower()}_2024.pdf</source>\n<document_content>\n{DOCS[name]}\n'
+        "</document_content>\n</document>" for k, name in ((1, "A"), (3, "C"))) + "\n</documents>"
+    chunks, note = as_prompted(_chunks(DOCS), prompt, None)
+    assert [c.chunk_id for c in chunks] == ["A", "B", "C"] and note is None
+    reordered = "\n".join(f'<document index="{k}"><source>{name}.md</source><document_content>{DOCS[name]}'
+                          "</document_content></document>" for k, name in ((3, "A"), (1, "B"), (2, "C")))
+    chunks, _ = as_prompted(_chunks(DOCS), reordered, None)
+    assert [c.chunk_id for c in chunks] == ["B", "C", "A"]
