@@ -221,3 +221,15 @@ def test_the_index_of_an_xml_document_is_read_past_its_source_tag():
                           "</document_content></document>" for k, name in ((3, "A"), (1, "B"), (2, "C")))
     chunks, _ = as_prompted(_chunks(DOCS), reordered, None)
     assert [c.chunk_id for c in chunks] == ["B", "C", "A"]
+
+
+def test_the_number_nearest_a_document_is_its_own_not_a_marker_of_the_instructions_before_it():
+    # the instructions show a citation ([2]) just before the first source; each source's number
+    # is the one next to it, and a number past the documents (a year in a title) is no document's
+    prompt = ("Cite every claim with its source's number, as in: The sky is blue [2].\n\n"
+              + "\n\n".join(f"Source {k}:\n{DOCS[name]}" for k, name in ((1, "C"), (2, "A"), (3, "B"))))
+    chunks, _ = as_prompted(_chunks(DOCS), prompt, None)
+    assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
+    titled = "\n".join(f"[{k}] Annual results 2023: {DOCS[name]}" for k, name in ((1, "B"), (2, "C"), (3, "A")))
+    chunks, _ = as_prompted(_chunks(DOCS), titled, None)
+    assert [c.chunk_id for c in chunks] == ["B", "C", "A"]

@@ -493,6 +493,23 @@ def _runs_looked_up(documents: list[list[str]], words: list[str]) -> list[tuple[
     return runs
 
 
+def _label(flat: str, lo: int, at: int, count: int) -> int | None:
+    """The number a prompt gives the document at ``at``: of the labels between ``lo`` and it
+    (:data:`_LABEL`), the nearest that numbers a document (1 to ``count``; not a marker of the
+    instructions before the first document, nor a year in its title), one in brackets, after a
+    word (Source 2) or in a tag before one in parentheses or with a full stop; else the first."""
+    labels: list[tuple[bool, int]] = []  # (in brackets, after a word or in a tag; the number)
+    label = _LABEL.search(flat, lo, at)
+    while label:
+        labels.append((bool(label.group(1) or label.group(4) or label.group(5)),
+                       next(int(g) for g in label.groups() if g)))
+        label = _LABEL.search(flat, label.start() + 1, at)
+    if not labels:
+        return None
+    numbers = [n for strong, n in labels if strong and 1 <= n <= count] or [n for _, n in labels if 1 <= n <= count]
+    return numbers[-1] if numbers else labels[0][1]
+
+
 def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tuple[tuple[Chunk, ...], str | None]:
     """(chunks, note): the chunks as the prompt numbered them, ``chunks[n-1]`` the one shown as n.
 
@@ -520,8 +537,7 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
     found: list[tuple[int, int, int | None]] = []  # (where in the prompt, chunk, the number before it)
     before = 0  # (a number is looked for between the document before and this one)
     for at, i, end in at_of:
-        label = _LABEL.search(flat, max(before, at - 200), at)
-        found.append((at, i, next((int(g) for g in label.groups() if g), None) if label else None))
+        found.append((at, i, _label(flat, max(before, at - 200), at, len(chunks))))
         before = max(before, end)
     if not found:
         return chunks, note
