@@ -233,3 +233,11 @@ def test_the_number_nearest_a_document_is_its_own_not_a_marker_of_the_instructio
     titled = "\n".join(f"[{k}] Annual results 2023: {DOCS[name]}" for k, name in ((1, "B"), (2, "C"), (3, "A")))
     chunks, _ = as_prompted(_chunks(DOCS), titled, None)
     assert [c.chunk_id for c in chunks] == ["B", "C", "A"]
+
+
+def test_a_word_and_number_in_brackets_number_the_document():
+    # [Document 2] / [Source 2] headers; a filter kept documents 1 and 3
+    for word in ("Document", "Source"):
+        prompt = "\n\n".join(f"[{word} {k}]\n{DOCS[name]}" for k, name in ((1, "A"), (3, "C")))
+        chunks, note = as_prompted(_chunks(DOCS), prompt, None)
+        assert [c.chunk_id for c in chunks] == ["A", "B", "C"] and note is None

@@ -273,11 +273,11 @@ def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_s
 
 _PROMPT_KEYS = ("llm.input_messages", "llm.prompts", "gen_ai.input.messages", "gen_ai.prompt", "input.value")
 # a number the prompt puts before a document's text, between it and the document before:
-# [2] (with a title after it), (2), 2. or 2), Source 2:, <document index="2"> (with tags after it,
+# [2] (with a title after it), (2), 2. or 2), Source 2:, [Document 2], <document index="2"> (with tags after it,
 # and a short text in them: <source>leave.pdf</source>)
 _LABEL = re.compile(r"(?:\[(\d{1,4})\][^\[\]]{0,100}?|\((\d{1,4})\)|(?:^|\s)(\d{1,4})[.):]"
                     r"|\b(?:sources?|documents?|docs?|context|passages?|chunks?|references?|refs?|results?)\s*#?\s*"
-                    r"(\d{1,4})\b[^\[\]<>]{0,100}?|(?:index|id)\s*=\s*[\"']?(\d{1,4})[\"']?[^<>]{0,80}>"
+                    r"(\d{1,4})\b\]?[^\[\]<>]{0,100}?|(?:index|id)\s*=\s*[\"']?(\d{1,4})[\"']?[^<>]{0,80}>"
                     r"(?:[^<>]{0,100}<[^<>]{0,80}>)*)"
                     r"\s*[:-]?\s*$", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
