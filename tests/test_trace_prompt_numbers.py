@@ -241,3 +241,13 @@ def test_a_word_and_number_in_brackets_number_the_document():
         prompt = "\n\n".join(f"[{word} {k}]\n{DOCS[name]}" for k, name in ((1, "A"), (3, "C")))
         chunks, note = as_prompted(_chunks(DOCS), prompt, None)
         assert [c.chunk_id for c in chunks] == ["A", "B", "C"] and note is None
+
+
+def test_a_number_before_a_long_title_and_url_numbers_the_document():
+    # web search results: [n] Title: ..., URL: ..., Content: ... (over 100 characters before the text)
+    titles = {"A": "Annual earned leave entitlement for permanent employees of the Acme Corporation (2024 edition)",
+              "B": "Carry-over", "C": "Holidays"}
+    prompt = "\n\n".join(f"[{k}] Title: {titles[name]}\nURL: https://acme.example/{titles[name].lower().replace(' ', '-')}"
+                         f"\nContent: {DOCS[name]}" for k, name in ((1, "C"), (2, "A"), (3, "B")))
+    chunks, _ = as_prompted(_chunks(DOCS), prompt, None)
+    assert [c.chunk_id for c in chunks] == ["C", "A", "B"]

@@ -273,11 +273,11 @@ def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_s
 
 _PROMPT_KEYS = ("llm.input_messages", "llm.prompts", "gen_ai.input.messages", "gen_ai.prompt", "input.value")
 # a number the prompt puts before a document's text, between it and the document before:
-# [2] (with a title after it), (2), 2. or 2), Source 2:, [Document 2], <document index="2"> (with tags after it,
-# and a short text in them: <source>leave.pdf</source>)
-_LABEL = re.compile(r"(?:\[(\d{1,4})\][^\[\]]{0,100}?|\((\d{1,4})\)|(?:^|\s)(\d{1,4})[.):]"
+# [2] (with a title after it, or a title and a URL), (2), 2. or 2), Source 2:, [Document 2],
+# <document index="2"> (with tags after it, and a short text in them: <source>leave.pdf</source>)
+_LABEL = re.compile(r"(?:\[(\d{1,4})\][^\[\]]{0,300}?|\((\d{1,4})\)|(?:^|\s)(\d{1,4})[.):]"
                     r"|\b(?:sources?|documents?|docs?|context|passages?|chunks?|references?|refs?|results?)\s*#?\s*"
-                    r"(\d{1,4})\b\]?[^\[\]<>]{0,100}?|(?:index|id)\s*=\s*[\"']?(\d{1,4})[\"']?[^<>]{0,80}>"
+                    r"(\d{1,4})\b\]?[^\[\]<>]{0,300}?|(?:index|id)\s*=\s*[\"']?(\d{1,4})[\"']?[^<>]{0,80}>"
                     r"(?:[^<>]{0,100}<[^<>]{0,80}>)*)"
                     r"\s*[:-]?\s*$", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
@@ -537,7 +537,7 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
     found: list[tuple[int, int, int | None]] = []  # (where in the prompt, chunk, the number before it)
     before = 0  # (a number is looked for between the document before and this one)
     for at, i, end in at_of:
-        found.append((at, i, _label(flat, max(before, at - 200), at, len(chunks))))
+        found.append((at, i, _label(flat, max(before, at - 400), at, len(chunks))))
         before = max(before, end)
     if not found:
         return chunks, note
