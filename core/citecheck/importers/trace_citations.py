@@ -548,7 +548,8 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
         if len(set(given)) != len(given) or max(given) > len(chunks) or min(given) < 1:
             return chunks, note
         by_number = {n: i for _, i, n in found if n is not None}
-        rest = iter(i for i in range(len(chunks)) if i not in by_number.values())
+        numbered = set(by_number.values())
+        rest = iter(i for i in range(len(chunks)) if i not in numbered)
         order = [by_number[n] if n in by_number else next(rest) for n in range(1, len(chunks) + 1)]
         how = "by the numbers the prompt of the LLM call gave them"
     elif all(n is None for n in numbers):
@@ -560,7 +561,8 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
         return chunks, note
     said = f"[n] markers read {how}, not in retrieval order"
     if len(order) < len(chunks):
-        unseen = [chunks[i].chunk_id or "(no id)" for i in range(len(chunks)) if i not in set(order)]
+        shown = set(order)
+        unseen = [chunks[i].chunk_id or "(no id)" for i in range(len(chunks)) if i not in shown]
         said += (f"; {len(unseen)} retrieved document(s) not in the prompt left out: "
                  + ", ".join(unseen[:10]) + (" ..." if len(unseen) > 10 else ""))
     return tuple(chunks[i] for i in order), f"{note}; {said}" if note else said
