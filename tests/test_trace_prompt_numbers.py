@@ -251,3 +251,10 @@ def test_a_number_before_a_long_title_and_url_numbers_the_document():
                          f"\nContent: {DOCS[name]}" for k, name in ((1, "C"), (2, "A"), (3, "B")))
     chunks, _ = as_prompted(_chunks(DOCS), prompt, None)
     assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
+
+
+def test_a_marker_in_the_instructions_before_unnumbered_documents_numbers_none_of_them():
+    prompt = ("Answer from the context below. Cite the passages you use as [1], [2] and so on, in the order "
+              f"they are given.\n\nContext:\n{DOCS['C']}\n\n{DOCS['A']}\n\nQuestion: How much leave?")
+    chunks, note = as_prompted(_chunks(DOCS), prompt, None)
+    assert [c.chunk_id for c in chunks] == ["C", "A"] and "left out: B" in note

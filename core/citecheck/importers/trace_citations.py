@@ -519,7 +519,8 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
     documents), the document numbered n is the n-th chunk, the others filling the numbers the
     prompt skipped, in retrieval order.  When none has a number, the chunks are the documents
     found, in the order the prompt gives them: the others were retrieved but not shown (a marker
-    past those shown names no document), and the note names them.  Otherwise (nothing found, or
+    past those shown names no document), and the note names them (a number before the first
+    document alone is a marker of the instructions before it, "cite as [1]").  Otherwise (nothing found, or
     some numbered and some not) the chunks stay in retrieval order."""
     flat = " ".join(prompt.split())
     if not flat or not chunks:
@@ -542,6 +543,8 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
     if not found:
         return chunks, note
     numbers = [n for _, _, n in found]
+    if len(numbers) > 1 and numbers[0] is not None and all(n is None for n in numbers[1:]):
+        numbers[0] = None  # (the first document's alone: a marker of the instructions before it, "cite as [1]")
     order: list[int]
     if all(n is not None for n in numbers):
         given = [n for n in numbers if n is not None]
