@@ -258,3 +258,23 @@ def test_a_marker_in_the_instructions_before_unnumbered_documents_numbers_none_o
               f"they are given.\n\nContext:\n{DOCS['C']}\n\n{DOCS['A']}\n\nQuestion: How much leave?")
     chunks, note = as_prompted(_chunks(DOCS), prompt, None)
     assert [c.chunk_id for c in chunks] == ["C", "A"] and "left out: B" in note
+
+
+def test_a_document_shown_whole_elsewhere_too_is_placed_among_the_other_documents():
+    # an earlier answer in the chat history quotes document A whole; short documents are named in the question
+    history = ('user\nHow much leave do I get?\nassistant\nThe handbook says: "Employees get 18 days of earned leave '
+               'per calendar year." [1]\nuser\n')
+    numbered = history + "Sources:\n" + "\n".join(f"[{k}] {DOCS[n]}" for k, n in ((1, "C"), (2, "A"), (3, "B")))
+    chunks, _ = as_prompted(_chunks(DOCS), numbered + "\n\nQuestion: does it carry over?", None)
+    assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
+    plain = history + "Context:\n" + "\n\n".join(DOCS[n] for n in "CAB")
+    chunks, _ = as_prompted(_chunks(DOCS), plain + "\n\nQuestion: does it carry over?", None)
+    assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
+    cities = {"A": "Paris", "B": "Berlin", "C": "Madrid"}
+    question = "Question: is the capital of France Paris or Lyon?"
+    chunks, _ = as_prompted(_chunks(cities), f"{question}\nSources:\n[1] Madrid\n[2] Paris\n[3] Berlin", None)
+    assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
+    chunks, _ = as_prompted(_chunks(cities), f"{question}\nContext:\nMadrid\n\nParis\n\nBerlin", None)
+    assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
+    chunks, _ = as_prompted(_chunks(cities), f"Context:\nMadrid\n\nBerlin\n\nParis\n\n{question}", None)
+    assert [c.chunk_id for c in chunks] == ["C", "B", "A"]

@@ -406,6 +406,8 @@ def _placed(documents: list[list[str]], words: list[str]) -> list[tuple[int, int
     ``words`` hold, each at a place of its own: the longest runs are placed first, and a place
     goes to no document another runs further from, so that documents that begin alike each
     find their own place and one never shown takes none (even in a second copy of the prompt).
+    A document that runs as far at several places (quoted whole in an earlier answer, or a word
+    or two the question holds too) takes the one nearest the documents placed at a place of their own.
 
     Documents whose first words all differ, a few of them (as most prompts show them), are found
     by :func:`_runs_found`, in C; others by :func:`_runs_looked_up`, linear in the prompt however
@@ -416,18 +418,46 @@ def _placed(documents: list[list[str]], words: list[str]) -> list[tuple[int, int
     best: dict[int, int] = {}  # (the most words in a row from a place, of any document)
     for minus, k, _ in runs:
         best[k] = max(best.get(k, 0), -minus)
+    runs = [run for run in runs if -run[0] == best[run[1]]]
+    most: dict[int, int] = {}  # (a document's most words in a row, and at how many places)
+    places: dict[int, int] = {}
+    for minus, _, i in runs:
+        if -minus > most.get(i, 0):
+            most[i], places[i] = -minus, 1
+        elif -minus == most[i]:
+            places[i] += 1
     runs.sort()
     placed: list[tuple[int, int, int]] = []  # (first word, document, words in a row), by first word
     taken: set[int] = set()
+    # a document whose text runs as far at two places or more (an earlier answer quoting it whole,
+    # a short one named in the question) is placed after the others, nearest them
+    _put([run for run in runs if places[run[2]] == 1], placed, taken)
+    if len(taken) < len(places):
+        near = [(minus, _apart(placed, k, -minus), k, i) for minus, k, i in runs if places[i] > 1]
+        near.sort()
+        _put([(minus, k, i) for minus, _, k, i in near], placed, taken)
+    return placed
+
+
+def _put(runs: list[tuple[int, int, int]], placed: list[tuple[int, int, int]], taken: set[int]) -> None:
+    """Place each document of ``runs`` (- words in a row, first word, document), in that order,
+    at its first place not taken: a document once, the places not overlapping."""
     for minus, k, i in runs:
-        if -minus != best[k] or i in taken:
+        if i in taken:
             continue
         at = bisect.bisect_left(placed, (k, -1, 0))  # (the places taken do not overlap: only the neighbours can)
         if (at and placed[at - 1][0] + placed[at - 1][2] > k) or (at < len(placed) and placed[at][0] < k - minus):
             continue
         placed.insert(at, (k, i, -minus))
         taken.add(i)
-    return placed
+
+
+def _apart(placed: list[tuple[int, int, int]], k: int, n: int) -> int:
+    """How many words lie between the ``n`` words from ``k`` and the nearest document placed (0 if none is)."""
+    at = bisect.bisect_left(placed, (k, -1, 0))
+    gaps = ([k - placed[at - 1][0] - placed[at - 1][2]] if at else []) + \
+        ([placed[at][0] - k - n] if at < len(placed) else [])
+    return max(0, min(gaps)) if gaps else 0
 
 
 def _runs_found(documents: list[list[str]], words: list[str]) -> list[tuple[int, int, int]]:
