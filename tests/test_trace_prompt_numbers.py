@@ -278,3 +278,10 @@ def test_a_document_shown_whole_elsewhere_too_is_placed_among_the_other_document
     assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
     chunks, _ = as_prompted(_chunks(cities), f"Context:\nMadrid\n\nBerlin\n\nParis\n\n{question}", None)
     assert [c.chunk_id for c in chunks] == ["C", "B", "A"]
+
+
+def test_a_page_number_closing_a_documents_parenthesis_is_not_the_next_ones_number():
+    # a document prompt that puts the source after the text: "{page_content}\n(handbook.pdf, page {page})"
+    prompt = "Context:\n" + "\n\n".join(f"{DOCS[n]}\n(handbook.pdf, page {page})" for n, page in (("C", 3), ("A", 1), ("B", 2)))
+    chunks, _ = as_prompted(_chunks(DOCS), prompt, None)
+    assert [c.chunk_id for c in chunks] == ["C", "A", "B"]

@@ -531,8 +531,12 @@ def _label(flat: str, lo: int, at: int, count: int) -> int | None:
     labels: list[tuple[bool, int]] = []  # (in brackets, after a word or in a tag; the number)
     label = _LABEL.search(flat, lo, at)
     while label:
-        labels.append((bool(label.group(1) or label.group(4) or label.group(5)),
-                       next(int(g) for g in label.groups() if g)))
+        three = label.group(3)
+        if not (three and flat.startswith(")", label.end(3))
+                and flat.rfind("(", lo, label.start(3)) > flat.rfind(")", lo, label.start(3))):
+            labels.append((bool(label.group(1) or label.group(4) or label.group(5)),
+                           next(int(g) for g in label.groups() if g)))
+        # (else "2)" closes a parenthesis: the document before's "(handbook.pdf, page 2)")
         label = _LABEL.search(flat, label.start() + 1, at)
     if not labels:
         return None
