@@ -28,7 +28,7 @@ import itertools
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from citecheck.contract.log import Chunk, Citation
 from citecheck.errors import FieldError
@@ -327,6 +327,7 @@ def _words(text: str) -> list[str]:
 
 
 _SPLIT = re.compile(r"(\W+)")
+_Seq = TypeVar("_Seq", str, list[str])
 
 
 def _placed_words(text: str) -> tuple[list[str], Sequence[int], list[int], int]:
@@ -365,36 +366,19 @@ def _end(index: Sequence[int], sums: list[int], gap: int, k: int) -> int:
     return sums[j + 1] + j * gap
 
 
-def _common(text: str, at: int, mine: str, known: int) -> int:
-    """How many characters of ``mine`` ``text`` holds from ``at`` on (``known`` of them known to
-    match): slices compared whole, doubling then halving, so a long run costs few steps."""
-    if text.startswith(mine, at):
+def _common(seq: _Seq, at: int, mine: _Seq, known: int = 0) -> int:
+    """How many of the first items of ``mine`` ``seq`` holds from ``at`` on (``known`` of them known
+    to match): characters of a text, or words of a list of them.  Slices compared whole, doubling
+    then halving, so a long run costs few steps."""
+    if seq[at:at + len(mine)] == mine:
         return len(mine)
-    low, step = known, 64
-    while low + step < len(mine) and text.startswith(mine[:low + step], at):
+    low, step = known, max(known, 1)  # (seq holds mine[:low] from at; past low + step it may not)
+    while low + step < len(mine) and seq[at:at + low + step] == mine[:low + step]:
         low, step = low + step, 2 * step
     high = min(low + step, len(mine))
     while high - low > 1:
         mid = (low + high) // 2
-        if text.startswith(mine[:mid], at):
-            low = mid
-        else:
-            high = mid
-    return low
-
-
-def _run(words: list[str], k: int, mine: list[str]) -> int:
-    """How many words of ``words`` from ``k`` on are the first ones of ``mine``: slices compared
-    whole, doubling then halving, so a long run costs few steps."""
-    if words[k:k + len(mine)] == mine:
-        return len(mine)
-    low, high = 0, 1  # (words[k:k+low] == mine[:low], and not so for every length past high)
-    while high < len(mine) and words[k:k + high] == mine[:high]:
-        low, high = high, 2 * high
-    high = min(high, len(mine))
-    while high - low > 1:
-        mid = (low + high) // 2
-        if words[k:k + mid] == mine[:mid]:
+        if seq[at:at + mid] == mine[:mid]:
             low = mid
         else:
             high = mid
@@ -510,7 +494,7 @@ def _runs_looked_up(documents: list[list[str]], words: list[str]) -> list[tuple[
             places[probe] += 1
             here = words[k:k + longest[probe] + 1]
             at = bisect.bisect_left(alike, here, key=lambda i: documents[i])
-            side = {j: _run(words, k, documents[alike[j]]) for j in (at - 1, at) if 0 <= j < len(alike)}
+            side = {j: _common(words, k, documents[alike[j]]) for j in (at - 1, at) if 0 <= j < len(alike)}
             most = max(side.values())
             lo = hi = min(j for j, n in side.items() if n == most)
             # one document of those that run as far (the first in sorted order), with its copies:
