@@ -110,6 +110,11 @@ table.cc-reasons td.cc-count{white-space:nowrap}
 table.cc-reasons .cc-bar{display:block;height:.5rem;margin-top:3px;min-width:2px;background:#4c78a8;border-radius:2px}
 table.cc-reasons tr.cc-none td{color:#7d8590}
 </style>"""
+def _table(head: str, rows: list[str]) -> str:
+    """A table in the reasons table's style, of its header cells and rows (markup already escaped)."""
+    return f'{REASONS_STYLE}<table class="cc-reasons"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
 REASON_HEADERS = ("Reason", "What it means", "Occurrences", "Answers with it")
 
 
@@ -133,7 +138,7 @@ def reasons_html(reasons: pd.DataFrame, answers: int) -> str:
                     f'<td class="cc-count">{html.escape(occurrences)}{bar}</td>'
                     f'<td class="cc-count">{html.escape(with_it)}</td></tr>')
     head = "".join(f"<th>{h}</th>" for h in REASON_HEADERS)
-    return f'{REASONS_STYLE}<table class="cc-reasons"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return _table(head, rows)
 
 
 def compare_html(table: pd.DataFrame) -> str:
@@ -156,7 +161,7 @@ def compare_html(table: pd.DataFrame) -> str:
             cells.append(f"<td>{html.escape(text)}</td>" if column == "figure"
                          else f'<td class="cc-count">{html.escape(text)}</td>')
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return f'{REASONS_STYLE}<table class="cc-reasons"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return _table(head, rows)
 
 
 def faithfulness_view(report: Overview) -> pd.DataFrame | None:
