@@ -43,16 +43,19 @@ def idle(page) -> None:
 
 def choose(page, box, option) -> None:
     """Open the select box ``box`` and click ``option`` in its list.  A list opened just as the page
-    drew again closes with it: it is opened again, up to three times, once the run has ended."""
+    drew again closes with it, before its option shows or before it can be clicked (Playwright
+    clicks nothing it finds detached): it is opened again, up to three times, once the run has ended."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    for _ in range(3):
+    for _ in range(2):
         box.click()
         try:
             option.wait_for(timeout=5_000)
-            break
+            option.click(timeout=5_000)
+            return
         except PlaywrightTimeout:
             idle(page)
+    box.click()
     option.click()
 
 
