@@ -31,7 +31,8 @@ class View(NamedTuple):
     rules: Any  # the labelling guidelines, or None
     blind: bool
     save: Callable[[tuple[str, int] | None, str], None]
-    undo: Callable[[], None]
+    undo: Callable[[str], None]  # given the run the button was drawn in
+    run: str  # this run of the page (review.html.run_token)
 
 
 def _latest(item_key: str, reviewer: str):
@@ -41,11 +42,17 @@ def _latest(item_key: str, reviewer: str):
 
 def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcuts: bool, view: View) -> None:
     """One button per label, the reviewer's current label marked and primary; texts never cut.
-    A label is saved by the button's callback only.  The script body never saves one itself: Streamlit
-    (1.67) replays a trigger whose callback already ran into the run after a preempted run, and a
-    save there labelled the item focused by then a second time (CI: one key, two labels).  A key
-    pressed while the server restarts is held by the page (review.reconnect) until the new session has
-    drawn the buttons, so their callbacks exist when it is sent."""
+    A label is saved by the button's callback only, on the item ``at`` the button was drawn for.
+    Streamlit (1.67) can call a button's callback twice for one press: a message the browser sends
+    while the press's run is starting (a component's value) carries the press's trigger again, cuts
+    that run short after its callbacks, and the next run calls them again with the arguments of the
+    last drawing.  Saved on "the item focused now", the second call labelled the item the first had
+    moved on to, one the reviewer never saw (CI: one key, two labels); saved on the drawn item, it
+    repeats the label just saved, which records nothing (``label_actions.repeats``).  The focused
+    item's buttons keep one key whatever the item (``key-<label>``): keyed by item, each move drew
+    new buttons whose shortcuts were bound a moment after the old ones went, and a loaded machine
+    lost a key in between.  A key pressed while the server restarts is held by the page
+    (review.reconnect) until the new session has drawn the buttons, so their callbacks exist when it is sent."""
     row = where.container(horizontal=True, gap="small")
     chosen = review_view.chosen_label(item, view.current, view.reviewer)
     for b in review_view.label_buttons(item, chosen, view.rules, prefix, shortcuts):
@@ -56,13 +63,15 @@ def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcut
 def focused(items, session: ReviewState, data, labels_read, view: View) -> None:
     """``labels_read``: the labels store as this run read it (``common.label_state``)."""
     item = items[session.focus]
+    drawn = (item.answer_id, session.focus)
     with st.container(border=True):
         st.html(labelled_html(review_view.focused_heading(items, session.focus)))
-        label_buttons(st, item, None, "key", True, view)
+        label_buttons(st, item, drawn, "key", True, view)
         moves = st.container(horizontal=True, gap="small")
-        moves.button("Previous item", on_click=navigation.step_item, args=(session.raw, data, -1), shortcut="K")
-        moves.button("Next item", on_click=navigation.step_item, args=(session.raw, data, 1), shortcut="J")
-        moves.button("Undo my last label", key="undo", on_click=view.undo, shortcut="Z", disabled=not view.reviewer,
+        moves.button("Previous item", on_click=navigation.step_item, args=(session.raw, data, -1, drawn), shortcut="K")
+        moves.button("Next item", on_click=navigation.step_item, args=(session.raw, data, 1, drawn), shortcut="J")
+        moves.button("Undo my last label", key="undo", on_click=view.undo, args=(view.run,), shortcut="Z",
+                     disabled=not view.reviewer,
                      help="Withdraw your last label: a retraction is added to the labels store, nothing is deleted.")
         with st.expander("Label history of this item"):
             st.html(review_view.history_html(labels_read.item_events(item.key), item, view.reviewer, view.blind,
@@ -110,7 +119,7 @@ def sentences(result, items, session: ReviewState, judged, view: View, notice: t
             item, box = items[n], right.container(border=True)
             shown_item = review_view.item_view(result, items, n, session.focus, view.current, view.reviewer,
                                                judged.get(item.key, {}), others_of.get(item.key, []), view.blind,
-                                               session.moves, notice)
+                                               session.moves, notice, view.run)
             if (html := shown_item.html()):  # (an uncited sentence's unlabelled box has nothing of its own)
                 box.html(html)
             row_labels.row_labels(box, item, (session.answer_id or "", n), view.current, view.reviewer, view.rules,

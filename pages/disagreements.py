@@ -14,6 +14,7 @@ from citecheck.review.html import (
     label_keys,
     labelled_html,
     notice_html,
+    run_token,
     sentence_html,
 )
 
@@ -121,7 +122,8 @@ def _decide(label: str) -> None:
 
 
 st.selectbox("Disagreement", keys, key="dis_pick", format_func=by_key.get, on_change=_pick)
-st.html(disagreement_focus_html(item.key, position + 1, len(keys), state.get("dis_moves", 0), len(item.labels)))
+st.html(disagreement_focus_html(item.key, position + 1, len(keys), state.get("dis_moves", 0), len(item.labels),
+                                run_token()))
 moves = st.container(horizontal=True, gap="small")
 moves.button("Previous disagreement", on_click=_step, args=(-1,), shortcut="K", disabled=position == 0)
 moves.button("Next disagreement", on_click=_step, args=(1,), shortcut="J", disabled=position + 1 == len(keys))

@@ -82,8 +82,8 @@ def save(at: tuple[str, int] | None, label: str) -> None:
               lambda: common.label_state().current)
 
 
-def undo() -> None:
-    label_actions.undo(state, data, common.settings().labels, lambda: common.read_labels()[0], identity().name)
+def undo(drawn: str) -> None:
+    label_actions.undo(state, data, common.settings().labels, lambda: common.read_labels()[0], identity().name, drawn)
 
 
 flash = session.take("flash")  # (what the last key or click did: shown in the focused item's box, if any)
@@ -96,9 +96,12 @@ for warning in label_warnings:
 nav = st.columns([3, 1, 1, 1])
 nav[0].html(review_html.answer_heading_html(result.answer.answer_id, walk.position(session.answer_id or ""),
                                             len(walk.ids)))
-nav[1].button("Previous", on_click=navigation.step_answer, args=(state, walk.ids, walk.where, -1), shortcut="P",
+# Each move button steps from the answer it was drawn on: a press Streamlit delivers twice moves
+# once (see _review_items.label_buttons).
+drawn = result.answer.answer_id
+nav[1].button("Previous", on_click=navigation.step_answer, args=(state, walk.ids, walk.where, -1, drawn), shortcut="P",
               use_container_width=True)
-nav[2].button("Next", on_click=navigation.step_answer, args=(state, walk.ids, walk.where, 1), shortcut="N",
+nav[2].button("Next", on_click=navigation.step_answer, args=(state, walk.ids, walk.where, 1, drawn), shortcut="N",
               use_container_width=True)
 nav[3].button("Resume", key="resume", on_click=resume, shortcut="U", use_container_width=True, disabled=not reviewer)
 notices, done = walk.header(current, reviewer, items, who)
@@ -114,7 +117,7 @@ if result.refused:
     st.info("This answer is a refusal.")
 for part in extras:
     st.html(part)
-view = review_items.View(current, reviewer, rules, choices.blind, save, undo)
+view = review_items.View(current, reviewer, rules, choices.blind, save, undo, review_html.run_token())
 review_items.thread("Comments on this answer", "answer_comments_open", result.answer.answer_id, label_state, view,
                     labelled=bool(items) and all((i.key, reviewer) in current for i in items))
 if items:

@@ -485,6 +485,72 @@ def test_keys_pressed_in_quick_succession_and_right_after_a_reload_all_land_once
     progress(page, "ana: labelled 8 of 11")
 
 
+def test_a_fragment_run_is_not_taken_for_the_run_a_key_asked_for(make_app, browser):
+    """The page looks every second whether its log has grown (a fragment's run), which sets the
+    app's script state to running and back.  Seen between a key and the run it asked for, that
+    run was taken for the key's: the next key went out at once, Streamlit handled both in one run,
+    and CI found two labels on one item and none on the next.  The key queue now waits for a focus
+    mark of a new run (``data-run``).  Here the browser's messages to the server are held back (the
+    first key's run cannot start), a fragment's run is made by hand, and the next key follows."""
+    import re
+
+    from playwright.sync_api import expect
+
+    app = make_app(LINES[:3])
+    held: list = []
+    hold = {"on": False}
+
+    def route(ws):
+        server = ws.connect_to_server()
+
+        def up(message):
+            if hold["on"]:
+                held.append((server, message))
+            else:
+                server.send(message)
+
+        ws.on_message(up)
+        server.on_message(lambda message: ws.send(message))
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.route_web_socket(re.compile(r".*/_stcore/stream.*"), route)
+    page.goto(f"{app.url}/review?answer=a-001&reviewer=ana", timeout=60_000)
+    expect(page.get_by_role("heading", name="Answer", exact=False).first).to_be_visible(timeout=60_000)
+    page.wait_for_function("() => !!document.__ccRun", timeout=60_000)
+    progress(page, "ana: labelled 0 of")
+    idle(page)
+    page.wait_for_function("() => !!window.__ccKeyQueue && !!document.querySelector('.cc-focus[data-run]')",
+                           timeout=20_000)
+    hold["on"] = True
+    page.evaluate("""async () => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        const wait = (ms) => new Promise((done) => setTimeout(done, ms));
+        const key = (k) => {
+            for (const type of ["keydown", "keyup"])
+                document.body.dispatchEvent(new KeyboardEvent(type, {key: k, code: "Digit" + k, keyCode: 48 + +k,
+                                                                     which: 48 + +k, bubbles: true, cancelable: true}));
+        };
+        key("1");
+        await wait(20);
+        app.setAttribute("data-test-script-state", "running");  // a fragment's run, as the page makes every second
+        await wait(30);
+        app.setAttribute("data-test-script-state", "notRunning");
+        await wait(100);
+        key("2");
+        await wait(100);
+    }""")
+    hold["on"] = False
+    assert held, "the first key's message was not held"
+    for server, message in held:
+        server.send(message)
+    progress(page, "ana: labelled 2 of")
+    page.wait_for_function("() => { const q = window.__ccKeyQueue; return !q.queue.length && !q.inflight"
+                           " && q.served === q.seq; }", timeout=20_000)
+    idle(page)
+    names = dict(zip("1234", CITATION_LABELS))
+    assert [(r.item, r.label) for r in app.records()] == [("a-001#s0#c0", names["1"]), ("a-001#s1#c1", names["2"])]
+
+
 def test_a_key_no_shortcut_took_on_an_idle_page_is_tried_again(make_app, browser):
     """A key pressed on an idle page goes straight to Streamlit.  If no shortcut handler took it
     (right after the page was drawn, before the buttons had bound their shortcuts: CI once lost the

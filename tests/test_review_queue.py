@@ -3,7 +3,7 @@
 import pytest
 from citecheck.labelling.items import Item
 from citecheck.review import identity
-from citecheck.review.html import focus_marker_html, focus_token
+from citecheck.review.html import focus_marker_html, focus_token, run_token
 from citecheck.review.queue import TeamProgress, next_in_queue, team_progress
 
 
@@ -82,6 +82,11 @@ def test_the_focus_marker_carries_no_untrusted_text():
     assert focus_marker_html(key, 1, 2, 8, 4) != marker  # a move onto the same item is a new mark
     with pytest.raises(ValueError):  # the move count is a number, never text from elsewhere
         focus_marker_html(key, 1, 2, '7"><script>', 4)  # type: ignore[arg-type]
+    run = run_token()
+    assert f'data-move="7" data-run="{run}"' in focus_marker_html(key, 1, 2, 7, 4, run)  # a mark per run of the page
+    assert run_token() != run
+    with pytest.raises(ValueError):  # the run is hex from run_token, never text from elsewhere
+        focus_marker_html(key, 1, 2, 7, 4, '1"><script>')
 
 
 def test_the_key_queue_installer_carries_only_its_constants():

@@ -351,17 +351,34 @@ def label_keys(labels: int) -> str:
     return f"keys 1-{int(labels)}"
 
 
-def disagreement_focus_html(key: str, position: int, total: int, moves: int, labels: int) -> str:
+def _run_mark(run: str) -> str:
+    """The ``data-run`` attribute of a focus mark: ``run`` names one run of the page (hex from
+    :func:`run_token`).  The key listener (:mod:`.keypresses`) holds the next key until a mark of a
+    new run is drawn: a fragment's run (the page following its log) is not the run a key asked for."""
+    if not all(ch in "0123456789abcdef" for ch in run):
+        raise ValueError("run must be hex from run_token")
+    return f' data-run="{run}"' if run else ""
+
+
+def run_token() -> str:
+    """A new token for one run of a page (hex): what its focus mark carries (``data-run``), and
+    what its buttons pass to say which drawing of the page they were pressed on."""
+    import secrets
+
+    return secrets.token_hex(4)
+
+
+def disagreement_focus_html(key: str, position: int, total: int, moves: int, labels: int, run: str = "") -> str:
     """The focus mark of the disagreement the Disagreements page shows (its item has ``labels``
     labels): the key listener (:mod:`.keypresses`) sends keys only to a page that shows one, and
     scrolls it into view."""
-    return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}">\u25b6 focused '
-            f"disagreement {position:,} of {total:,} \u00b7 {label_keys(labels)} decide it, J next, K previous</div>")
+    return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}"{_run_mark(run)}>\u25b6 '
+            f"focused disagreement {position:,} of {total:,} \u00b7 {label_keys(labels)} decide it, J next, K previous</div>")
 
 
-def focus_marker_html(key: str, position: int, total: int, moves: int, labels: int) -> str:
+def focus_marker_html(key: str, position: int, total: int, moves: int, labels: int, run: str = "") -> str:
     """The mark on the focused item's box (the item has ``labels`` labels, so as many keys).  The key
     listener (:mod:`.keypresses`) scrolls it into view when its token or its move count (``moves``:
-    the session's count of focus moves) is new."""
-    return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}">\u25b6 focused item '
-            f"{position} of {total} \u00b7 {label_keys(labels)} label it</div>")
+    the session's count of focus moves) is new; ``run`` names the page's run (:func:`_run_mark`)."""
+    return (f'<div class="cc-focus" data-focus="{focus_token(key)}" data-move="{int(moves)}"{_run_mark(run)}>\u25b6 '
+            f"focused item {position} of {total} \u00b7 {label_keys(labels)} label it</div>")

@@ -10,9 +10,13 @@ window (in the app's realm, so it outlives every helper frame) that
 * lets a key through at once when the app is idle (no run, none requested) and no key of its own
   is still being served: an idle reviewer's key costs nothing;
 * otherwise holds the key (not passed to Streamlit) in a queue, each with a sequence number;
-* sends the queue's first key when the run that served the previous one has finished (the app's
-  script state went from running back to ``notRunning``), and only keys above the last sequence
-  number sent, so a key is sent exactly once;
+* sends the queue's first key when the run that served the previous one has finished: the app's
+  script state went from running back to ``notRunning`` *and* a focus mark of a new run is drawn
+  (its ``data-run``, a token per run of the page).  A fragment's run (the page looking, every
+  second, whether its log has grown) also sets the script state to running; taken for the key's
+  run, it let the next key go while the first was still on its way, and Streamlit handled both in
+  one run (CI: two labels on one item, none on the next).  Only keys above the last sequence
+  number sent are sent, so a key is sent exactly once;
 * keeps a key Streamlit did not take, whether it was held or let through, at the head of the
   queue and tries it again instead of dropping it.  How long depends on what the page draws (the
   ``kbd`` each shortcut button shows, ``aria-label="Shortcut 3"``):
@@ -86,11 +90,18 @@ function centre(box) {  // the box to the middle of the app's own scroller, movi
   const r = box.getBoundingClientRect(), v = s.getBoundingClientRect();
   s.scrollTop += (r.top + r.height / 2) - (v.top + v.height / 2);
 }
+function drawn() {  // the runs whose focus marks are on the page (a new run draws a new token)
+  let out = "";
+  for (const m of doc.querySelectorAll(".cc-focus")) out += (m.dataset.run || "") + " ";
+  return out;
+}
 function watch() {  // the script state, as the app draws it; inflight ends once its run has been and gone
   const s = scriptState(), now = Date.now();
   if (q.inflight) {
     if (s !== "notRunning") q.inflight.seen = true;
-    else if (q.inflight.seen || now - q.inflight.at > @LOST@) { q.served = q.inflight.seq; q.inflight = null; }
+    else if ((q.inflight.seen && drawn() !== q.inflight.drawn) || now - q.inflight.at > @LOST@) {
+      q.served = q.inflight.seq; q.inflight = null;
+    }
   }
   if (s !== "notRunning") idleSince = 0; else if (!idleSince) idleSince = now;
 }
@@ -108,7 +119,7 @@ function press(key) {
 }
 function took(seq, accepted) {  // Streamlit's shortcut handler prevents the default of a key it acts on
   q.sent = Math.max(q.sent, seq);
-  if (accepted) { q.inflight = {seq, at: Date.now(), seen: false}; idleSince = 0; } else q.served = seq;
+  if (accepted) { q.inflight = {seq, at: Date.now(), seen: false, drawn: drawn()}; idleSince = 0; } else q.served = seq;
 }
 function flush() {
   watch();

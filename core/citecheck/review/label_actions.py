@@ -32,6 +32,9 @@ def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: st
     in_sample = sample.sample_id if sample is not None and item.key in sample else ""
     mine = current().get((item.key, who.name.strip())) if current is not None and who.name.strip() else None
     if repeats(mine, item.fingerprint, label, note, in_sample, guidelines):
+        saved = labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id)
+        if session.flash is not None and session.flash[0] == "success" and session.flash[1].startswith(saved):
+            return (item.answer_id, index), ("success", saved)  # the same press again, not yet shown: still "Saved"
         return (item.answer_id, index), ("info", labels.unchanged_message(LABEL_TEXT[label], item.sentence, item.answer_id))
     try:
         labels.append(target, labels.make_label(item, label, who.name, note, sample=in_sample, guidelines=guidelines,
@@ -66,10 +69,18 @@ def carried_spans(mine: labels.Label | None, fingerprint: str, label: str) -> ma
     return ()
 
 
-def undo(state: State, data: AnswerSource, target: str | Path, read_labels: Callable[[], Sequence[labels.Label]], name: str) -> None:
+def undo(state: State, data: AnswerSource, target: str | Path, read_labels: Callable[[], Sequence[labels.Label]], name: str,
+         drawn: str | None = None) -> None:
     """Z: withdraw ``name``'s last label (a retraction appended) and go back to its item.
-    ``read_labels`` gives the labels as they are now (read only when there is a name)."""
+    ``read_labels`` gives the labels as they are now (read only when there is a name).  ``drawn``
+    names the drawing of the page the button was pressed on (a new one each run): a second call
+    for the same drawing (Streamlit can call a callback twice for one press; or a double click
+    while the page runs) withdraws nothing more."""
     session = ReviewState(state)
+    if drawn is not None:
+        if session.undone == drawn:
+            return
+        session.undone = drawn
     try:
         current = read_labels() if name else ()
         withdrawn = labels.retract_last(target, current, name) if name else None

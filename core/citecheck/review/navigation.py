@@ -179,33 +179,45 @@ def go(state: State, answer_id: str) -> None:
     moved(state)
 
 
-def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delta: int) -> None:
-    """N/P: the answer ``delta`` places on in ``ids``; it does not wrap round."""
+def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delta: int,
+                drawn: str | None = None) -> None:
+    """N/P: the answer ``delta`` places on in ``ids``; it does not wrap round.  ``drawn`` is the
+    answer the button was drawn on: the step is taken from it, so a press that Streamlit delivers
+    twice (it can call a button's callback again when a run is cut short) moves once."""
     if not ids:
         return
     session = ReviewState(state)
-    pos = where.get(session.answer_id or "", -1)
+    pos = where.get(drawn if drawn is not None else session.answer_id or "", -1)
     to = pos + delta
     if not 0 <= to < len(ids):
         end = "last" if delta > 0 else "first"
         session.flash = ("info", f"This is the {end} answer ({pos + 1:,} of {len(ids):,}); it does not wrap round. "
                                   "Press U for your next unlabelled item.")
         return
+    if drawn is not None and session.answer_id == ids[to]:
+        return  # the same press again: already there
     go(state, ids[to])
 
 
-def step_item(state: State, data: AnswerSource, delta: int) -> None:
-    """J/K: the item ``delta`` places on in the open answer (the session's answer now, not the one
-    drawn last); it does not wrap round."""
+def step_item(state: State, data: AnswerSource, delta: int, drawn: tuple[str, int] | None = None) -> None:
+    """J/K: the item ``delta`` places on in the open answer; it does not wrap round.  ``drawn`` is
+    the (answer, item) the button was drawn on: the step is taken from it, so a press delivered
+    twice moves once, and a press drawn on an answer no longer open moves nothing.  Without it,
+    from the session's focus now."""
     session = ReviewState(state)
+    if drawn is not None and drawn[0] != (session.answer_id or ""):
+        return
     items = data.items(session.answer_id or "")
     if not items:
         return
-    to = session.focus + delta
+    start = drawn[1] if drawn is not None else session.focus
+    to = start + delta
     if not 0 <= to < len(items):
         session.flash = ("info", f"This is the {'last' if delta > 0 else 'first'} item of this answer; "
                                   "N/P change answer, U goes to your next unlabelled item.")
         return
+    if drawn is not None and session.focus == to:
+        return  # the same press again: already there
     session.focus = to
     moved(state)
 

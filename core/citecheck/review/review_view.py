@@ -199,16 +199,17 @@ class ItemView:
 def item_view(result: AnswerResult, items: Sequence[Item], n: int, focus: int,
               current: Mapping[tuple[str, str], Label], reviewer: str, verdicts: Mapping,
               others: Sequence[Label], blind: bool, moves: int = 0,
-              notice: tuple[str, str] | None = None) -> ItemView:
+              notice: tuple[str, str] | None = None, run: str = "") -> ItemView:
     """The box of item ``n`` of ``items`` (the focused one marked, with the session's count of focus
     ``moves``); ``verdicts`` is the item's entry of :func:`judged_by_item`, ``others`` its entry of
     ``labels.others_by_item``.  ``notice`` (kind, text), what the reviewer's last key or click did
     ("Saved ...", "This is the last item ..."), goes under the focus mark: where the page has just
-    scrolled to, not at the top of the page, out of view (and shifting everything below it)."""
+    scrolled to, not at the top of the page, out of view (and shifting everything below it).
+    ``run`` names the page's run (``html.run_token``), carried by the focus mark."""
     item = items[n]
     head, whole = [], None
     if n == focus:
-        head.append(focus_marker_html(item.key, n + 1, len(items), moves, len(item.labels)))
+        head.append(focus_marker_html(item.key, n + 1, len(items), moves, len(item.labels), run))
         if notice is not None:
             head.append(notice_html(*notice))
     if item.citation is not None:

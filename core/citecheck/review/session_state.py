@@ -58,6 +58,7 @@ class ReviewState:
     blind_on: _Key[bool | None] = _Key("blind_on", None)
     blind: _Key[bool | None] = _Key("blind", None)  # the blind-mode toggle (a widget)
     session_token: _Key[str | None] = _Key("session_token", None)  # held keys across a restart
+    undone: _Key[str | None] = _Key("undone", None)  # the drawing whose Undo has acted (label_actions.undo)
 
     def __init__(self, raw: State):
         self.raw = raw
