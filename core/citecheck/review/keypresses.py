@@ -32,6 +32,9 @@ window (in the app's realm, so it outlives every helper frame) that
     not move; a key sent twice labels an item the reviewer never saw.)
 
   The last drops are kept in ``__ccKeyQueue.dropped`` (key and why), for whoever debugs a page;
+* holds keys on the review page while a run draws it, even at the moment the focused item's box,
+  drawn again, has no focus mark (a key let through then went to Streamlit mid-run, ahead of the
+  keys held before it: CI under load labelled items out of order);
 * leaves Enter or Escape in a text box to hand the keys back (the box loses focus, Streamlit
   commits its value) and leaves text boxes, modified keys and other pages alone.
 
@@ -72,7 +75,7 @@ const app = () => doc.querySelector('[data-testid="stApp"]');
 const scriptState = () => { const a = app(); return a ? a.getAttribute("data-test-script-state") : null; };
 const inBox = (t) => t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT"
                            || t.isContentEditable);
-let idleSince = 0, shown = "";
+let idleSince = 0, shown = "", reviewing = false;
 function follow() {  // the newest focus marker into view, once per move (data-move counts them)
   let el = null;
   for (const m of doc.querySelectorAll(".cc-focus")) if (!el || +m.dataset.move > +el.dataset.move) el = m;
@@ -104,6 +107,10 @@ function watch() {  // the script state, as the app draws it; inflight ends once
     }
   }
   if (s !== "notRunning") idleSince = 0; else if (!idleSince) idleSince = now;
+  // the review page (or Disagreements): a focus mark drawn when the app was last idle, or since.
+  // While a run draws the focused box again, the mark can be gone for a moment: still this page.
+  if (s === "notRunning") reviewing = !!doc.querySelector(".cc-focus");
+  else if (!reviewing && doc.querySelector(".cc-focus")) reviewing = true;
 }
 const ready = () => !q.inflight && scriptState() === "notRunning";
 function press(key) {
@@ -174,9 +181,10 @@ function shortcut(key) {  // "on": an enabled button shows this key; "none": the
 win.addEventListener("keydown", (e) => {
   const t = e.target;
   if ((e.key === "Enter" || e.key === "Escape") && inBox(t)) { setTimeout(() => t.blur(), 0); return; }
-  if (q.sending || doc.__ccHeld || !doc.querySelector(".cc-focus")) return;  // ours, reconnect's, or not the review page
+  if (q.sending || doc.__ccHeld) return;  // ours, or reconnect's
   if (e.ctrlKey || e.metaKey || e.altKey || inBox(t) || e.key.length !== 1 || keys.indexOf(e.key) < 0) return;
   watch();
+  if (!reviewing && !doc.querySelector(".cc-focus")) return;  // not the review page
   const seq = ++q.seq;
   if (ready() && !q.queue.length) {  // idle: straight through, and watch for the run it starts
     took(seq, true);  // (held as served until Streamlit's handler, after this one, has had it)
