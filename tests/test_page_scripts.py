@@ -59,8 +59,10 @@ def test_the_script_parses(name, tmp_path):
 def test_a_broken_script_is_caught(tmp_path):
     """The check itself: the key queue's script with one name declared twice (the mistake that once
     broke the review page) does not parse."""
-    broken = keypresses.script().replace("let idleSince = 0, shown = \"\";",
-                                         "let idleSince = 0, shown = \"\";\nfunction shown() {}")
-    assert broken != keypresses.script()
+    script = keypresses.script()
+    declared = script.index("let idleSince = 0")  # (its line declares ``shown``)
+    end = script.index("\n", declared)
+    broken = script[:end] + "\nfunction shown() {}" + script[end:]
+    assert "shown = " in script[declared:end]
     checked = node_check(broken, tmp_path)
     assert checked.returncode != 0 and "shown" in checked.stderr
