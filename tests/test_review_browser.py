@@ -561,11 +561,11 @@ def test_a_key_pressed_while_a_run_draws_the_focused_box_again_is_held(make_app,
     idle(page)
     page.wait_for_function("() => !!window.__ccKeyQueue && !!document.querySelector('.cc-focus[data-run]')",
                            timeout=20_000)
-    held = page.evaluate("""async () => {
+    page.wait_for_timeout(100)  # (the listener has looked at the idle page: it is the review page)
+    # all in one go: a fragment run ending meanwhile would set the state back to notRunning
+    held = page.evaluate("""() => {
         const app = document.querySelector('[data-testid="stApp"]');
-        const wait = (ms) => new Promise((done) => setTimeout(done, ms));
         app.setAttribute("data-test-script-state", "running");  // a run has begun ...
-        await wait(50);
         const marks = [...document.querySelectorAll(".cc-focus")];
         for (const m of marks) m.classList.remove("cc-focus");  // ... and is drawing the focused box again
         document.body.dispatchEvent(new KeyboardEvent("keydown", {key: "1", code: "Digit1", keyCode: 49, which: 49,
