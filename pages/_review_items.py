@@ -30,7 +30,7 @@ class View(NamedTuple):
     reviewer: str
     rules: Any  # the labelling guidelines, or None
     blind: bool
-    save: Callable[[tuple[str, int] | None, str], None]
+    save: Callable[..., None]  # (at, label[, drawn]): review.save
     undo: Callable[[str], None]  # given the run the button was drawn in
     run: str  # this run of the page (review.html.run_token)
 
@@ -48,7 +48,8 @@ def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcut
     that run short after its callbacks, and the next run calls them again with the arguments of the
     last drawing.  Saved on "the item focused now", the second call labelled the item the first had
     moved on to, one the reviewer never saw (CI: one key, two labels); saved on the drawn item, it
-    repeats the label just saved, which records nothing (``label_actions.repeats``).  The focused
+    repeats the label just saved, which records nothing (``label_actions.repeats``); the drawing
+    (``view.run``) tells it the same press, still "Saved" (``session_state.acting``).  The focused
     item's buttons keep one key whatever the item (``key-<label>``): keyed by item, each move drew
     new buttons whose shortcuts were bound a moment after the old ones went, and a loaded machine
     lost a key in between.  A key pressed while the server restarts is held by the page
@@ -56,7 +57,7 @@ def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcut
     row = where.container(horizontal=True, gap="small")
     chosen = review_view.chosen_label(item, view.current, view.reviewer)
     for b in review_view.label_buttons(item, chosen, view.rules, prefix, shortcuts):
-        row.button(b.text, key=b.key, on_click=view.save, args=(at, b.label), type="primary" if b.primary else
+        row.button(b.text, key=b.key, on_click=view.save, args=(at, b.label, view.run), type="primary" if b.primary else
                    "secondary", shortcut=b.shortcut, width="content", help=b.help)
 
 

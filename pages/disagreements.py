@@ -6,7 +6,7 @@ import streamlit as st
 from citecheck.judging import calibration
 from citecheck.labelling import adjudication, agreement, labels
 from citecheck.review import identity as reviewer_identity
-from citecheck.review import keypresses, review_view
+from citecheck.review import keypresses, navigation, review_view
 from citecheck.review.html import (
     citation_html,
     disagreement_focus_html,
@@ -17,6 +17,7 @@ from citecheck.review.html import (
     run_token,
     sentence_html,
 )
+from citecheck.review.session_state import acting
 
 from pages import _comments as comment_threads
 from pages import _drafts as drafts
@@ -102,31 +103,25 @@ by_key = {k: adjudication.picker_text(x, data.get(x.item.answer_id)) for k, x in
 
 
 def _pick() -> None:
-    state.dis_at = state.dis_pick
-    state.dis_moves = state.get("dis_moves", 0) + 1
-
-
-def _step(delta: int) -> None:
-    state.dis_at = adjudication.step(keys, state.dis_at, delta)
-    state.dis_moves = state.get("dis_moves", 0) + 1
+    with acting(state):
+        state.dis_at = state.dis_pick
+        state.dis_moves = state.get("dis_moves", 0) + 1
 
 
 def _decide(label: str) -> None:
-    """Record the lead's label for the disagreement shown (a button or its key 1-4), then show the next."""
+    """Record the lead's label for the disagreement shown (a button or its key 1-4)."""
     rules, _ = guidelines()
-    state.adjudication_flash = adjudication.decide(cfg.labels, d, label, name, state.get(f"adj-note-{item.key}", "") or "",
-                                                   rules.version if rules else "")
-    if state.adjudication_flash[0] == "success":
-        state.dis_at, state.dis_pos = adjudication.after_decision(keys, position), position
-        state.dis_moves = state.get("dis_moves", 0) + 1
+    note = state.get(f"adj-note-{item.key}", "") or ""
+    navigation.decide_disagreement(state, keys, at, lambda: adjudication.decide(cfg.labels, d, label, name, note,
+                                                                               rules.version if rules else ""))
 
 
 st.selectbox("Disagreement", keys, key="dis_pick", format_func=by_key.get, on_change=_pick)
 st.html(disagreement_focus_html(item.key, position + 1, len(keys), state.get("dis_moves", 0), len(item.labels),
                                 run_token()))
 moves = st.container(horizontal=True, gap="small")
-moves.button("Previous disagreement", on_click=_step, args=(-1,), shortcut="K", disabled=position == 0)
-moves.button("Next disagreement", on_click=_step, args=(1,), shortcut="J", disabled=position + 1 == len(keys))
+moves.button("Previous disagreement", on_click=navigation.step_disagreement, args=(state, keys, at, -1), shortcut="K", disabled=position == 0)
+moves.button("Next disagreement", on_click=navigation.step_disagreement, args=(state, keys, at, 1), shortcut="J", disabled=position + 1 == len(keys))
 left, right = st.columns([2, 3])
 left.html(labelled_html([("Question", result.answer.question)]) if result.answer.question else "")
 left.html(sentence_html(result, item.sentence, []))

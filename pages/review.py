@@ -77,9 +77,9 @@ def resume() -> None:
     walk.resume(state, common.label_state().current, identity().name)
 
 
-def save(at: tuple[str, int] | None, label: str) -> None:
+def save(at: tuple[str, int] | None, label: str, drawn: str | None = None) -> None:
     walk.save(state, at, label, common.settings().labels, identity(), rules.version if rules else "",
-              lambda: common.label_state().current)
+              lambda: common.label_state().current, drawn)
 
 
 def undo(drawn: str) -> None:

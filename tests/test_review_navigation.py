@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -221,6 +222,128 @@ def test_item_steps_stay_inside_the_open_answer(answers, kind, deltas):
 # --- labelling, undo and the queue ---------------------------------------------------------------------
 
 
+def test_a_press_delivered_twice_at_once_records_one_label(answers, tmp_path, monkeypatch):
+    """Streamlit's fast reruns start a new script thread for a message that arrives mid-run, and
+    that thread runs the press's callback again while the old thread may still be in it (CI: one
+    key, two labels of one item).  Here the first call is held inside its append until the second
+    has read the labels, as a slow disk under load holds it: without the session's lock both calls
+    find no label and both record one.  With it the second waits, sees the first's label and
+    records nothing; the session moves on to the next item."""
+    data = answers["memory"]
+    aid, items = cited(data)
+    label = items[0].labels[0]
+    target = tmp_path / "labels.jsonl"
+    walk = ReviewWalk.of(data, None, "All answers", {}, "ana")
+    state = {"answer_id": aid, "focus": 0}
+    appending, second_read = threading.Event(), threading.Event()
+    real_append = label_store.append
+
+    def slow_append(where, record):  # (the first call's append waits for the second call's read, for 2 s at most)
+        appending.set()
+        second_read.wait(2)
+        real_append(where, record)
+
+    def read_labels(first: bool):
+        def read():
+            if not first:
+                second_read.set()
+            return label_store.read(target)[0]
+        return read
+
+    monkeypatch.setattr(label_store, "append", slow_append)
+    first = threading.Thread(target=walk.save, args=(state, (aid, 0), label, target, ANA, "", read_labels(True), "run-1"))
+    first.start()
+    assert appending.wait(10)
+    second = threading.Thread(target=walk.save, args=(state, (aid, 0), label, target, ANA, "", read_labels(False), "run-1"))
+    second.start()
+    first.join(10)
+    second.join(10)
+    (saved,), problems = label_store.read(target)
+    assert not problems and (saved.item, saved.label) == (items[0].key, label)
+    assert state["flash"] == ("success", label_store.saved_message(LABEL_TEXT[label], items[0].sentence, aid))
+    assert (state["answer_id"], state["focus"]) == (aid, 1)
+
+
+class _Stopped(Exception):
+    """What Streamlit raises in a callback told to stop (its StopException), at a session access."""
+
+
+class _CutShort(dict):
+    """A session that stops the callback at its first access once ``armed`` (Streamlit stops a
+    callback so when a newer message has arrived, and calls it again in the next run)."""
+
+    armed = False
+
+    def _check(self):
+        if self.armed:
+            self.armed = False
+            raise _Stopped
+
+    def __getitem__(self, key):
+        self._check()
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value):
+        self._check()
+        super().__setitem__(key, value)
+
+    def get(self, key, default=None):
+        self._check()
+        return super().get(key, default)
+
+    def pop(self, key, *default):
+        self._check()
+        return super().pop(key, *default)
+
+
+def test_a_press_cut_short_after_its_label_was_stored_says_saved_when_called_again(answers, tmp_path, monkeypatch):
+    """The first call of a press stores the label and is stopped at its next session access, before
+    it can move on or say so; Streamlit's next run calls it again for the same drawing.  That call
+    records nothing, says "Saved" (not "already labelled": the reviewer pressed once) and moves on.
+    The same for Undo: one retraction, its notice, and the focus back on the withdrawn item."""
+    data = answers["memory"]
+    aid, items = cited(data)
+    label = items[0].labels[0]
+    target = tmp_path / "labels.jsonl"
+    walk = ReviewWalk.of(data, None, "All answers", {}, "ana")
+    state = _CutShort(answer_id=aid, focus=0)
+    real_append, real_event = label_store.append, label_store.append_event
+
+    def append(where, record):
+        real_append(where, record)
+        state.armed = True
+
+    def append_event(where, event):
+        real_event(where, event)
+        state.armed = True
+
+    monkeypatch.setattr(label_store, "append", append)
+    monkeypatch.setattr(label_store, "append_event", append_event)
+    read = lambda: label_store.read(target)[0]  # noqa: E731
+    with pytest.raises(_Stopped):
+        walk.save(state, (aid, 0), label, target, ANA, "", read, "run-1")
+    assert len(read()) == 1 and state["focus"] == 0 and "flash" not in state  # stored; not said, not moved
+    walk.save(state, (aid, 0), label, target, ANA, "", read, "run-1")
+    (saved,) = read()
+    assert (saved.item, saved.label) == (items[0].key, label)
+    assert state["flash"] == ("success", label_store.saved_message(LABEL_TEXT[label], items[0].sentence, aid))
+    assert (state["answer_id"], state["focus"]) == (aid, 1)
+    state.pop("flash")  # the page showed it; then pressed again on a new drawing
+    walk.save(state, (aid, 0), label, target, ANA, "", read, "run-2")
+    assert "nothing new recorded" in state["flash"][1] and len(read()) == 1
+
+    with pytest.raises(_Stopped):
+        label_actions.undo(state, data, target, read, "ana", "run-3")
+    assert label_store.latest(read()) == {}  # withdrawn
+    state["focus"] = 1
+    label_actions.undo(state, data, target, read, "ana", "run-3")
+    assert label_store.latest(read()) == {}
+    events = [line for line in target.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(events) == 2  # the label and one retraction
+    assert state["flash"][0] == "success" and state["flash"][1].startswith("Withdrew")
+    assert (state["answer_id"], state["focus"]) == (aid, 0)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_press_delivered_twice_acts_once_on_the_item_it_was_drawn_on(answers, kind, tmp_path):
     """Streamlit (1.67) can call a button's callback a second time for one press (a message sent
@@ -427,3 +550,45 @@ def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp
     sampled = ReviewWalk.of(data, read_sample(path)[0], "All answers", current, "ana")
     notices, _ = sampled.header(current, "ana", items, ANA)
     assert len(notices) == 2 and notices[1][1].startswith("Calibration sample sample-")
+
+
+def test_disagreement_moves_and_decisions_act_once_per_press():
+    """The Disagreements page's J/K and 1-4 pass the disagreement they were drawn on: called twice
+    for one press they move once and record one adjudication; a decision cut short after it was
+    recorded is said and moved on from when called again, not recorded twice."""
+    keys = ["a#0", "a#1", "b#0"]
+    state = {"dis_at": "a#0"}
+    for _ in range(2):
+        navigation.step_disagreement(state, keys, "a#0", 1)
+    assert (state["dis_at"], state["dis_moves"]) == ("a#1", 1)
+    navigation.step_disagreement(state, keys, "a#1", -1)  # a new press, drawn on the one now shown
+    assert (state["dis_at"], state["dis_moves"]) == ("a#0", 2)
+
+    decided = []
+
+    def decide(key):
+        def run():
+            decided.append(key)
+            return ("success", f"Recorded for {key}.")
+        return run
+
+    for _ in range(2):
+        navigation.decide_disagreement(state, keys, "a#0", decide("a#0"))
+    assert decided == ["a#0"] and state["dis_at"] == "a#1" and state["adjudication_flash"][1] == "Recorded for a#0."
+
+    cut = _CutShort(state)
+    real = decide("a#1")
+
+    def decide_then_stop():
+        flash = real()
+        cut.armed = True  # the next session access stops this call
+        return flash
+
+    with pytest.raises(_Stopped):
+        navigation.decide_disagreement(cut, keys, "a#1", decide_then_stop)
+    assert cut["dis_at"] == "a#1"  # recorded, not moved on
+    navigation.decide_disagreement(cut, keys, "a#1", decide("a#1"))  # the next run calls it again
+    assert decided == ["a#0", "a#1"] and cut["dis_at"] == "b#0" and cut["adjudication_flash"][1] == "Recorded for a#1."
+    failed = {"dis_at": "b#0"}
+    navigation.decide_disagreement(failed, keys, "b#0", lambda: ("error", "Not recorded: the disk is full."))
+    assert failed["dis_at"] == "b#0" and failed["adjudication_flash"][0] == "error"  # stays, to be tried again

@@ -14,41 +14,48 @@ from citecheck.labelling.items import LABEL_TEXT
 from citecheck.labelling.sample import Sample
 from citecheck.review.identity import Identity, how_to_name
 from citecheck.review.navigation import moved
-from citecheck.review.session_state import ReviewState, State
+from citecheck.review.session_state import ReviewState, State, acting
 
 
 def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
          guidelines: str = "", sample: Sample | None = None,
-         current: Callable[[], Mapping[tuple[str, str], labels.Label]] | None = None) -> tuple[tuple[str, int], tuple[str, str]] | None:
+         current: Callable[[], Mapping[tuple[str, str], labels.Label]] | None = None,
+         drawn: str | None = None) -> tuple[tuple[str, int], tuple[str, str]] | None:
     """Label the item ``at`` (answer id, position), or with None the focused item as it is now: a
     shortcut acts on the item the reviewer has come to, even if the page was not redrawn since.
     The note is the item's note box of this reviewer (``session_state.note_key``); ``current()`` gives the labels that count, to
     leave out a label that only repeats the reviewer's current one (:func:`repeats`).  Returns where
-    the label went and the notice (kind, text) saying it was saved, or None with the error flashed."""
-    session = ReviewState(state)
-    answer_id, index = at if at is not None else (session.answer_id or "", session.focus)
-    item = data.items(answer_id)[index]
-    note = session.note(item.key, who.name.strip())
-    in_sample = sample.sample_id if sample is not None and item.key in sample else ""
-    mine = current().get((item.key, who.name.strip())) if current is not None and who.name.strip() else None
-    if repeats(mine, item.fingerprint, label, note, in_sample, guidelines):
-        saved = labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id)
-        if session.flash is not None and session.flash[0] == "success" and session.flash[1].startswith(saved):
-            return (item.answer_id, index), ("success", saved)  # the same press again, not yet shown: still "Saved"
-        return (item.answer_id, index), ("info", labels.unchanged_message(LABEL_TEXT[label], item.sentence, item.answer_id))
-    try:
-        labels.append(target, labels.make_label(item, label, who.name, note, sample=in_sample, guidelines=guidelines,
-                                                spans=carried_spans(mine, item.fingerprint, label)))
-    except labels.LabelError as exc:
-        session.flash = ("error", f"Not saved: {exc}. {how_to_name(who)}, then label again.")
-        return None
-    except OSError as exc:  # the disk is full...: said plainly, and the label is not acknowledged
-        session.flash = ("error", labels.not_saved_message(exc, LABEL_TEXT[label], item.sentence))
-        return None
-    except StoreError as exc:  # its message names the database without the password
-        session.flash = ("error", f"Not saved: could not save the label: {exc}")
-        return None
-    return (item.answer_id, index), ("success", labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id))
+    the label went and the notice (kind, text) saying it was saved, or None with the error flashed.
+    ``drawn`` names the drawing the button was pressed on: the same press again (a callback called
+    twice, the first cut short before it could say so) is still "Saved", not "already labelled"."""
+    with acting(state) as act:  # one callback of this session at a time (session_state.acting)
+        session = ReviewState(state)
+        answer_id, index = at if at is not None else (session.answer_id or "", session.focus)
+        item = data.items(answer_id)[index]
+        note = session.note(item.key, who.name.strip())
+        in_sample = sample.sample_id if sample is not None and item.key in sample else ""
+        mine = current().get((item.key, who.name.strip())) if current is not None and who.name.strip() else None
+        press = ("label", drawn, item.key, label) if drawn is not None else None
+        if repeats(mine, item.fingerprint, label, note, in_sample, guidelines):
+            saved = labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id)
+            if act.done(press) or (session.flash is not None and session.flash[0] == "success"
+                                   and session.flash[1].startswith(saved)):
+                return (item.answer_id, index), ("success", saved)  # the same press again, not yet shown: still "Saved"
+            return (item.answer_id, index), ("info", labels.unchanged_message(LABEL_TEXT[label], item.sentence, item.answer_id))
+        try:
+            labels.append(target, labels.make_label(item, label, who.name, note, sample=in_sample, guidelines=guidelines,
+                                                    spans=carried_spans(mine, item.fingerprint, label)))
+        except labels.LabelError as exc:
+            session.flash = ("error", f"Not saved: {exc}. {how_to_name(who)}, then label again.")
+            return None
+        except OSError as exc:  # the disk is full...: said plainly, and the label is not acknowledged
+            session.flash = ("error", labels.not_saved_message(exc, LABEL_TEXT[label], item.sentence))
+            return None
+        except StoreError as exc:  # its message names the database without the password
+            session.flash = ("error", f"Not saved: could not save the label: {exc}")
+            return None
+        act.did(press, True)
+        return (item.answer_id, index), ("success", labels.saved_message(LABEL_TEXT[label], item.sentence, item.answer_id))
 
 
 def repeats(mine: labels.Label | None, fingerprint: str, label: str, note: str, sample: str, guidelines: str) -> bool:
@@ -74,24 +81,33 @@ def undo(state: State, data: AnswerSource, target: str | Path, read_labels: Call
     """Z: withdraw ``name``'s last label (a retraction appended) and go back to its item.
     ``read_labels`` gives the labels as they are now (read only when there is a name).  ``drawn``
     names the drawing of the page the button was pressed on (a new one each run): a second call
-    for the same drawing (Streamlit can call a callback twice for one press; or a double click
-    while the page runs) withdraws nothing more."""
-    session = ReviewState(state)
-    if drawn is not None:
-        if session.undone == drawn:
-            return
-        session.undone = drawn
+    for the same drawing (Streamlit can call a callback again for one press, the first cut short;
+    or a double click while the page runs) withdraws nothing more, and says and does what the
+    first did (``session_state.acting``)."""
+    with acting(state) as act:
+        press = ("undo", drawn) if drawn is not None else None
+        outcome = act.done(press)
+        if outcome is None:
+            outcome = _withdraw(data, target, read_labels, name)
+            act.did(press, outcome)
+        flash, place = outcome
+        session = ReviewState(state)
+        session.flash = flash
+        if place is not None:
+            session.answer_id, session.focus = place
+            moved(state)
+
+
+def _withdraw(data: AnswerSource, target: str | Path, read_labels: Callable[[], Sequence[labels.Label]],
+              name: str) -> tuple[tuple[str, str], tuple[str, int] | None]:
+    """Undo's work: the notice saying what it did, and the item to go back to (or None)."""
     try:
         current = read_labels() if name else ()
         withdrawn = labels.retract_last(target, current, name) if name else None
     except (OSError, StoreError) as exc:
-        session.flash = ("error", f"Nothing withdrawn: could not write the labels store ({exc}).")
-        return
+        return ("error", f"Nothing withdrawn: could not write the labels store ({exc})."), None
     if withdrawn is None:
-        session.flash = ("info", "You have no label to withdraw." if name else "Enter your name first.")
-        return
-    session.flash = ("success", labels.withdrawn_message(withdrawn, current))
+        return ("info", "You have no label to withdraw." if name else "Enter your name first."), None
+    flash = ("success", labels.withdrawn_message(withdrawn, current))
     keys = [i.key for i in data.items(withdrawn.answer_id)] if data.get(withdrawn.answer_id) is not None else []
-    if withdrawn.item in keys:
-        session.answer_id, session.focus = withdrawn.answer_id, keys.index(withdrawn.item)
-        moved(state)
+    return flash, ((withdrawn.answer_id, keys.index(withdrawn.item)) if withdrawn.item in keys else None)

@@ -19,7 +19,7 @@ from citecheck.labelling.dataset import AnswerSource
 from citecheck.labelling.items import Item
 from citecheck.review import address
 from citecheck.review.identity import Identity, clean_name
-from citecheck.review.session_state import Params, ReviewState, State
+from citecheck.review.session_state import Params, ReviewState, State, acting
 
 # --- reviewer, filter and blind mode ----------------------------------------------------------------
 
@@ -184,19 +184,20 @@ def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delt
     """N/P: the answer ``delta`` places on in ``ids``; it does not wrap round.  ``drawn`` is the
     answer the button was drawn on: the step is taken from it, so a press that Streamlit delivers
     twice (it can call a button's callback again when a run is cut short) moves once."""
-    if not ids:
-        return
-    session = ReviewState(state)
-    pos = where.get(drawn if drawn is not None else session.answer_id or "", -1)
-    to = pos + delta
-    if not 0 <= to < len(ids):
-        end = "last" if delta > 0 else "first"
-        session.flash = ("info", f"This is the {end} answer ({pos + 1:,} of {len(ids):,}); it does not wrap round. "
-                                  "Press U for your next unlabelled item.")
-        return
-    if drawn is not None and session.answer_id == ids[to]:
-        return  # the same press again: already there
-    go(state, ids[to])
+    with acting(state):  # one callback of this session at a time (session_state.acting)
+        if not ids:
+            return
+        session = ReviewState(state)
+        pos = where.get(drawn if drawn is not None else session.answer_id or "", -1)
+        to = pos + delta
+        if not 0 <= to < len(ids):
+            end = "last" if delta > 0 else "first"
+            session.flash = ("info", f"This is the {end} answer ({pos + 1:,} of {len(ids):,}); it does not wrap round. "
+                                      "Press U for your next unlabelled item.")
+            return
+        if drawn is not None and session.answer_id == ids[to]:
+            return  # the same press again: already there
+        go(state, ids[to])
 
 
 def step_item(state: State, data: AnswerSource, delta: int, drawn: tuple[str, int] | None = None) -> None:
@@ -204,22 +205,23 @@ def step_item(state: State, data: AnswerSource, delta: int, drawn: tuple[str, in
     the (answer, item) the button was drawn on: the step is taken from it, so a press delivered
     twice moves once, and a press drawn on an answer no longer open moves nothing.  Without it,
     from the session's focus now."""
-    session = ReviewState(state)
-    if drawn is not None and drawn[0] != (session.answer_id or ""):
-        return
-    items = data.items(session.answer_id or "")
-    if not items:
-        return
-    start = drawn[1] if drawn is not None else session.focus
-    to = start + delta
-    if not 0 <= to < len(items):
-        session.flash = ("info", f"This is the {'last' if delta > 0 else 'first'} item of this answer; "
-                                  "N/P change answer, U goes to your next unlabelled item.")
-        return
-    if drawn is not None and session.focus == to:
-        return  # the same press again: already there
-    session.focus = to
-    moved(state)
+    with acting(state):  # one callback of this session at a time (session_state.acting)
+        session = ReviewState(state)
+        if drawn is not None and drawn[0] != (session.answer_id or ""):
+            return
+        items = data.items(session.answer_id or "")
+        if not items:
+            return
+        start = drawn[1] if drawn is not None else session.focus
+        to = start + delta
+        if not 0 <= to < len(items):
+            session.flash = ("info", f"This is the {'last' if delta > 0 else 'first'} item of this answer; "
+                                      "N/P change answer, U goes to your next unlabelled item.")
+            return
+        if drawn is not None and session.focus == to:
+            return  # the same press again: already there
+        session.focus = to
+        moved(state)
 
 
 def finished_text(overlap: int, in_sample: bool) -> str:
@@ -242,3 +244,42 @@ def arrive(state: State, found: tuple[str, int] | None, finished: str) -> bool:
     session.answer_id, session.focus = found
     moved(state)
     return True
+
+
+# --- the Disagreements page's moves and decisions --------------------------------------------------
+# Its session keys: dis_at (the disagreement shown), dis_pos (its place when it was decided),
+# dis_moves (moves so far: the key listener scrolls on each).  Each button passes the disagreement
+# it was drawn on: a press Streamlit delivers twice moves once and records one adjudication.
+
+
+def step_disagreement(state: State, keys: Sequence[str], drawn: str, delta: int) -> None:
+    """J/K on Disagreements: the disagreement ``delta`` places from ``drawn``, the one the button
+    was drawn on; nothing when the page has moved on since (the same press again)."""
+    from citecheck.labelling.adjudication import step
+
+    with acting(state):
+        if state.get("dis_at") != drawn:
+            return
+        state["dis_at"] = step(list(keys), drawn, delta)
+        state["dis_moves"] = state.get("dis_moves", 0) + 1
+
+
+def decide_disagreement(state: State, keys: Sequence[str], drawn: str, decide: Callable[[], tuple[str, str]]) -> None:
+    """1-4 on Disagreements: ``decide()`` records the lead's label for ``drawn`` (the one shown
+    when the button was drawn) and gives the notice; once recorded, the next disagreement is shown.
+    The same press again, once the page has moved on, records nothing more."""
+    from citecheck.labelling.adjudication import after_decision
+
+    with acting(state) as act:
+        press = ("adjudicate", drawn, state.get("dis_moves", 0))
+        flash = act.done(press)  # (the same press, cut short after it recorded: said and done again)
+        if flash is None:
+            if state.get("dis_at") != drawn:
+                return
+            flash = decide()
+            act.did(press, flash)
+        state["adjudication_flash"] = flash
+        if flash[0] == "success":
+            position = list(keys).index(drawn)
+            state["dis_at"], state["dis_pos"] = after_decision(list(keys), position), position
+            state["dis_moves"] = state.get("dis_moves", 0) + 1

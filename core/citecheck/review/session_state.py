@@ -9,7 +9,9 @@ key is an AttributeError and mypy knows what ``focus`` holds.  Widget keys (``re
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, MutableMapping
 from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
@@ -58,7 +60,6 @@ class ReviewState:
     blind_on: _Key[bool | None] = _Key("blind_on", None)
     blind: _Key[bool | None] = _Key("blind", None)  # the blind-mode toggle (a widget)
     session_token: _Key[str | None] = _Key("session_token", None)  # held keys across a restart
-    undone: _Key[str | None] = _Key("undone", None)  # the drawing whose Undo has acted (label_actions.undo)
 
     def __init__(self, raw: State):
         self.raw = raw
@@ -81,3 +82,61 @@ def note_key(item_key: str, reviewer: str) -> str:
     """The widget key of an item's note box for one reviewer: a name changed in the session does
     not carry one reviewer's note (or the note of their saved label, which the box shows) to another."""
     return f"note-{len(reviewer)}:{reviewer}-{item_key}"
+
+
+
+class Acting:
+    """What a session's callbacks share across Streamlit's script threads (:func:`acting`): the
+    lock they act under, and what the last few presses did, by press (what the button does, the
+    drawing it was pressed on, the item), for a repeat of the press to say and do again."""
+
+    __slots__ = ("lock", "_done")
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._done: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def __enter__(self) -> Acting:
+        self.lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+    def did(self, press: Hashable | None, outcome: Any) -> None:
+        """Record what ``press`` did (nothing when None: a press not drawn) (written with no session access: a thread told to stop is
+        stopped at its next access of the session, and this must survive it)."""
+        if press is None:
+            return
+        self._done[press] = outcome
+        self._done.move_to_end(press)
+        while len(self._done) > 16:
+            self._done.popitem(last=False)
+
+    def done(self, press: Hashable | None) -> Any:
+        """What ``press`` did, or None when it has not acted (or ``press`` is None: not drawn)."""
+        return self._done.get(press) if press is not None else None
+
+
+_ACTING = "_cc_acting"  # the session's :class:`Acting`
+_MAKING = threading.Lock()  # held only to make a session's :class:`Acting` once
+
+
+def acting(state: State) -> Acting:
+    """The session's :class:`Acting`; every review callback runs inside ``with acting(state):``.
+
+    A callback can be cut short and called again for the same press, and two can run at once:
+    Streamlit stops a callback at its next access of the session state when a newer message has
+    arrived, and its next run calls the callbacks again with the press's trigger; with fast reruns
+    (``runner.fastReruns``, on by default) the newer message's run starts in a new thread while the
+    old one may still be in its callback.  One key press so ran two label saves at once: each read
+    the labels before the other had appended, and both were recorded (CI).  Held across the read,
+    the check and the append, the second call waits, sees the first's label, and records nothing;
+    what the first did (:meth:`Acting.did`) lets it say "Saved" rather than "already labelled"."""
+    found = state.get(_ACTING)
+    if found is None:
+        with _MAKING:
+            found = state.get(_ACTING)
+            if found is None:
+                found = state[_ACTING] = Acting()
+    return found

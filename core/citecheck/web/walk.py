@@ -19,7 +19,7 @@ from citecheck.labelling.dataset import AnswerSource
 from citecheck.review import holds, label_actions, navigation, review_view
 from citecheck.review.identity import Identity, how_to_name
 from citecheck.review.queue import labellers, next_in_sample, sample_answer_ids, sample_progress
-from citecheck.review.session_state import ReviewState, State
+from citecheck.review.session_state import ReviewState, State, acting
 from citecheck.web.answer_walk import filtered_ids, positions_of, progress, queue_next
 
 
@@ -95,28 +95,32 @@ class ReviewWalk:
                reviewer: str) -> None:
         """Resume (U): focus the reviewer's queue's next item and say which it is, so that a jump back
         to an item passed over, or to another answer, is not a surprise."""
-        if self.move_on(state, labels, reviewer):
-            session = ReviewState(state)
-            session.flash = ("info", navigation.resumed_text(session.answer_id or "", session.focus))
+        with acting(state):
+            if self.move_on(state, labels, reviewer):
+                session = ReviewState(state)
+                session.flash = ("info", navigation.resumed_text(session.answer_id or "", session.focus))
 
     def save(self, state: State, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
              guidelines: str,
-             read_labels: Callable[[], Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label]]) -> None:
+             read_labels: Callable[[], Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label]],
+             drawn: str | None = None) -> None:
         """A label button: save the label (``labelling.save``), then move on to the next item, the
-        labels read again once the new one is stored."""
+        labels read again once the new one is stored.  ``drawn``: the drawing the button was pressed on."""
         def current() -> Mapping[tuple[str, str], label_store.Label]:
             got = read_labels()
             return got if isinstance(got, Mapping) else label_store.latest(got)
 
-        done = label_actions.save(state, self.data, at, label, target, who, guidelines, self.sample, current)
-        if done is None:
-            return
-        after, (kind, saved) = done
-        session = ReviewState(state)
-        if self.move_on(state, read_labels(), who.name, after):
-            session.flash = (kind, saved)
-        else:  # (the queue is finished: its notice follows the saved one)
-            session.flash = (kind, saved + " " + (session.flash or ("", ""))[1])
+        with acting(state):  # (a second call for the same press waits, then sees this label)
+            done = label_actions.save(state, self.data, at, label, target, who, guidelines, self.sample, current,
+                                      drawn)
+            if done is None:
+                return
+            after, (kind, saved) = done
+            session = ReviewState(state)
+            if self.move_on(state, read_labels(), who.name, after):
+                session.flash = (kind, saved)
+            else:  # (the queue is finished: its notice follows the saved one)
+                session.flash = (kind, saved + " " + (session.flash or ("", ""))[1])
 
     def team_progress(self, current: dict[tuple[str, str], label_store.Label], reviewer: str):
         """The reviewer's and the team's progress over every item."""
