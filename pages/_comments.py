@@ -10,7 +10,8 @@ import streamlit as st
 from citecheck.errors import CitecheckError
 from citecheck.labelling import comments, labels
 from citecheck.review import thread_html
-from citecheck.review.html import focus_token, notice_html
+from citecheck.review.html import focus_token, notice_html, run_token
+from citecheck.review.session_state import acting
 
 from pages import _drafts as drafts
 from pages._common import settings
@@ -18,18 +19,26 @@ from pages._common import settings
 FLASH = "comment_flash"
 
 
-def _save(event_of, thread_key: str, box: str | None) -> None:
-    """Append the event ``event_of()`` makes; a refusal or a failed write is said under the thread."""
-    try:
-        event = event_of()
-        labels.append_event(settings().labels, event)
-    except (CitecheckError, OSError) as exc:
-        st.session_state[FLASH] = (thread_key, "error", f"Not saved: {exc}")
-        return
-    st.session_state[FLASH] = (thread_key, "success", "Comment saved." if box else "Thread resolved.")
-    if box:
-        st.session_state[box] = ""  # (in a callback: before the box is drawn again)
-        drafts.forget(box)
+def _save(event_of, thread_key: str, box: str | None, drawn: str) -> None:
+    """Append the event ``event_of()`` makes; a refusal or a failed write is said under the thread.
+    One at a time per session, once per press (``drawn``: the drawing the button was pressed on): a
+    call cut short after its append, and called again, says "saved" without appending again."""
+    with acting(st.session_state) as act:
+        press = ("comment", drawn, thread_key, box)
+        said = act.done(press)
+        if said is None:
+            try:
+                event = event_of()
+                labels.append_event(settings().labels, event)
+            except (CitecheckError, OSError) as exc:
+                st.session_state[FLASH] = (thread_key, "error", f"Not saved: {exc}")
+                return
+            said = (thread_key, "success", "Comment saved." if box else "Thread resolved.")
+            act.did(press, said)
+        st.session_state[FLASH] = said
+        if box:
+            st.session_state[box] = ""  # (in a callback: before the box is drawn again)
+            drafts.forget(box)
 
 
 def show(thread_key: str, events: Sequence[object], reviewer: str, blind: bool, labelled: bool,
@@ -58,11 +67,13 @@ def show(thread_key: str, events: Sequence[object], reviewer: str, blind: bool, 
     st.text_area("Comment (mention a reviewer with @name)", key=box, height=80,
                  placeholder="Ask or explain; @name mentions a reviewer", on_change=drafts.keep, args=(box,))
     row = st.container(horizontal=True, gap="small")
+    drawn = run_token()
     row.button("Comment", key=f"comment-{token}", on_click=_save, args=(
-        lambda: comments.make_comment(thread_key, reviewer, st.session_state.get(box) or "", known), thread_key, box))
+        lambda: comments.make_comment(thread_key, reviewer, st.session_state.get(box) or "", known), thread_key, box,
+        drawn))
     if thread is not None and thread.open:
         row.button("Resolve", key=f"resolve-{token}", on_click=_save, args=(
-            lambda: comments.make_resolve(thread_key, reviewer), thread_key, None))
+            lambda: comments.make_resolve(thread_key, reviewer), thread_key, None, drawn))
 
 
 def open_threads(events: Sequence[object], reviewer: str = "", labelled: Collection[str] | None = None) -> None:
