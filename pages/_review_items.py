@@ -40,7 +40,7 @@ def _latest(item_key: str, reviewer: str):
     return common.label_state().current.get((item_key, reviewer))
 
 
-def label_buttons(where, item, at: tuple[str, int] | None, prefix: str, shortcuts: bool, view: View) -> None:
+def label_buttons(where, item, at: tuple[str, int], prefix: str, shortcuts: bool, view: View) -> None:
     """One button per label, the reviewer's current label marked and primary; texts never cut.
     A label is saved by the button's callback only, on the item ``at`` the button was drawn for.
     Streamlit (1.67) can call a button's callback twice for one press: a message the browser sends

@@ -77,7 +77,7 @@ def resume() -> None:
     walk.resume(state, common.label_state().current, identity().name)
 
 
-def save(at: tuple[str, int] | None, label: str, drawn: str | None = None) -> None:
+def save(at: tuple[str, int], label: str, drawn: str | None = None) -> None:
     walk.save(state, at, label, common.settings().labels, identity(), rules.version if rules else "",
               lambda: common.label_state().current, drawn)
 

@@ -194,7 +194,7 @@ def test_answer_steps_walk_the_filtered_ids_without_wrapping(answers, kind, filt
     state = {"answer_id": ids[pos], "focus": 0}
     for delta in deltas:
         moves = state.get("moves", 0)
-        navigation.step_answer(state, queue.ids, queue.where, delta)
+        navigation.step_answer(state, queue.ids, queue.where, delta, state["answer_id"])  # (drawn on the answer open)
         if 0 <= pos + delta < len(ids):
             pos += delta
             assert state["moves"] == moves + 1 and "flash" not in state
@@ -211,7 +211,7 @@ def test_item_steps_stay_inside_the_open_answer(answers, kind, deltas):
     aid, items = cited(data)
     state, focus = {"answer_id": aid, "focus": 0}, 0
     for delta in deltas:
-        navigation.step_item(state, data, delta)
+        navigation.step_item(state, data, delta, (aid, state["focus"]))  # (drawn on the item focused)
         if 0 <= focus + delta < len(items):
             focus += delta
         else:
@@ -349,18 +349,12 @@ def test_a_press_delivered_twice_acts_once_on_the_item_it_was_drawn_on(answers, 
     """Streamlit (1.67) can call a button's callback a second time for one press (a message sent
     while the press's run starts carries its trigger again; CI: one key, two labels).  Each review
     button passes what it was drawn on, so the second call repeats the first: one label on the item
-    the reviewer saw, one move.  Without it (``at=None``: the item focused now) the second call
-    labelled the next item, which this test shows first."""
+    the reviewer saw, one move.  (Saved on the item focused now, as it once was, the second call
+    labelled the next item, one the reviewer never saw.)"""
     data = answers[kind]
     aid, items, label = next((aid, items, common[0]) for aid in data.answer_ids if len(items := data.items(aid)) >= 2
                              and (common := [lab for lab in items[0].labels if lab in items[1].labels]))
     queue = ReviewWalk.of(data, None, "All answers", {}, "ana")
-    twice = tmp_path / "twice-unpinned.jsonl"
-    state = {"answer_id": aid, "focus": 0}
-    for _ in range(2):
-        queue.save(state, None, label, twice, ANA, "", lambda: label_store.read(twice)[0])
-    assert [r.item for r in label_store.read(twice)[0]] == [items[0].key, items[1].key]  # the old way: two items
-
     target = tmp_path / "labels.jsonl"
     state = {"answer_id": aid, "focus": 0}
     for _ in range(2):
@@ -402,7 +396,7 @@ def test_a_saved_label_moves_the_reviewer_on_to_their_next_item(answers, kind, t
     queue = ReviewWalk.of(data, None, "All answers", {}, "ana")
     aid, items = cited(data)
     state = {"answer_id": aid, "focus": 0, note_key(items[0].key, "ana"): "checked <twice>"}
-    queue.save(state, None, items[0].labels[0], target, ANA, "g-1", lambda: label_store.read(target)[0])
+    queue.save(state, (aid, 0), items[0].labels[0], target, ANA, "g-1", lambda: label_store.read(target)[0])
     (saved,), problems = label_store.read(target)
     assert not problems and saved.item == items[0].key and saved.note == "checked <twice>"
     assert saved.reviewer == "ana" and saved.guidelines == "g-1"
@@ -520,7 +514,7 @@ def test_labels_made_in_a_sample_record_it(answers, tmp_path):
     target = tmp_path / "labels.jsonl"
     state = {"answer_id": first[0], "focus": first[1]}
     item = data.items(first[0])[first[1]]
-    queue.save(state, None, item.labels[0], target, ANA, "", lambda: label_store.read(target)[0])
+    queue.save(state, first, item.labels[0], target, ANA, "", lambda: label_store.read(target)[0])
     (saved,), _ = label_store.read(target)
     assert saved.sample == sample.sample_id
     assert data.items(state["answer_id"])[state["focus"]].key == sample.items[1]

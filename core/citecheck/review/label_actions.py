@@ -17,12 +17,12 @@ from citecheck.review.navigation import moved
 from citecheck.review.session_state import ReviewState, State, acting
 
 
-def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
+def save(state: State, data: AnswerSource, at: tuple[str, int], label: str, target: str | Path, who: Identity,
          guidelines: str = "", sample: Sample | None = None,
          current: Callable[[], Mapping[tuple[str, str], labels.Label]] | None = None,
          drawn: str | None = None) -> tuple[tuple[str, int], tuple[str, str]] | None:
-    """Label the item ``at`` (answer id, position), or with None the focused item as it is now: a
-    shortcut acts on the item the reviewer has come to, even if the page was not redrawn since.
+    """Label the item ``at`` (answer id, position): the item the button was drawn on, so that a
+    press delivered twice labels it once, never the item the first call moved on to.
     The note is the item's note box of this reviewer (``session_state.note_key``); ``current()`` gives the labels that count, to
     leave out a label that only repeats the reviewer's current one (:func:`repeats`).  Returns where
     the label went and the notice (kind, text) saying it was saved, or None with the error flashed.
@@ -30,7 +30,7 @@ def save(state: State, data: AnswerSource, at: tuple[str, int] | None, label: st
     twice, the first cut short before it could say so) is still "Saved", not "already labelled"."""
     with acting(state) as act:  # one callback of this session at a time (session_state.acting)
         session = ReviewState(state)
-        answer_id, index = at if at is not None else (session.answer_id or "", session.focus)
+        answer_id, index = at
         item = data.items(answer_id)[index]
         note = session.note(item.key, who.name.strip())
         in_sample = sample.sample_id if sample is not None and item.key in sample else ""

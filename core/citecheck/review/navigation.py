@@ -179,8 +179,7 @@ def go(state: State, answer_id: str) -> None:
     moved(state)
 
 
-def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delta: int,
-                drawn: str | None = None) -> None:
+def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delta: int, drawn: str) -> None:
     """N/P: the answer ``delta`` places on in ``ids``; it does not wrap round.  ``drawn`` is the
     answer the button was drawn on: the step is taken from it, so a press that Streamlit delivers
     twice (it can call a button's callback again when a run is cut short) moves once."""
@@ -188,37 +187,35 @@ def step_answer(state: State, ids: Sequence[str], where: Mapping[str, int], delt
         if not ids:
             return
         session = ReviewState(state)
-        pos = where.get(drawn if drawn is not None else session.answer_id or "", -1)
+        pos = where.get(drawn, -1)
         to = pos + delta
         if not 0 <= to < len(ids):
             end = "last" if delta > 0 else "first"
             session.flash = ("info", f"This is the {end} answer ({pos + 1:,} of {len(ids):,}); it does not wrap round. "
                                       "Press U for your next unlabelled item.")
             return
-        if drawn is not None and session.answer_id == ids[to]:
+        if session.answer_id == ids[to]:
             return  # the same press again: already there
         go(state, ids[to])
 
 
-def step_item(state: State, data: AnswerSource, delta: int, drawn: tuple[str, int] | None = None) -> None:
+def step_item(state: State, data: AnswerSource, delta: int, drawn: tuple[str, int]) -> None:
     """J/K: the item ``delta`` places on in the open answer; it does not wrap round.  ``drawn`` is
     the (answer, item) the button was drawn on: the step is taken from it, so a press delivered
-    twice moves once, and a press drawn on an answer no longer open moves nothing.  Without it,
-    from the session's focus now."""
+    twice moves once, and a press drawn on an answer no longer open moves nothing."""
     with acting(state):  # one callback of this session at a time (session_state.acting)
         session = ReviewState(state)
-        if drawn is not None and drawn[0] != (session.answer_id or ""):
+        if drawn[0] != (session.answer_id or ""):
             return
         items = data.items(session.answer_id or "")
         if not items:
             return
-        start = drawn[1] if drawn is not None else session.focus
-        to = start + delta
+        to = drawn[1] + delta
         if not 0 <= to < len(items):
             session.flash = ("info", f"This is the {'last' if delta > 0 else 'first'} item of this answer; "
                                       "N/P change answer, U goes to your next unlabelled item.")
             return
-        if drawn is not None and session.focus == to:
+        if session.focus == to:
             return  # the same press again: already there
         session.focus = to
         moved(state)

@@ -100,7 +100,7 @@ class ReviewWalk:
                 session = ReviewState(state)
                 session.flash = ("info", navigation.resumed_text(session.answer_id or "", session.focus))
 
-    def save(self, state: State, at: tuple[str, int] | None, label: str, target: str | Path, who: Identity,
+    def save(self, state: State, at: tuple[str, int], label: str, target: str | Path, who: Identity,
              guidelines: str,
              read_labels: Callable[[], Sequence[label_store.Label] | dict[tuple[str, str], label_store.Label]],
              drawn: str | None = None) -> None:
