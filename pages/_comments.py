@@ -11,7 +11,7 @@ from citecheck.errors import CitecheckError
 from citecheck.labelling import comments, labels
 from citecheck.review import thread_html
 from citecheck.review.html import focus_token, notice_html, run_token
-from citecheck.review.session_state import acting
+from citecheck.review.session_state import once
 
 from pages import _drafts as drafts
 from pages._common import settings
@@ -20,25 +20,19 @@ FLASH = "comment_flash"
 
 
 def _save(event_of, thread_key: str, box: str | None, drawn: str) -> None:
-    """Append the event ``event_of()`` makes; a refusal or a failed write is said under the thread.
-    One at a time per session, once per press (``drawn``: the drawing the button was pressed on): a
-    call cut short after its append, and called again, says "saved" without appending again."""
-    with acting(st.session_state) as act:
-        press = ("comment", drawn, thread_key, box)
-        said = act.done(press)
-        if said is None:
-            try:
-                event = event_of()
-                labels.append_event(settings().labels, event)
-            except (CitecheckError, OSError) as exc:
-                st.session_state[FLASH] = (thread_key, "error", f"Not saved: {exc}")
-                return
-            said = (thread_key, "success", "Comment saved." if box else "Thread resolved.")
-            act.did(press, said)
-        st.session_state[FLASH] = said
-        if box:
-            st.session_state[box] = ""  # (in a callback: before the box is drawn again)
-            drafts.forget(box)
+    """Append the event ``event_of()`` makes, once per press (``drawn``: the drawing the button was
+    pressed on; ``session_state.once``); a refusal or a failed write is said under the thread."""
+    def append() -> tuple[str, str, str]:
+        try:
+            labels.append_event(settings().labels, event_of())
+        except (CitecheckError, OSError) as exc:
+            return thread_key, "error", f"Not saved: {exc}"
+        return thread_key, "success", "Comment saved." if box else "Thread resolved."
+
+    said = st.session_state[FLASH] = once(st.session_state, ("comment", drawn, thread_key, box), append)
+    if box and said[1] == "success":
+        st.session_state[box] = ""  # (in a callback: before the box is drawn again)
+        drafts.forget(box)
 
 
 def show(thread_key: str, events: Sequence[object], reviewer: str, blind: bool, labelled: bool,

@@ -11,7 +11,7 @@ from citecheck.labelling import sample as samples
 from citecheck.review import assigning, holds
 from citecheck.review import identity as reviewer_identity
 from citecheck.review.html import notice_html, run_token
-from citecheck.review.session_state import acting
+from citecheck.review.session_state import once
 
 from pages import _roles as team_roles
 from pages._common import (
@@ -90,22 +90,19 @@ drawn = run_token()  # (this drawing of the page: a press of Assign acts once, e
 
 
 def _assign() -> None:
-    with acting(state) as act:  # (one at a time per session: session_state.acting)
-        said = act.done(("assign", drawn))
-        if said is None:
-            try:
-                if picked is None:
-                    raise assignments.AssignmentError(problem or "pick the work to assign first")
-                made = assignments.make_assignment(picked.keys, assignments.parse_shares(reviewers), lead,
-                                                   picked.source, due.isoformat() if due else "",
-                                                   int(lock) if lock else None)
-                labels.append_event(cfg.labels, made)
-            except (CitecheckError, OSError) as exc:
-                state.assign_flash = ("error", f"Not assigned: {exc}")
-                return
-            said = ("success", assignments.made_text(made))
-            act.did(("assign", drawn), said)
-        state.assign_flash = said
+    state.assign_flash = once(state, ("assign", drawn), _made)  # (once per press: session_state.once)
+
+
+def _made() -> tuple[str, str]:
+    try:
+        if picked is None:
+            raise assignments.AssignmentError(problem or "pick the work to assign first")
+        made = assignments.make_assignment(picked.keys, assignments.parse_shares(reviewers), lead, picked.source,
+                                           due.isoformat() if due else "", int(lock) if lock else None)
+        labels.append_event(cfg.labels, made)
+    except (CitecheckError, OSError) as exc:
+        return "error", f"Not assigned: {exc}"
+    return "success", assignments.made_text(made)
 
 
 st.button("Assign", type="primary", on_click=_assign, disabled=picked is None or not reviewers.strip())
@@ -121,17 +118,14 @@ else:
         pair = st.selectbox("Take back what a reviewer has left (back to the pool)", pairs, key="release_pick",
                             format_func=lambda p: f"{p[0]} \u00b7 {p[1]}")
 
+        def _released() -> tuple[str, str]:
+            try:
+                done = holds.release_all(cfg.labels, work, pair[0], pair[1], lead or "lead")
+            except OSError as exc:
+                return "error", f"Not released: {exc}"
+            return "success", f"Released {len(done):,} item(s) of {pair[1]} back to the pool."
+
         def _release() -> None:
-            with acting(state) as act:
-                said = act.done(("release", drawn))
-                if said is None:
-                    try:
-                        done = holds.release_all(cfg.labels, work, pair[0], pair[1], lead or "lead")
-                    except OSError as exc:
-                        state.assign_flash = ("error", f"Not released: {exc}")
-                        return
-                    said = ("success", f"Released {len(done):,} item(s) of {pair[1]} back to the pool.")
-                    act.did(("release", drawn), said)
-                state.assign_flash = said
+            state.assign_flash = once(state, ("release", drawn), _released)
 
         st.button("Release", on_click=_release, disabled=pair is None)

@@ -586,3 +586,30 @@ def test_disagreement_moves_and_decisions_act_once_per_press():
     failed = {"dis_at": "b#0"}
     navigation.decide_disagreement(failed, keys, "b#0", lambda: ("error", "Not recorded: the disk is full."))
     assert failed["dis_at"] == "b#0" and failed["adjudication_flash"][0] == "error"  # stays, to be tried again
+    navigation.decide_disagreement(failed, keys, "b#0", decide("b#0"))  # pressed again, the disk freed
+    assert decided[-1] == "b#0" and failed["adjudication_flash"][1] == "Recorded for b#0."
+
+
+def test_once_acts_once_per_press_and_says_the_same_again():
+    """``session_state.once``: the first call of a press acts; a second call of the same press gives
+    what the first did without acting; another press acts; no press (None) always acts."""
+    from citecheck.review.session_state import once
+
+    state: dict = {}
+    acted = []
+
+    def act(n):
+        def run():
+            acted.append(n)
+            return ("success", f"did {n}")
+        return run
+
+    assert once(state, ("assign", "run-1"), act(1)) == ("success", "did 1")
+    assert once(state, ("assign", "run-1"), act(2)) == ("success", "did 1") and acted == [1]
+    assert once(state, ("assign", "run-2"), act(3)) == ("success", "did 3") and acted == [1, 3]
+    once(state, None, act(4))
+    once(state, None, act(5))
+    assert acted == [1, 3, 4, 5]
+    for n in range(40):  # (the record keeps the last few presses only: bounded)
+        once(state, ("press", n), act(n))
+    assert once(state, ("assign", "run-1"), act(99)) == ("success", "did 99")

@@ -14,7 +14,7 @@ from citecheck.labelling.items import LABEL_TEXT
 from citecheck.labelling.sample import Sample
 from citecheck.review.identity import Identity, how_to_name
 from citecheck.review.navigation import moved
-from citecheck.review.session_state import ReviewState, State, acting
+from citecheck.review.session_state import ReviewState, State, acting, once
 
 
 def save(state: State, data: AnswerSource, at: tuple[str, int], label: str, target: str | Path, who: Identity,
@@ -84,13 +84,9 @@ def undo(state: State, data: AnswerSource, target: str | Path, read_labels: Call
     for the same drawing (Streamlit can call a callback again for one press, the first cut short;
     or a double click while the page runs) withdraws nothing more, and says and does what the
     first did (``session_state.acting``)."""
-    with acting(state) as act:
-        press = ("undo", drawn) if drawn is not None else None
-        outcome = act.done(press)
-        if outcome is None:
-            outcome = _withdraw(data, target, read_labels, name)
-            act.did(press, outcome)
-        flash, place = outcome
+    with acting(state):
+        flash, place = once(state, ("undo", drawn) if drawn is not None else None,
+                            lambda: _withdraw(data, target, read_labels, name))
         session = ReviewState(state)
         session.flash = flash
         if place is not None:

@@ -272,9 +272,10 @@ def decide_disagreement(state: State, keys: Sequence[str], drawn: str, decide: C
         flash = act.done(press)  # (the same press, cut short after it recorded: said and done again)
         if flash is None:
             if state.get("dis_at") != drawn:
-                return
+                return  # (decided by this press already: the page has moved on)
             flash = decide()
-            act.did(press, flash)
+            if flash[0] == "success":  # (a failure is tried again by the next press, on the same place)
+                act.did(press, flash)
         state["adjudication_flash"] = flash
         if flash[0] == "success":
             position = list(keys).index(drawn)

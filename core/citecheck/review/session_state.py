@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, MutableMapping
+from collections.abc import Callable, Hashable, MutableMapping
 from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
@@ -140,3 +140,16 @@ def acting(state: State) -> Acting:
             if found is None:
                 found = state[_ACTING] = Acting()
     return found
+
+
+def once(state: State, press: Hashable, act: Callable[[], T]) -> T:
+    """What ``press`` (a button, the drawing it was pressed on, what it acts on) did: ``act()`` the
+    first time, under the session's lock; the same result again when the press comes again (a
+    callback called twice, the first cut short before it could say what it did), ``act`` not run.
+    The caller then says and shows the result, which a call cut short may not have done."""
+    with acting(state) as act_lock:
+        done = act_lock.done(press)
+        if done is None:
+            done = act()
+            act_lock.did(press, done)
+        return done
