@@ -546,6 +546,16 @@ def test_the_header_says_progress_or_how_to_become_a_reviewer(answers, kind, tmp
     assert len(notices) == 2 and notices[1][1].startswith("Calibration sample sample-")
 
 
+def _acting_on(log: list, said: str):
+    """``act(x)``: an action that notes ``x`` in ``log`` when it runs and says ``said`` of it."""
+    def act(x):
+        def run():
+            log.append(x)
+            return ("success", said.format(x))
+        return run
+    return act
+
+
 def test_disagreement_moves_and_decisions_act_once_per_press():
     """The Disagreements page's J/K and 1-4 pass the disagreement they were drawn on: called twice
     for one press they move once and record one adjudication; a decision cut short after it was
@@ -558,14 +568,8 @@ def test_disagreement_moves_and_decisions_act_once_per_press():
     navigation.step_disagreement(state, keys, "a#1", -1)  # a new press, drawn on the one now shown
     assert (state["dis_at"], state["dis_moves"]) == ("a#0", 2)
 
-    decided = []
-
-    def decide(key):
-        def run():
-            decided.append(key)
-            return ("success", f"Recorded for {key}.")
-        return run
-
+    decided: list = []
+    decide = _acting_on(decided, "Recorded for {}.")
     for _ in range(2):
         navigation.decide_disagreement(state, keys, "a#0", decide("a#0"))
     assert decided == ["a#0"] and state["dis_at"] == "a#1" and state["adjudication_flash"][1] == "Recorded for a#0."
@@ -596,14 +600,8 @@ def test_once_acts_once_per_press_and_says_the_same_again():
     from citecheck.review.session_state import once
 
     state: dict = {}
-    acted = []
-
-    def act(n):
-        def run():
-            acted.append(n)
-            return ("success", f"did {n}")
-        return run
-
+    acted: list = []
+    act = _acting_on(acted, "did {}")
     assert once(state, ("assign", "run-1"), act(1)) == ("success", "did 1")
     assert once(state, ("assign", "run-1"), act(2)) == ("success", "did 1") and acted == [1]
     assert once(state, ("assign", "run-2"), act(3)) == ("success", "did 3") and acted == [1, 3]
