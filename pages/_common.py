@@ -19,6 +19,9 @@ def enter(page: str) -> None:
     fresh server's first request), hand over to the entry point, which comes back to ``page``."""
     memory.watch()
     memory.settle()  # (a slow full collection since the last run: freeze what is alive, citecheck.web.memory)
+    from pages import _drafts
+
+    _drafts.keep_drawn()  # (the text of the boxes drawn last run, before a run that does not draw them drops it)
     if not st.session_state.get("_citecheck_router"):
         st.switch_page("app.py", query_params={**st.query_params.to_dict(), "goto": page})
 

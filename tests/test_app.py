@@ -472,3 +472,21 @@ def first_item_key() -> str:
     from citecheck.labelling.items import items_of
 
     return items_of(dataset.load([DEFAULT_LOG]).get("a-001"))[0].key
+
+
+def test_a_note_whose_change_callback_was_cut_short_is_still_there_after_a_look_at_the_next_answer(settings):
+    """A note's ``on_change`` (which keeps it as a draft) can be stopped before it keeps anything:
+    a key pressed right after Escape sends a message while the change runs (CI: a note typed, N
+    then P, and the box empty).  Here the box is given its text with no callback at all; the draft
+    is still kept, at the top of the next run, while Streamlit still holds the box's text."""
+    at = app(answer="a-001", reviewer="ana")
+    (key,) = [box.key for box in at.text_input if (box.key or "").startswith("note-") and "#s0#c0" in box.key]
+    at.session_state[key] = "the 45-day cap is in the chunk"  # (typed; its callback never ran)
+    at.run()
+    at.button[[b.label for b in at.button].index("Next")].click().run()
+    assert heading(at).startswith("Answer a-002")
+    at.button[[b.label for b in at.button].index("Previous")].click().run()
+    assert heading(at).startswith("Answer a-001")
+    assert at.text_input(key=key).value == "the 45-day cap is in the chunk"
+    at.button(key="key-supported").click().run()
+    assert [(r.label, r.note) for r in label_store.read(settings)[0]] == [("supported", "the 45-day cap is in the chunk")]
