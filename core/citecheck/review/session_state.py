@@ -84,6 +84,7 @@ def note_key(item_key: str, reviewer: str) -> str:
     return f"note-{len(reviewer)}:{reviewer}-{item_key}"
 
 
+
 class Acting:
     """What a session's callbacks share across Streamlit's script threads (:func:`acting`): the
     lock they act under, and what the last few presses did, by press (what the button does, the
@@ -103,8 +104,8 @@ class Acting:
         self.lock.release()
 
     def did(self, press: Hashable | None, outcome: Any) -> None:
-        """Record what ``press`` did; nothing for None (a press with no drawing).  Touches no session
-        key: a thread told to stop is stopped at its next use of the session, and this must outlive it."""
+        """Record what ``press`` did (nothing when None: a press not drawn) (written with no session access: a thread told to stop is
+        stopped at its next access of the session, and this must survive it)."""
         if press is None:
             return
         self._done[press] = outcome
@@ -141,16 +142,14 @@ def acting(state: State) -> Acting:
     return found
 
 
-def once(state: State, press: Hashable, act: Callable[[], T], keep: Callable[[T], bool] = lambda _: True) -> T:
+def once(state: State, press: Hashable, act: Callable[[], T]) -> T:
     """What ``press`` (a button, the drawing it was pressed on, what it acts on) did: ``act()`` the
     first time, under the session's lock; the same result again when the press comes again (a
     callback called twice, the first cut short before it could say what it did), ``act`` not run.
-    A result ``keep`` refuses (a failure to try again) is not recorded.  The caller then says and
-    shows the result, which a call cut short may not have done."""
+    The caller then says and shows the result, which a call cut short may not have done."""
     with acting(state) as act_lock:
         done = act_lock.done(press)
         if done is None:
             done = act()
-            if keep(done):
-                act_lock.did(press, done)
+            act_lock.did(press, done)
         return done
