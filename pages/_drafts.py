@@ -15,7 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 DRAFTS = "text_drafts"  # widget key -> the text last typed in it
-BOXES = "text_draft_boxes"  # the keys of the boxes drawn with a draft (restore)
+BOXES = "text_draft_boxes"  # the boxes drawn with a draft (restore) whose text Streamlit may still hold
 
 
 def restore(key: str, fallback: str = "") -> None:
@@ -47,7 +47,8 @@ def keep_drawn() -> None:
     if not boxes:
         return
     typed = st.session_state.setdefault(DRAFTS, {})
+    boxes.intersection_update([key for key in boxes if key in st.session_state])  # (in place: the set stays small)
     for key in boxes:
-        text = st.session_state.get(key) or ""
-        if key in st.session_state and (text or key in typed):  # (an untouched empty box keeps its fallback)
+        text = st.session_state[key] or ""
+        if text or key in typed:  # (an untouched empty box keeps its fallback)
             typed[key] = text

@@ -120,8 +120,10 @@ st.selectbox("Disagreement", keys, key="dis_pick", format_func=by_key.get, on_ch
 st.html(disagreement_focus_html(item.key, position + 1, len(keys), state.get("dis_moves", 0), len(item.labels),
                                 run_token()))
 moves = st.container(horizontal=True, gap="small")
-moves.button("Previous disagreement", on_click=navigation.step_disagreement, args=(state, keys, at, -1), shortcut="K", disabled=position == 0)
-moves.button("Next disagreement", on_click=navigation.step_disagreement, args=(state, keys, at, 1), shortcut="J", disabled=position + 1 == len(keys))
+moves.button("Previous disagreement", on_click=navigation.step_disagreement, args=(state, keys, at, -1), shortcut="K",
+             disabled=position == 0)
+moves.button("Next disagreement", on_click=navigation.step_disagreement, args=(state, keys, at, 1), shortcut="J",
+             disabled=position + 1 == len(keys))
 left, right = st.columns([2, 3])
 left.html(labelled_html([("Question", result.answer.question)]) if result.answer.question else "")
 left.html(sentence_html(result, item.sentence, []))

@@ -19,7 +19,7 @@ from citecheck.labelling.dataset import AnswerSource
 from citecheck.labelling.items import Item
 from citecheck.review import address
 from citecheck.review.identity import Identity, clean_name
-from citecheck.review.session_state import Params, ReviewState, State, acting
+from citecheck.review.session_state import Params, ReviewState, State, acting, once
 
 # --- reviewer, filter and blind mode ----------------------------------------------------------------
 
@@ -269,13 +269,11 @@ def decide_disagreement(state: State, keys: Sequence[str], drawn: str, decide: C
 
     with acting(state) as act:
         press = ("adjudicate", drawn, state.get("dis_moves", 0))
-        flash = act.done(press)  # (the same press, cut short after it recorded: said and done again)
-        if flash is None:
-            if state.get("dis_at") != drawn:
-                return  # (decided by this press already: the page has moved on)
-            flash = decide()
-            if flash[0] == "success":  # (a failure is tried again by the next press, on the same place)
-                act.did(press, flash)
+        if act.done(press) is None and state.get("dis_at") != drawn:
+            return  # (decided by this press already: the page has moved on)
+        # (the same press, cut short after it recorded: said and done again; a failure is tried
+        # again by the next press, on the same place)
+        flash = once(state, press, decide, keep=lambda said: said[0] == "success")
         state["adjudication_flash"] = flash
         if flash[0] == "success":
             position = list(keys).index(drawn)

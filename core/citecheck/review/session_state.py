@@ -84,7 +84,6 @@ def note_key(item_key: str, reviewer: str) -> str:
     return f"note-{len(reviewer)}:{reviewer}-{item_key}"
 
 
-
 class Acting:
     """What a session's callbacks share across Streamlit's script threads (:func:`acting`): the
     lock they act under, and what the last few presses did, by press (what the button does, the
@@ -104,8 +103,8 @@ class Acting:
         self.lock.release()
 
     def did(self, press: Hashable | None, outcome: Any) -> None:
-        """Record what ``press`` did (nothing when None: a press not drawn) (written with no session access: a thread told to stop is
-        stopped at its next access of the session, and this must survive it)."""
+        """Record what ``press`` did; nothing for None (a press with no drawing).  Touches no session
+        key: a thread told to stop is stopped at its next use of the session, and this must outlive it."""
         if press is None:
             return
         self._done[press] = outcome
@@ -142,14 +141,16 @@ def acting(state: State) -> Acting:
     return found
 
 
-def once(state: State, press: Hashable, act: Callable[[], T]) -> T:
+def once(state: State, press: Hashable, act: Callable[[], T], keep: Callable[[T], bool] = lambda _: True) -> T:
     """What ``press`` (a button, the drawing it was pressed on, what it acts on) did: ``act()`` the
     first time, under the session's lock; the same result again when the press comes again (a
     callback called twice, the first cut short before it could say what it did), ``act`` not run.
-    The caller then says and shows the result, which a call cut short may not have done."""
+    A result ``keep`` refuses (a failure to try again) is not recorded.  The caller then says and
+    shows the result, which a call cut short may not have done."""
     with acting(state) as act_lock:
         done = act_lock.done(press)
         if done is None:
             done = act()
-            act_lock.did(press, done)
+            if keep(done):
+                act_lock.did(press, done)
         return done
