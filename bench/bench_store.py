@@ -50,7 +50,7 @@ import resource, sys, time, os
 if {cpu!r} is not None:
     os.sched_setaffinity(0, {{{cpu!r}}})  # one core: the process and every thread it starts
 start = time.perf_counter()
-sys.path.insert(0, {root!r})
+sys.path.insert(0, {root!r} + "/core")  # (this checkout's citecheck, whichever one the venv installed)
 from citecheck.cli.main import main
 with open(os.devnull, "w") as sink:
     code = main({argv!r}, sink, sink)

@@ -88,6 +88,26 @@ def test_a_generated_log_with_every_reason_code_gives_the_same_bytes(tmp_path):
 
 
 @needs_build
+def test_a_store_written_compiled_holds_the_rows_one_written_in_python_holds(tmp_path, fuzz_logs):
+    """``check --store`` makes each answer's row with the compiled ``reports.answer_row`` (store_row):
+    every table of a store written either way holds the same rows, of a log with every reason
+    code and of malformed logs."""
+    import pyarrow.parquet as pq
+    from citecheck.storage.checked import schema
+
+    logs = [generated_log(tmp_path / "gen.jsonl"), *fuzz_logs[:40]]
+    outs = [check(pure, "check", *logs, "--corpus", SAMPLE / "corpus", "--store", tmp_path / ("pure" if pure else "compiled"))
+            for pure in (True, False)]
+    assert outs[0][0] == outs[1][0] and outs[0][1].replace(b"pure", b"compiled") == outs[1][1]
+    for table in schema.TABLES:
+        parts = [sorted((tmp_path / kind / table).glob("log-*/part-*.parquet")) for kind in ("pure", "compiled")]
+        assert [p.relative_to(tmp_path / "pure") for p in parts[0]] == \
+            [p.relative_to(tmp_path / "compiled") for p in parts[1]] and parts[0]
+        for pure_part, compiled_part in zip(*parts):
+            assert pq.read_table(pure_part).equals(pq.read_table(compiled_part)), (table, pure_part.name)
+
+
+@needs_build
 @pytest.mark.parametrize("fmt", ["json", "text"])
 def test_every_malformed_log_gives_the_same_bytes(fuzz_logs, fmt):
     out = same_both_ways("check", *fuzz_logs, "--format", fmt)

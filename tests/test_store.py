@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import xxhash
 from citecheck.checking.checker import CheckOptions
 from citecheck.checking.files import check_files
 from citecheck.cli.main import main
@@ -395,7 +396,86 @@ from hypothesis import strategies as hs  # noqa: E402
 
 @given(hs.binary(max_size=200), hs.sampled_from([b"", b"\n", b"\n\n", b"\r\n", b"\r", b"\n\r\n"]))
 def test_a_lines_length_and_hash_are_those_of_its_bytes_without_the_newline(body, end):
+    import hashlib
+
+    import xxhash
     from citecheck.storage.checked.batch import _measured, line_hash
 
     raw = body + end
-    assert _measured(raw) == (len(raw.rstrip(b"\n")), line_hash(raw))
+    kept = raw.rstrip(b"\n")
+    # (the hash of each store version, as docs/store-format.md names it)
+    assert _measured(raw, 1) == (len(kept), line_hash(raw, 1)) == (len(kept), hashlib.blake2b(kept, digest_size=16).digest())
+    assert _measured(raw, 2) == (len(kept), line_hash(raw, 2)) == (len(kept), xxhash.xxh3_128(kept).digest())
+
+
+# --- store format versions: version 1 (blake2b line hashes) is read and checked into as it is ------
+
+V1_STORE = ROOT / "tests" / "fixtures" / "store-v1"  # written by citecheck 0.2.0 from the sample log at ../logs/answers.jsonl
+
+
+def _v1_copy(tmp_path: Path) -> Path:
+    """The version 1 store beside a copy of its log, where its ``relative`` path finds it (the
+    absolute path it was written at is gone)."""
+    import shutil
+
+    shutil.copytree(V1_STORE, tmp_path / "store")
+    (tmp_path / "logs").mkdir()
+    shutil.copy(LOG, tmp_path / "logs" / "answers.jsonl")
+    return tmp_path / "store"
+
+
+def test_a_version_1_store_reads_back_every_answer_and_reports_as_a_new_store_does(tmp_path):
+    import hashlib
+
+    from citecheck.storage.checked.answers import StoreAnswers
+
+    old = _v1_copy(tmp_path)
+    assert Store(old).version == 1
+    new = tmp_path / "new"
+    run("check", tmp_path / "logs" / "answers.jsonl", "--store", new)
+    assert Store(new).version == schema.STORE_VERSION == 2
+    # its line hashes are blake2b-128's, a new store's xxh3-128's: each answer's line read back by
+    # offset is recognised as the one checked (a wrong hash says "changed since it was checked")
+    lines = [raw for raw in LOG.read_bytes().splitlines() if raw.strip()]
+    for root, digest in ((old, lambda b: hashlib.blake2b(b, digest_size=16).digest()),
+                         (new, lambda b: xxhash.xxh3_128(b).digest())):
+        (part,) = (root / "answers").glob("log-*/part-*.parquet")
+        assert pq.read_table(part).column("line_hash").to_pylist() == [digest(raw) for raw in lines]
+    old_answers, new_answers = StoreAnswers(old), StoreAnswers(new)
+    ids = list(new_answers.answer_ids)
+    assert list(old_answers.answer_ids) == ids and len(ids) == len(lines)
+    for answer_id in ids:
+        assert old_answers.get(answer_id) == new_answers.get(answer_id) is not None
+        assert old_answers.items(answer_id) == new_answers.items(answer_id)
+        assert StoreQuery(Store(old)).result(answer_id) is not None
+    assert [figures_only(run("report", "--store", root)[1]) for root in (old, new)] == \
+        [figures_only(run("report", "--store", new)[1])] * 2
+    code, out, _ = run("store", "verify", old)
+    assert code == 0 and "damaged" not in out and "changed" not in out, out
+
+
+def test_a_check_into_a_version_1_store_keeps_its_version_and_its_unchanged_lines(tmp_path):
+    import hashlib
+
+    log = tmp_path / "answers.jsonl"
+    log.write_bytes(LOG.read_bytes())
+    store = Store(tmp_path / "s", create=True)
+    store.meta["store_version"] = 1  # (as citecheck 0.2 made it: it differs from version 2 in its line hash only)
+    store.check_log(str(log), CheckOptions())
+    with log.open("ab") as handle:  # one more answer
+        handle.write(LOG.read_bytes().splitlines(keepends=True)[0].replace(b'"answer_id": "', b'"answer_id": "more-'))
+    again = Store(tmp_path / "s", create=True)
+    assert again.version == 1
+    run_ = again.check_log(str(log), CheckOptions())
+    assert (run_.kept, run_.checked) == (run_.lines - 1, 1)  # (its lines recognised by their blake2b hashes)
+    assert Store(tmp_path / "s").version == 1
+    hashes = [h for part in sorted((tmp_path / "s" / "answers").glob("log-*/part-*.parquet"))
+              for h in pq.read_table(part).column("line_hash").to_pylist()]
+    lines = [raw for raw in log.read_bytes().splitlines() if raw.strip()]
+    assert sorted(hashes) == sorted(hashlib.blake2b(raw, digest_size=16).digest() for raw in lines)
+
+
+def test_a_store_of_an_unknown_version_is_refused_naming_the_versions_read(tmp_path):
+    (tmp_path / "store.json").write_text('{"store_version": 3}')
+    with pytest.raises(StoreError, match=r"version 3; this citecheck reads versions 1 and 2\. Check the logs into a new"):
+        Store(tmp_path)

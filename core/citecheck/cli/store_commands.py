@@ -58,6 +58,10 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
 
             runs = check_on_dask(store, args.logs, options, scheduler=args.scheduler, workers=args.workers)
         else:
+            from citecheck.storage.checked.batch import spare_pandas
+
+            if not args.search_index:  # (the search index is made with pandas: then it is needed anyway)
+                spare_pandas()  # (0.12 s of a small check; nothing else this command does uses pandas)
             runs = [store.check_log(path, options) for path in args.logs]
         if worth_saving(store) and save_index(store) is None:  # (the review page's index: a fresh page need not make it)
             err.write(f"note: the review page's index could not be saved in {store.root}; the page makes it "

@@ -1,11 +1,14 @@
 """One checked answer as a row of the figures' table, without pandas: the in-memory figures
 (``reports.figures.answer_table``) and the checked store (``storage.checked.batch``) both make
 their rows with :func:`answer_row`, so a failing answer and a faithfulness score mean one thing.
-(Kept apart from ``figures`` so that writing a store does not import pandas.)"""
+(Kept apart from ``figures`` so that writing a store does not import pandas; compiled with the
+checker, ``text.compiled.MODULES``: the store makes a row per answer it writes.)"""
 
 from __future__ import annotations
 
-from citecheck.checking.checker import AnswerResult
+from typing import Any
+
+from citecheck.checking.checker import AnswerResult, review_item_count
 from citecheck.contract import reasons
 
 NONE = "(none)"  # the group name of answers with no model / prompt version logged
@@ -34,6 +37,19 @@ def answer_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list]
         t.sentences, t.uncited, len(result.invalid_markers), t.reasons[_NUMBER_AT] > 0, problems, *t.reasons,
         withheld, score, 0, 0,
     ]
+
+
+def store_row(result: AnswerResult, file: str, line: int) -> tuple[tuple, list, tuple]:
+    """What the checked store keeps of one answer beside its citations and sentences
+    (``storage.checked.batch``): :func:`answer_row`'s text and count columns, and (multi_claim,
+    reason counts, invalid markers, chunk ids, review items, citations not verifiable)."""
+    text, counts = answer_row(result, file, line)
+    t = result.tally
+    chunk_ids: list[Any] = []
+    for chunk in result.answer.chunks:
+        chunk_ids.append(chunk.chunk_id or "")
+    return text, counts, (t.multi_claim, t.reasons, result.invalid_markers, chunk_ids, review_item_count(result),
+                          t.not_verifiable)
 
 
 def faithfulness(extra: dict) -> tuple[bool, int]:

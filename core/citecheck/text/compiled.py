@@ -22,7 +22,7 @@ from pathlib import Path
 
 # The modules compiled, as paths under core/citecheck/ (the citecheck package).
 MODULES = ("text/normalise.py", "text/sentences.py", "contract/log.py", "checking/checker.py",
-           "reports/check_report.py", "importers/spans.py", "importers/traces.py", "importers/trace_citations.py")
+           "reports/check_report.py", "reports/answer_row.py", "importers/spans.py", "importers/traces.py", "importers/trace_citations.py")
 PACKAGE = Path(__file__).resolve().parent.parent  # core/citecheck/, the citecheck package
 BUILD = PACKAGE.parent.parent / "build" / "mypyc"  # in the checkout (git ignores build/)
 STAMP = "citecheck-build.json"

@@ -30,7 +30,6 @@ from citecheck.errors import CheckedStoreError, RecordError
 from citecheck.labelling.items import Item, items_of
 from citecheck.labelling.labels import Label, is_done
 from citecheck.review import queue, tally
-from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
 from citecheck.storage.checked.index import hash_int, open_index
 from citecheck.storage.checked.query import StoreQuery, _list, read_line, release_memory
@@ -154,7 +153,7 @@ class StoreAnswers:
             return self._gone(answer_id, file, line, str(exc))
         except OSError as exc:
             return self._gone(answer_id, file, line, f"cannot read the log: {exc}")
-        if hash_int(line_hash(found.raw)) != digest:
+        if hash_int(self.store.line_hash(found.raw)) != digest:
             return self._gone(answer_id, file, line, f"the line of answer {answer_id} at byte {offset} changed "
                                                      "since it was checked; check the log into the store again")
         record = answer_of(file, found._replace(number=line))

@@ -5,8 +5,11 @@ Written for speed (issue #36: ``check --store`` at the cost of a plain check): p
 the check made is kept (one tuple per answer; the checker's citation and sentence tuples as they
 are), and the columns are made once per batch, in C where it can be: ints through numpy, the key
 columns of citations and sentences by ``take`` from the answers', lists that repeat (reason codes,
-invalid markers) from their distinct values, timestamps read once per distinct value.  Nothing here
-imports pandas (``_times`` falls back to it only for a timestamp of an unusual shape).
+invalid markers) from their distinct values, timestamps read once per distinct value; each
+answer's own row made by compiled code (``reports.answer_row.store_row``), each line hashed with
+the store version's hash (xxh3-128 from version 2).  Nothing here imports pandas (``_times``
+falls back to it only for a timestamp of an unusual shape), nor lets pyarrow import it
+(:func:`spare_pandas`).
 """
 
 from __future__ import annotations
@@ -15,18 +18,21 @@ import contextlib
 import gc
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import xxhash
 
-from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer, review_item_count
+from citecheck.checking.checker import AnswerResult, CheckOptions, check_answer
 from citecheck.contract import reasons as reason_codes
 from citecheck.contract.log import FastReader, answer_of
 from citecheck.errors import RecordError
-from citecheck.reports.answer_row import COLUMNS, answer_row
+from citecheck.reports.answer_row import COLUMNS, store_row
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.lines import Line, LongLine
 
@@ -35,22 +41,35 @@ _FAITH_AT = _COUNT_NAMES.index("faithfulness")
 _BOOLS = {"refused", "ok", "failing", "unsupported_number", "withheld"}
 
 
-def line_hash(raw: bytes | LongLine) -> bytes:
-    """The hash that says whether a line changed: blake2b-128 of its bytes without the newline (of a
-    line over the limit, which is never held, of its length: it is unreadable whatever it holds)."""
+Digest = Callable[[Any], bytes]
+
+
+def _blake2b_128(data: Any) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+# The 16-byte hash of a line's bytes, by store version (schema.LINE_HASHES)
+DIGESTS: dict[int, Digest] = {1: _blake2b_128, 2: xxhash.xxh3_128_digest}
+
+
+def line_hash(raw: bytes | LongLine, version: int) -> bytes:
+    """The hash that says whether a line changed, as a store of ``version`` keeps it: of the line's
+    bytes without the newline (of a line over the limit, which is never held, of its length: it is
+    unreadable whatever it holds)."""
+    digest = DIGESTS[version]
     if type(raw) is LongLine:
-        return hashlib.blake2b(b"\0a line of %d bytes" % int(raw), digest_size=16).digest()
-    return hashlib.blake2b(raw.rstrip(b"\n"), digest_size=16).digest()
+        return digest(b"\0a line of %d bytes" % int(raw))
+    return digest(raw.rstrip(b"\n"))
 
 
-def _measured(raw: bytes | LongLine) -> tuple[int, bytes]:
+def _measured(raw: bytes | LongLine, version: int) -> tuple[int, bytes]:
     """A line's length (bytes without the newline) and its ``line_hash``."""
     if type(raw) is LongLine:
-        return int(raw), line_hash(raw)
+        return int(raw), line_hash(raw, version)
     size = len(raw)
     while size and raw[size - 1] == 10:  # (rstrip(b"\n") without copying the line)
         size -= 1
-    return size, hashlib.blake2b(memoryview(raw)[:size], digest_size=16).digest()
+    return size, DIGESTS[version](memoryview(raw)[:size])
 
 
 _CITATION = pa.struct([store_schema.CITATIONS.field(name) for name in (
@@ -65,9 +84,10 @@ class Batch:
     """Rows of the four tables for a run of lines of one log, built line by line; turned into
     Arrow tables (``tables``) once per batch."""
 
-    def __init__(self, source: str, file: str):
+    def __init__(self, source: str, file: str, version: int):
         self.source = source
         self.file = file
+        self.version = version  # the store's: which line_hash
         self.keys: list[tuple] = []  # (line, offset, length, line_hash) of each answer
         self.texts: list[tuple] = []  # figures.answer_row's text columns of each answer
         self.counts: list[list] = []  # ... and its count columns
@@ -88,18 +108,17 @@ class Batch:
             return
         self.rows += 1
         if isinstance(record, RecordError):
-            self.error_rows.append((line.number, line.offset, *_measured(line.raw), record.field, record.message))
+            self.error_rows.append((line.number, line.offset, *_measured(line.raw, self.version), record.field,
+                                    record.message))
         else:
             self._answer(line, check_answer(record, options))
 
     def _answer(self, line: Line, result: AnswerResult) -> None:
-        text, counts = answer_row(result, self.file, line.number)
-        self.keys.append((line.number, line.offset, *_measured(line.raw)))
+        text, counts, more = store_row(result, self.file, line.number)
+        self.keys.append((line.number, line.offset, *_measured(line.raw, self.version)))
         self.texts.append(text)
         self.counts.append(counts)
-        self.more.append((result.tally.multi_claim, result.tally.reasons, result.invalid_markers,
-                          [ch.chunk_id or "" for ch in result.answer.chunks], review_item_count(result),
-                          result.tally.not_verifiable))
+        self.more.append(more)
         self.citations += result.citations
         self.citation_counts.append(len(result.citations))
         self.sentences += result.sentences
@@ -110,7 +129,9 @@ class Batch:
         answers = self._answers()
         keys = {name: answers[name] for name in ("line", "offset", "answer_id")}
         citations = self._rows(keys, self.citation_counts, self.citations, _CITATION, store_schema.CITATIONS)
-        citations["verified"] = pc.equal(pc.list_value_length(citations["reasons"]), 0)  # (no reason)
+        lengths = pc.list_value_length(citations["reasons"])
+        citations["verified"] = pc.equal(lengths, pa.scalar(0, lengths.type))  # (no reason; an Arrow 0: a Python
+        # value would have pyarrow import pandas to ask whether it is one, see spare_pandas)
         sentences = self._rows(keys, self.sentence_counts, self.sentences, _SENTENCE, store_schema.SENTENCES)
         errors = self._errors()
         columns = {"answers": answers, "citations": citations, "sentences": sentences, "errors": errors}
@@ -245,14 +266,48 @@ def _pandas_micros(stamps: list) -> list[int | None]:
     return [None if np.isnat(t) else int(t.astype(np.int64)) for t in naive]
 
 
-def check_batches(source: str, file: str, lines: Iterable[Line], options: CheckOptions,
+def spare_pandas() -> None:
+    """Keep pandas out of a process that only writes the store (``check --store``): 0.12 s of a
+    1.2 s check of 20,000 answers (issue #36).
+
+    pyarrow imports pandas on its first ``pa.array`` (and ``take``, and compute functions given a
+    Python value) of a process, only to ask whether the value is a pandas object; nothing written
+    here is.  Called where pandas is not loaded yet, this lets that first question find no pandas:
+    pyarrow then takes every value for what it looks like (a list, a numpy array) until something
+    needs pandas (``from_pandas``, ``to_pandas``), which asks again and imports it.  Until then a
+    pandas Series given to ``pa.array`` would be read as a plain sequence (a NaN kept as NaN, not
+    made null): so only for a command that gives pyarrow no pandas object before that.
+
+    Only in a process's main thread before it starts others (the CLI's ``check --store``): while
+    this runs, an ``import pandas`` elsewhere would fail.  A no-op where pandas is loaded (the app)."""
+    if "pandas" in sys.modules:
+        return
+    sys.meta_path.insert(0, _NO_PANDAS)  # (an import of it fails: pyarrow's one try)
+    try:
+        pa.array([], pa.int64())
+    finally:
+        sys.meta_path.remove(_NO_PANDAS)
+
+
+class _NoPandas:
+    """An import finder that says pandas is not there (``spare_pandas``)."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas is not loaded while the store is written", name=name)
+
+
+_NO_PANDAS = _NoPandas()
+
+
+def check_batches(source: str, file: str, lines: Iterable[Line], options: CheckOptions, version: int,
                   rows: int = 5_000) -> Iterator[dict[str, pa.Table]]:
-    """The tables of ``lines`` (``storage.lines.numbered_lines``), ``rows`` lines per batch, so
-    memory stays flat."""
+    """The tables of ``lines`` (``storage.lines.numbered_lines``) for a store of ``version``, ``rows``
+    lines per batch, so memory stays flat."""
     lines = iter(lines)
     while True:
         with _no_gc():
-            batch = Batch(source, file)
+            batch = Batch(source, file, version)
             for line in lines:
                 batch.add(line, options)
                 if batch.rows >= rows:

@@ -27,6 +27,7 @@ import pyarrow as pa
 from citecheck.checking.checker import CheckOptions
 from citecheck.storage.checked.batch import check_batches
 from citecheck.storage.checked.folder import LogRun, Store, log_size, options_record, source_id, write_tables
+from citecheck.storage.checked.schema import STORE_VERSION
 from citecheck.storage.lines import line_ends, next_line_start, numbered_lines
 
 BLOCK = 64 * 2**20  # at most this many bytes per partition of a large file
@@ -101,12 +102,12 @@ def count_lines(path: str, start: int, end: int) -> int:
 
 
 def range_batches(path: str, source: str, start: int, end: int, options: CheckOptions, lines_before: int = 0,
-                  rows: int = 5_000) -> Iterator[dict[str, pa.Table]]:
+                  rows: int = 5_000, version: int = STORE_VERSION) -> Iterator[dict[str, pa.Table]]:
     """The tables of the lines that start in ``[start, end)`` of the log, numbered after ``lines_before``
-    lines, checked exactly as the single-process engine checks them."""
+    lines, checked exactly as the single-process engine checks them (for a store of ``version``)."""
     fs, p, first, stop = _bounds(path, start, end)
     lines = numbered_lines(_Range(fs, p, first, stop), first, lines_before + 1, _CHUNK)  # type: ignore[arg-type]
-    return check_batches(source, path, lines, options, rows)
+    return check_batches(source, path, lines, options, version, rows)
 
 
 def check_range(path: str, source: str, start: int, end: int, options: CheckOptions,
@@ -115,13 +116,15 @@ def check_range(path: str, source: str, start: int, end: int, options: CheckOpti
 
 
 def check_part(root: str, path: str, source: str, part: str, start: int, end: int, options: CheckOptions,
-               lines_before: int | Sequence[int]) -> int:
+               lines_before: int | Sequence[int], *, version: int) -> int:
     """On a worker: check one partition and write it as the part ``part`` of the store at ``root``
     (a folder every worker can write); the non-blank lines written.  ``lines_before``: the lines of
-    the log before ``start``, or the line counts (``count_lines``) of the partitions before it.
+    the log before ``start``, or the line counts (``count_lines``) of the partitions before it;
+    ``version``: the store's (which ``line_hash``).
     Run again, it writes the same file."""
     before = lines_before if isinstance(lines_before, int) else sum(lines_before)
-    return write_tables(root, source, part, range_batches(path, source, start, end, options, before))
+    return write_tables(root, source, part, range_batches(path, source, start, end, options, before,
+                                                          version=version))
 
 
 # Dask settings of the LocalCluster ``client_for`` starts.  A worker's statistical profiler (on by
@@ -180,7 +183,7 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
                 part = store.new_part()
                 names.append(part)
                 writes.append(client.submit(check_part, root, path, source, part, start, end, options, futures[:k],
-                                            retries=RETRIES, pure=False))
+                                            version=store.version, retries=RETRIES, pure=False))
             jobs.append((path, source, names, writes))
         runs = []
         done = 0

@@ -36,7 +36,7 @@ from citecheck.errors import CheckedStoreError, DamagedStoreError, RecordError
 from citecheck.reports.check_report import Summary
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.checked.batch import Batch, check_batches, line_hash
-from citecheck.storage.lines import is_blank, numbered_lines
+from citecheck.storage.lines import LongLine, is_blank, numbered_lines
 
 META = "store.json"
 
@@ -194,9 +194,10 @@ class Store:
         if meta.is_file():
             self.meta = json.loads(meta.read_text(encoding="utf-8"))
             version = self.meta.get("store_version")
-            if version != store_schema.STORE_VERSION:
-                raise CheckedStoreError(f"{meta}: store format version {version!r}; this citecheck reads version "
-                                 f"{store_schema.STORE_VERSION}. Check the logs into a new --store folder.")
+            if version not in store_schema.LINE_HASHES:
+                known = " and ".join(map(str, store_schema.LINE_HASHES))
+                raise CheckedStoreError(f"{meta}: store format version {version!r}; this citecheck reads versions "
+                                        f"{known}. Check the logs into a new --store folder.")
         elif create:
             if interrupted(self.root):  # a first check killed before its store.json: none of it counts
                 for table in store_schema.TABLES:
@@ -214,6 +215,16 @@ class Store:
                              "write one with citecheck check LOG... --store DIR")
 
     # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        """The store's format version (a store is read and checked into as the version it is)."""
+        return int(self.meta["store_version"])
+
+    def line_hash(self, raw: bytes | LongLine) -> bytes:
+        """The hash this store keeps of a line (``batch.line_hash`` at the store's version): a line
+        read back by offset is the one checked when the two agree."""
+        return line_hash(raw, self.version)
 
     @property
     def logs(self) -> list[dict]:
@@ -451,13 +462,13 @@ class Store:
                     if is_blank(line):
                         continue
                     lines += 1
-                    same = old.get(line_hash(line.raw)) if old else None
+                    same = old.get(self.line_hash(line.raw)) if old else None
                     if same:
                         kept.append((same.popleft(), line.offset, line.number))
                     else:
                         yield line
 
-        fresh = self.write_part(source, check_batches(source, path, changed(), options, rows))
+        fresh = self.write_part(source, check_batches(source, path, changed(), options, self.version, rows))
         left_over = sum(len(q) for q in old.values())
         in_place = bool(kept) and all(o == n for o, n, _ in kept) and not left_over and entry is not None and \
             _same_lines(self, source, kept)

@@ -28,7 +28,6 @@ from citecheck.reports.failures import Overview
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, question_key
 from citecheck.reports.golden import index as golden_index
 from citecheck.storage.checked import schema as store_schema
-from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, options_from
 from citecheck.storage.lines import Line, line_at
 
@@ -139,7 +138,7 @@ class StoreQuery:
         for row in rows.itertuples(index=False):
             line = read_line(self.store.log_file(row.source), row.offset)
             answer = answer_at(row.file, line)
-            if line_hash(line.raw) != bytes(row.line_hash) or answer is None:
+            if self.store.line_hash(line.raw) != bytes(row.line_hash) or answer is None:
                 warnings.append(f"{row.file}: the line of answer {row.answer_id} at byte {row.offset} changed "
                                 "since it was checked; check the log into the store again")
                 continue
@@ -161,7 +160,7 @@ class StoreQuery:
         source, file, offset, digest = row
         line = read_line(self.store.log_file(source), offset)
         answer = answer_at(file, line)
-        if line_hash(line.raw) != bytes(digest) or answer is None:
+        if self.store.line_hash(line.raw) != bytes(digest) or answer is None:
             raise CheckedStoreError(f"{file}: the line of answer {answer_id} at byte {offset} changed since it was "
                              "checked; check the log into the store again")
         entry = cast(dict, self.store.log(source))  # (the join with logs keeps only the store's logs)

@@ -71,7 +71,6 @@ from citecheck.errors import CitecheckError
 from citecheck.labelling.items import items_of
 from citecheck.review import search as searching
 from citecheck.storage.checked.answers import AnswerIds, StoreAnswers
-from citecheck.storage.checked.batch import line_hash
 from citecheck.storage.checked.folder import Store, open_log, options_from
 from citecheck.storage.checked.query import _list, release_memory
 from citecheck.storage.lines import numbered_lines
@@ -320,7 +319,7 @@ def _batches(store: Store, entry: dict, kept: Mapping[int, tuple[int, bytes]],
     with open_log(store.log_file(source)) as handle:
         for line in numbered_lines(handle):
             place = kept.get(line.offset)
-            if place is None or place[1] != line_hash(line.raw):
+            if place is None or place[1] != store.line_hash(line.raw):
                 continue
             record = answer_of(file, line, fast)
             if not isinstance(record, Answer):
