@@ -23,15 +23,15 @@ def show(report, data, which: str) -> None:
     st.caption(f"{len(shown)} of {len(rows)} disagreement(s)")
     keys = [r.item for r in shown]
     item_change = kept("cal_item", "item", keys)
+    drawn = state["cal_item"]  # (kept gave it one of keys): each move steps from the item it was drawn on
 
-    def _step(delta: int) -> None:
-        state["cal_item"] = calibration_view.step(keys, state.get("cal_item"), delta)
-        item_change["on_change"]()
-
+    def _step(delta: int, drawn: str) -> None:
+        if calibration_view.step_item(state, keys, drawn, delta):
+            item_change["on_change"]()
 
     b1, b2, _ = st.columns([1, 1, 4])
-    b1.button("Previous", key="cal_prev", on_click=_step, args=(-1,), use_container_width=True)
-    b2.button("Next", key="cal_next", on_click=_step, args=(1,), use_container_width=True)
+    b1.button("Previous", key="cal_prev", on_click=_step, args=(-1, drawn), use_container_width=True)
+    b2.button("Next", key="cal_next", on_click=_step, args=(1, drawn), use_container_width=True)
     pick = st.selectbox("Item", keys, key="cal_item", **item_change)
     row = next(r for r in shown if r.item == pick)
     found = calibration_view.cited_pair(data, pick)

@@ -107,6 +107,26 @@ def test_next_visits_every_item_once_and_previous_undoes_it(keys, data):
     assert calibration_view.step(keys, None, 0) == keys[0]  # an item no longer shown: start from the first
 
 
+def test_a_move_steps_from_the_item_it_was_drawn_on_once_however_often_it_is_called():
+    """Streamlit can deliver one Previous/Next press twice, or run its callback in two threads at
+    once: the page moves one place, from the item the button was drawn on."""
+    import threading
+
+    keys = ["a", "b", "c", "d"]
+    state: dict = {"cal_item": "b"}
+    assert calibration_view.step_item(state, keys, "b", 1) and state["cal_item"] == "c"
+    assert not calibration_view.step_item(state, keys, "b", 1) and state["cal_item"] == "c"  # the same press again
+    assert calibration_view.step_item(state, keys, "c", -1) and state["cal_item"] == "b"  # a new press, drawn on c
+    moved = []
+    calls = [threading.Thread(target=lambda: moved.append(calibration_view.step_item(state, keys, "b", 1)))
+             for _ in range(8)]
+    for call in calls:
+        call.start()
+    for call in calls:
+        call.join()
+    assert sorted(moved) == [False] * 7 + [True] and state["cal_item"] == "c"
+
+
 def test_a_rate_that_cannot_be_corrected_says_why_on_the_page_as_calibrate_does():
     """A judge that calls every item supported has TPR 0: Rogan-Gladen cannot correct its raw rate on
     the unlabelled items it judged.  The page said "judge more than the labelled items (--all-items)",

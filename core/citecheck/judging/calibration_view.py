@@ -17,6 +17,7 @@ from citecheck.judging.captions import CLASS_NAMES, estimate_caption, matrix_fra
 from citecheck.judging.judges import JudgeItem, Progress
 from citecheck.labelling.consensus import counts_text
 from citecheck.reports.rates import percent
+from citecheck.review.session_state import State, acting
 
 FIGURE_TITLES = {
     "accuracy": "Accuracy (3 classes)", "kappa": "Cohen's kappa", "weighted_kappa": "Weighted kappa (linear)",
@@ -126,6 +127,17 @@ def step(keys: Sequence[str], current: str | None, delta: int) -> str:
     """The key ``delta`` places from ``current`` (from the first when it is not among them), wrapping."""
     at = keys.index(current) if current in keys else 0
     return keys[(at + delta) % len(keys)]
+
+
+def step_item(state: State, keys: Sequence[str], drawn: str, delta: int, key: str = "cal_item") -> bool:
+    """Previous/Next among the disagreements: ``state[key]`` becomes the item ``delta`` places from
+    ``drawn``, the one the button was drawn on; False, nothing done, when the page has moved on since
+    (Streamlit can deliver one press twice: stepping from the current item moved two places)."""
+    with acting(state):
+        if state.get(key) != drawn:
+            return False
+        state[key] = step(keys, drawn, delta)
+        return True
 
 
 def cited_pair(data, item: str):
