@@ -147,7 +147,8 @@ def make_copies(base, copies: int, out: Path) -> int:
             con.execute(f"COPY (SELECT * REPLACE ('{source}' AS source) FROM read_parquet([{files}])) "
                         f"TO '{target}' (FORMAT parquet, COMPRESSION zstd)")
         logs.append({**entry, "source": source, "parts": ["part-000001"]})
-    (out / "store.json").write_text(json.dumps({"store_version": schema.STORE_VERSION, "next_part": 2, "logs": logs}))
+    (out / "store.json").write_text(json.dumps({"store_version": base.version, "next_part": 2, "logs": logs}))  # (the
+    # parts' line hashes are the base's: its version)
     return con.execute(f"SELECT count(*) FROM read_parquet('{out}/answers/*/*.parquet')").fetchone()[0]
 
 

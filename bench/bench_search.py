@@ -218,7 +218,8 @@ def copies(base: Path, k: int) -> Path:
                         f"COMPRESSION {search_index.compression(name)}, "
                         f"ROW_GROUP_SIZE {search_index.ROW_GROUP})")
         (folder / search_index.STAMP).write_text(json.dumps({"stamp": search_index.stamp(new)}))
-    (out / "store.json").write_text(json.dumps({"store_version": schema.STORE_VERSION, "next_part": 2, "logs": logs}))
+    (out / "store.json").write_text(json.dumps({"store_version": store.version, "next_part": 2, "logs": logs}))  # (the
+    # parts' line hashes are the base's: a version 1 base kept from an earlier run makes a version 1 store)
     return out
 
 

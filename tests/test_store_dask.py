@@ -79,7 +79,7 @@ def test_line_counts_of_the_byte_ranges_add_up_to_the_file_lines(data, block, ch
 def test_partitions_cover_every_line_once(logs):
     options = CheckOptions()
     size = Path(logs[0]).stat().st_size
-    whole = check_range(logs[0], "x", 0, size, options)
+    whole = check_range(logs[0], "x", 0, size, options, version=schema.STORE_VERSION)
     ranges = partitions(logs[0], block=3000)
     assert len(ranges) > 10 and ranges[-1][1] == size
     counts = [count_lines(logs[0], s, e) for s, e in ranges]
@@ -87,7 +87,7 @@ def test_partitions_cover_every_line_once(logs):
     parts = []
     before = 0
     for (s, e), n in zip(ranges, counts):
-        parts += check_range(logs[0], "x", s, e, options, before)
+        parts += check_range(logs[0], "x", s, e, options, before, version=schema.STORE_VERSION)
         before += n
     for table in ("answers", "errors"):
         got = [(o, n) for t in parts for o, n in zip(t[table].column("offset").to_pylist(), t[table].column("line").to_pylist())]

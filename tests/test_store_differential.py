@@ -164,6 +164,7 @@ def test_byte_ranges_read_a_log_as_the_whole_file_does(tmp_path_factory, parts, 
     """Local engine (the whole file) against the range engine (the file cut every ``block`` bytes,
     run in this process: the rules, not the cluster, are under test here)."""
     from citecheck.storage.checked.cluster import check_range, count_lines, partitions
+    from citecheck.storage.checked.schema import STORE_VERSION
 
     data = b"".join(piece + end for piece, end in parts)
     if not last_end:
@@ -179,7 +180,7 @@ def test_byte_ranges_read_a_log_as_the_whole_file_does(tmp_path_factory, parts, 
     got = {"answers": [], "errors": []}
     before = 0
     for (start, end), counted in zip(ranges, counts):
-        for tables in check_range(str(path), "src", start, end, options, before):
+        for tables in check_range(str(path), "src", start, end, options, before, version=STORE_VERSION):
             got["answers"] += tables["answers"].select(["line", "offset", "answer_id"]).to_pylist()
             got["errors"] += tables["errors"].select(["line", "offset", "field", "message"]).to_pylist()
         before += counted

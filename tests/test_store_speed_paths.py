@@ -293,7 +293,9 @@ def test_check_store_counts_the_citations_that_are_not_verifiable_as_check_does(
 def test_check_store_loads_no_pandas_and_pyarrow_still_reads_pandas_afterwards(tmp_path):
     """pyarrow imports pandas at its first conversion only to ask whether a value is a pandas object
     (0.12 s of a 1.2 s check of 20,000 answers); ``check --store`` spares it (batch.spare_pandas), and
-    a later use of pandas with pyarrow in the process still reads a missing value as null."""
+    once pyarrow is asked for pandas itself (``from_pandas``), a later use of pandas with pyarrow in
+    the process reads a missing value as null.  (Before that, a Series given to ``pa.array`` would be
+    read as a plain sequence, its NaN kept: spare_pandas says so, and the command gives it none.)"""
     import subprocess
     import sys
 

@@ -61,7 +61,8 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
             from citecheck.storage.checked.batch import spare_pandas
 
             if not args.search_index:  # (the search index is made with pandas: then it is needed anyway)
-                spare_pandas()  # (0.12 s of a small check; nothing else this command does uses pandas)
+                spare_pandas()  # (0.12 s of a small check: below; saving the index of a store of SAVE_FROM
+                # lines or more reads Parquet through pyarrow.dataset, which loads pandas anyway)
             runs = [store.check_log(path, options) for path in args.logs]
         if worth_saving(store) and save_index(store) is None:  # (the review page's index: a fresh page need not make it)
             err.write(f"note: the review page's index could not be saved in {store.root}; the page makes it "

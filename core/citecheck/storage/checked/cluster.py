@@ -27,7 +27,6 @@ import pyarrow as pa
 from citecheck.checking.checker import CheckOptions
 from citecheck.storage.checked.batch import check_batches
 from citecheck.storage.checked.folder import LogRun, Store, log_size, options_record, source_id, write_tables
-from citecheck.storage.checked.schema import STORE_VERSION
 from citecheck.storage.lines import line_ends, next_line_start, numbered_lines
 
 BLOCK = 64 * 2**20  # at most this many bytes per partition of a large file
@@ -102,7 +101,7 @@ def count_lines(path: str, start: int, end: int) -> int:
 
 
 def range_batches(path: str, source: str, start: int, end: int, options: CheckOptions, lines_before: int = 0,
-                  rows: int = 5_000, version: int = STORE_VERSION) -> Iterator[dict[str, pa.Table]]:
+                  rows: int = 5_000, *, version: int) -> Iterator[dict[str, pa.Table]]:
     """The tables of the lines that start in ``[start, end)`` of the log, numbered after ``lines_before``
     lines, checked exactly as the single-process engine checks them (for a store of ``version``)."""
     fs, p, first, stop = _bounds(path, start, end)
@@ -111,8 +110,8 @@ def range_batches(path: str, source: str, start: int, end: int, options: CheckOp
 
 
 def check_range(path: str, source: str, start: int, end: int, options: CheckOptions,
-                lines_before: int = 0) -> list[dict[str, pa.Table]]:
-    return list(range_batches(path, source, start, end, options, lines_before))
+                lines_before: int = 0, *, version: int) -> list[dict[str, pa.Table]]:
+    return list(range_batches(path, source, start, end, options, lines_before, version=version))
 
 
 def check_part(root: str, path: str, source: str, part: str, start: int, end: int, options: CheckOptions,
