@@ -47,8 +47,9 @@ def keep_drawn() -> None:
     if not boxes:
         return
     typed = st.session_state.setdefault(DRAFTS, {})
-    boxes.intersection_update([key for key in boxes if key in st.session_state])  # (in place: the set stays small)
-    for key in boxes:
-        text = st.session_state[key] or ""
+    held = [key for key in list(boxes) if key in st.session_state]  # (a copy: another run's restore may add one)
+    boxes.intersection_update(held)  # (in place: the set stays small)
+    for key in held:
+        text = st.session_state.get(key) or ""
         if text or key in typed:  # (an untouched empty box keeps its fallback)
             typed[key] = text
