@@ -479,3 +479,41 @@ def test_a_store_of_an_unknown_version_is_refused_naming_the_versions_read(tmp_p
     (tmp_path / "store.json").write_text('{"store_version": 3}')
     with pytest.raises(StoreError, match=r"version 3; this citecheck reads versions 1 and 2\. Check the logs into a new"):
         Store(tmp_path)
+
+
+# --- a store moved with its logs: a log given from its new place is the log the store holds -------
+
+def test_a_log_checked_again_after_its_store_moved_with_it_is_the_same_log(tmp_path, monkeypatch):
+    """A log's id is made from its absolute path; a store copied or moved with its logs reads them
+    by their paths relative to it, and a check of a log from there re-checks that log (nothing
+    changed: every line kept) instead of adding it again, which counted every answer twice
+    (a new user's run on a copy of tests/fixtures/store-v1).  Its recorded path becomes the new one."""
+    import shutil
+
+    first = tmp_path / "a"
+    (first / "logs").mkdir(parents=True)
+    shutil.copy(LOG, first / "logs" / "answers.jsonl")
+    monkeypatch.chdir(first)
+    assert run("check", "logs/answers.jsonl", "--store", "store")[0] == 0
+    shutil.move(first, tmp_path / "b")
+    moved = tmp_path / "b"
+    monkeypatch.chdir(moved)
+    code, out, _ = run("check", "logs/answers.jsonl", "--store", "store")
+    assert code == 0 and "48 line(s), 0 checked, 48 unchanged" in out, out
+    (entry,) = Store(moved / "store").logs
+    assert entry["path"] == str((moved / "logs" / "answers.jsonl").resolve())
+    code, out, _ = run("report", "--store", "store", "logs/answers.jsonl")
+    assert code == 0 and "12 of 48 answers" in out, out  # (each answer once)
+    # another log (here: a copy beside it) is still a log of its own
+    shutil.copy(moved / "logs" / "answers.jsonl", moved / "logs" / "again.jsonl")
+    assert run("check", "logs/again.jsonl", "--store", "store")[0] == 0
+    assert len(Store(moved / "store").logs) == 2
+
+
+def test_the_version_1_fixture_checked_again_from_beside_it_keeps_every_line(tmp_path, monkeypatch):
+    root = _v1_copy(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run("check", "logs/answers.jsonl", "--store", "store")
+    assert code == 0 and "48 line(s), 0 checked, 48 unchanged" in out, out
+    store = Store(root)
+    assert store.version == 1 and len(store.logs) == 1

@@ -45,7 +45,7 @@ def add_report_options(rep: argparse.ArgumentParser) -> None:
 
 
 def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO) -> int:
-    from citecheck.storage.checked.folder import Store, source_id
+    from citecheck.storage.checked.folder import Store
     from citecheck.storage.checked.index import save_index, worth_saving
 
     store = Store(args.store, create=True)  # (a folder that is no store: a StoreError, said by main)
@@ -71,7 +71,7 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
     for run in runs:
         if not as_json:
             out.write(f"{run.file}: {run.lines} line(s), {run.checked} checked, {run.kept} unchanged\n")
-    sources = [source_id(p) for p in args.logs]
+    sources = [store.source_of(p) for p in args.logs]
     summary = store.summary(sources)  # (pyarrow over the parts: DuckDB is not started for a check)
     for e in store.unreadable(sources):
         if as_json:
@@ -83,7 +83,7 @@ def cmd_check_store(args: argparse.Namespace, options, out: TextIO, err: TextIO)
 
 
 def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from citecheck.storage.checked.folder import Store, source_id
+    from citecheck.storage.checked.folder import Store
     from citecheck.storage.checked.query import StoreQuery
 
     if any(given(args, name) for name in ("corpus", "casefold", "refusal")):  # (their variables, set for the app, do not count)
@@ -93,7 +93,7 @@ def cmd_report_store(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = Store(args.store)
     sources = None
     if args.logs:
-        sources = [source_id(p) for p in args.logs]
+        sources = [store.source_of(p) for p in args.logs]
         for path, source in zip(args.logs, sources):
             if store.log(source) is None:
                 err.write(f"citecheck report: {path} is not in the store {args.store}; "

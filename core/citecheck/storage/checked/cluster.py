@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from citecheck.checking.checker import CheckOptions
 from citecheck.storage.checked.batch import check_batches
-from citecheck.storage.checked.folder import LogRun, Store, log_size, options_record, source_id, write_tables
+from citecheck.storage.checked.folder import LogRun, Store, log_size, options_record, write_tables
 from citecheck.storage.lines import line_ends, next_line_start, numbered_lines
 
 BLOCK = 64 * 2**20  # at most this many bytes per partition of a large file
@@ -170,7 +170,7 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
             total = sum(log_size(p) for p in paths)
             n = max(1, len(client.scheduler_info().get("workers", {})))
             block = min(BLOCK, max(MIN_BLOCK, -(-total // (PARTS_PER_WORKER * n))))
-        split = [(path, source_id(path), partitions(path, block)) for path in paths]
+        split = [(path, store.source_of(path), partitions(path, block)) for path in paths]
         # Every partition's line count but the last's, submitted first (the scheduler runs tasks
         # in the order they were submitted when it can): each check takes the counts before it.
         counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges[:-1]]

@@ -233,6 +233,23 @@ class Store:
     def log(self, source: str) -> dict | None:
         return next((entry for entry in self.logs if entry["source"] == source), None)
 
+    def source_of(self, path: str) -> str:
+        """The id this store knows the log at ``path`` by.  A log's id is made from its absolute path
+        (:func:`source_id`); a store that moved with its logs finds them by their paths relative to
+        it (:meth:`log_file`), and a log given from there is the log it holds, not a new one (which
+        counted every answer twice).  So: the id of ``path`` when the store has it, else that of the
+        one log whose place relative to the store is this file, else the id of ``path`` (a new log)."""
+        own = source_id(path)
+        if "://" in path or self.log(own) is not None:
+            return own
+        try:
+            here = Path(path).resolve()
+            found = [entry["source"] for entry in self.logs
+                     if entry.get("relative") and (self.root / entry["relative"]).resolve() == here]
+        except OSError:
+            return own
+        return found[0] if len(found) == 1 else own
+
     def log_file(self, source: str) -> str:
         """Where the log ``source`` is read back now: the absolute path it was checked at, else the
         same place relative to the store (a store that moved with its logs), else the path as given.
@@ -441,7 +458,7 @@ class Store:
 
     def check_log(self, path: str, options: CheckOptions, rows: int = 5_000) -> LogRun:
         """Check one log into the store, re-checking only the lines that changed since its last check."""
-        source = source_id(path)
+        source = self.source_of(path)
         opts = options_record(options)
         entry = self.log(source)
         if entry is not None and self.damage([source], deep=True):  # repair: a damaged log is checked again in full
