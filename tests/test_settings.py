@@ -171,3 +171,21 @@ def test_a_gate_over_no_answers_fails(tmp_path, data, code):
     got, _, err = run(["check", str(log), "--max-failure-rate", "0.05", "--store", str(tmp_path / "store")])
     assert got == code and "no answers to measure" in err
     assert run(["check", str(log)])[0] == code & 4  # without a gate: as before
+
+
+def test_the_sample_golden_set_and_corpus_go_with_the_sample_answers_only(tmp_path):
+    """The bundled golden set and corpus are the sample log's: an app given its own log or a store
+    (whose answers are not the sample's) has none unless told (a new user's Failures page on their
+    own store named the sample's golden set)."""
+    from citecheck.web.settings import load_settings
+
+    plain = load_settings([], {})
+    assert plain.golden == ROOT / "sample_data" / "golden.jsonl" and plain.corpus == CORPUS
+    for argv in (["--log", str(tmp_path / "mine.jsonl")], ["--store", str(tmp_path / "store")]):
+        own = load_settings(argv, {})
+        assert (own.golden, own.corpus) == (None, None), argv
+    told = load_settings(["--store", str(tmp_path / "store"), "--golden", str(LOG)], {})
+    assert told.golden == LOG and told.store == tmp_path / "store"
+    sample_store = load_settings(["--store", str(tmp_path / "store"), "--log", str(LOG)], {})  # (the sample's, said)
+    assert sample_store.golden == ROOT / "sample_data" / "golden.jsonl" and sample_store.corpus == CORPUS
+    assert load_settings([], {"CITECHECK_STORE": str(tmp_path / "store")}).golden is None

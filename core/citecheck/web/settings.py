@@ -177,7 +177,11 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
 
     given_logs = given("log")
     logs = tuple(Path(p) for p in given_logs) if isinstance(given_logs, list) and given_logs else (sample_log,)
-    sample = logs == (sample_log,)
+    store = _path(given("store"), None)
+    # the sample's corpus and golden set go with the sample's answers: the sample log by default, or
+    # given; a store given without it holds answers of its own (a new user's store showed the sample's
+    # golden set on Failures)
+    sample = logs == (sample_log,) and (store is None or given_logs is not _UNSET)
     overlap, refusals, lock = given("overlap"), given("refusal"), given("lock")
     return Settings(
         logs=tuple(once_each(p.resolve() for p in logs)[0]),  # (a log given twice is read once, as by the CLI)
@@ -189,7 +193,7 @@ def load_settings(argv: Sequence[str] = (), environ: Mapping[str, str] = os.envi
         casefold=given("casefold") is True,
         refusals=tuple(refusals) if isinstance(refusals, list) else (),
         overlap=1 if overlap is _UNSET else _count(overlap, "overlap"),
-        store=_path(given("store"), None),
+        store=store,
         guidelines=_path(given("guidelines"), None),
         roles=_path(given("roles"), None),
         lock_minutes=30 if lock is _UNSET else _count(lock, "lock"),
