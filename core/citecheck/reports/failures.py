@@ -76,7 +76,7 @@ class Overview:
         for row in self.reasons.itertuples():
             if row.count:
                 lines.append(f"  {row.reason:<28} {row.count:>6} of {row.total} {row.of} = {_pct(row.rate)}"
-                             f", in {row.answers} answers")
+                             f", in {row.answers} answer{'' if row.answers == 1 else 's'}")
         for title, df, col, present in (("by model", self.by_model, "model", self.has_models),
                                         ("by prompt version", self.by_prompt, "prompt_version", self.has_prompts)):
             lines += ["", title]
