@@ -517,3 +517,29 @@ def test_the_version_1_fixture_checked_again_from_beside_it_keeps_every_line(tmp
     assert code == 0 and "48 line(s), 0 checked, 48 unchanged" in out, out
     store = Store(root)
     assert store.version == 1 and len(store.logs) == 1
+
+
+def test_a_store_json_written_meanwhile_is_taken_at_its_own_version(tmp_path):
+    """Two checks into one new folder: the second takes the lock after the first wrote store.json,
+    reads it again, and hashes at that store's version (here a version 1 record: blake2b), or
+    refuses one it cannot read."""
+    import hashlib
+
+    log = tmp_path / "answers.jsonl"
+    log.write_bytes(LOG.read_bytes())
+    late = Store(tmp_path / "s", create=True)  # (made before the other check wrote its record)
+    first = Store(tmp_path / "s", create=True)
+    first.meta["store_version"] = 1
+    with first.locked():
+        first.check_log(str(log), CheckOptions())
+    with late.locked():
+        assert late.version == 1
+        late.check_log(str(log), CheckOptions())
+    hashes = [h for part in sorted((tmp_path / "s" / "answers").glob("log-*/part-*.parquet"))
+              for h in pq.read_table(part).column("line_hash").to_pylist()]
+    assert hashes and all(h in {hashlib.blake2b(raw, digest_size=16).digest() for raw in LOG.read_bytes().splitlines()}
+                          for h in hashes)
+    (tmp_path / "s" / "store.json").write_text('{"store_version": 7}')
+    with pytest.raises(StoreError, match="version 7"):
+        with late.locked():
+            pass

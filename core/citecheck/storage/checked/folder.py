@@ -164,6 +164,17 @@ def _where(file: str, root: Path) -> dict:
     return {"path": str(path), "relative": os.path.relpath(path, root.resolve())}
 
 
+def _read_meta(meta: Path) -> dict:
+    """A store's ``store.json``, of a version this citecheck reads (``schema.LINE_HASHES``)."""
+    record = json.loads(meta.read_text(encoding="utf-8"))
+    version = record.get("store_version")
+    if version not in store_schema.LINE_HASHES:
+        known = " and ".join(map(str, store_schema.LINE_HASHES))
+        raise CheckedStoreError(f"{meta}: store format version {version!r}; this citecheck reads versions "
+                                f"{known}. Check the logs into a new --store folder.")
+    return record
+
+
 def interrupted(root: Path) -> bool:
     """Whether ``root`` holds only what a first check into it leaves when it is killed before its
     ``store.json`` is written: table folders of log folders of Parquet parts (and the lock and
@@ -192,12 +203,7 @@ class Store:
         self.root = Path(root)
         meta = self.root / META
         if meta.is_file():
-            self.meta = json.loads(meta.read_text(encoding="utf-8"))
-            version = self.meta.get("store_version")
-            if version not in store_schema.LINE_HASHES:
-                known = " and ".join(map(str, store_schema.LINE_HASHES))
-                raise CheckedStoreError(f"{meta}: store format version {version!r}; this citecheck reads versions "
-                                        f"{known}. Check the logs into a new --store folder.")
+            self.meta = _read_meta(meta)
         elif create:
             if interrupted(self.root):  # a first check killed before its store.json: none of it counts
                 for table in store_schema.TABLES:
@@ -390,8 +396,8 @@ class Store:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
                 meta = self.root / META
-                if meta.is_file():
-                    self.meta = json.loads(meta.read_text(encoding="utf-8"))
+                if meta.is_file():  # (written meanwhile by another check, of whatever version: its version counts)
+                    self.meta = _read_meta(meta)
                 yield self
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
