@@ -56,16 +56,13 @@ def line_hash(raw: bytes | LongLine, version: int) -> bytes:
     """The hash that says whether a line changed, as a store of ``version`` keeps it: of the line's
     bytes without the newline (of a line over the limit, which is never held, of its length: it is
     unreadable whatever it holds)."""
-    digest = DIGESTS[version]
-    if type(raw) is LongLine:
-        return digest(b"\0a line of %d bytes" % int(raw))
-    return digest(raw.rstrip(b"\n"))
+    return _measured(raw, version)[1]
 
 
 def _measured(raw: bytes | LongLine, version: int) -> tuple[int, bytes]:
-    """A line's length (bytes without the newline) and its ``line_hash``."""
+    """A line's length (bytes without the newline) and its ``line_hash``: the one place the hash is made."""
     if type(raw) is LongLine:
-        return int(raw), line_hash(raw, version)
+        return int(raw), DIGESTS[version](b"\0a line of %d bytes" % int(raw))
     size = len(raw)
     while size and raw[size - 1] == 10:  # (rstrip(b"\n") without copying the line)
         size -= 1
