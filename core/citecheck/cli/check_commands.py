@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from contextlib import nullcontext
 from typing import TextIO
 
 from citecheck.checking.checker import DEFAULT_REFUSAL, CheckOptions
@@ -55,19 +56,19 @@ def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     summary = Summary()
     as_json = args.format == "json"
-    write = json_lines(out) if as_json else None
-    for file, line, item in check_files(args.logs, options):
-        if isinstance(item, RecordError):
-            summary.add_error(item)
+    with json_lines(out) if as_json else nullcontext(None) as write:
+        for file, line, item in check_files(args.logs, options):
+            if isinstance(item, RecordError):
+                summary.add_error(item)
+                if write is not None:
+                    write(error_record(item))
+                err.write(f"unreadable: {item}\n")
+                continue
+            summary.add(item)
             if write is not None:
-                write(error_record(item))
-            err.write(f"unreadable: {item}\n")
-            continue
-        summary.add(item)
-        if write is not None:
-            write(answer_record(item, file, line))
-        elif not args.quiet or not item.ok:
-            out.write("\n".join(answer_text(item, file, line)) + "\n")
+                write(answer_record(item, file, line))
+            elif not args.quiet or not item.ok:
+                out.write("\n".join(answer_text(item, file, line)) + "\n")
     return finish_check(summary, args, as_json, out, err)
 
 
