@@ -5,6 +5,7 @@ import dataclasses
 import io
 import math
 from datetime import datetime
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -18,6 +19,8 @@ from citecheck.reports.golden import GoldenQuestion, evaluate_retrieval, rank_of
 from helpers import answer, chunk, marker
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parent.parent
 
 C1 = chunk("Employees get 18 days of earned leave per year.", "c1")
 C2 = chunk("Casual leave is 8 days per year.", "c2")
@@ -104,6 +107,25 @@ def test_weeks_run_monday_to_sunday_and_undated_answers_are_left_out(table):
     # a4 at 09:00+01:00 is 08:00 UTC on the 11th
     assert [d.strftime("%d") for d in daily["period"]] == ["02", "03", "10", "11"]
     assert daily["refusal_rate"].tolist() == [0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("freq", ["D", "W"])
+def test_the_periods_add_up_to_the_headline_of_the_dated_answers_every_figure_the_same_way(freq):
+    """Every figure a period shows (uncited sentences too, as the breakdowns show them) is counted
+    as the headline counts it: the periods' counts and totals sum to the headline's over the
+    answers that have a timestamp."""
+    from citecheck.checking.files import check_files
+    from citecheck.reports import readable
+
+    table = report_figures.answer_table((f, n, r) for f, n, r in check_files([ROOT / "sample_data" / "answers.jsonl"]))
+    series = report_figures.over_time(table, freq)
+    headline = {f.key: f for f in report_figures.headline(table[table["time"].notna()])}
+    assert {key for key, *_ in readable.PERIOD_FIGURES} >= {"failing_answers", "uncited_sentence_rate"}
+    for key, rate, count, total, _ in readable.PERIOD_FIGURES:
+        assert (int(series[count].sum()), int(series[total].sum())) == (headline[key].count, headline[key].total), key
+        expected = [c / t if t else None for c, t in zip(series[count], series[total])]
+        assert [None if pd.isna(r) else r for r in series[rate]] == expected, key
+    assert list(series.columns) == report_figures.PERIOD_COLUMNS
 
 
 def test_failing_table_is_worst_first_and_filters(table):

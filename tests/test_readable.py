@@ -39,13 +39,14 @@ def test_group_view_names_every_column_and_reconciles_with_the_breakdown(table):
 def test_periods_are_dates_in_one_format(table, freq, head):
     series = figures.over_time(table, freq)
     view = readable.period_view(series, freq)
-    assert list(view.columns) == [head, "Answers", "Failing answers", "Failed citations", "Refused answers"]
+    assert list(view.columns) == [head, "Answers", "Failing answers", "Failed citations", "Refused answers",
+                                  "Uncited sentences"]
     assert view[head].str.fullmatch(r"\d{4}-\d{2}-\d{2}").all()
     if freq == "W":  # a week is named by its Monday
         assert all(pd.Timestamp(d).day_of_week == 0 for d in view[head])
     long = readable.period_chart_data(series)
     assert set(long["period"]) == set(view[head])
-    assert set(long["figure"]) == {"Failing answers", "Failed citations", "Refused answers"}
+    assert set(long["figure"]) == {"Failing answers", "Failed citations", "Refused answers", "Uncited sentences"}
 
 
 def test_reasons_view_names_every_column_and_reconciles_with_the_counts(table):

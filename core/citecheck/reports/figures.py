@@ -277,29 +277,41 @@ def breakdown(df: pd.DataFrame, column: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# The sums each period of ``over_time`` is made of, and its columns: each sum with the rate made
+# from it (``period_rates``), the same from pandas or from SQL.
+PERIOD_SUMS = ("failing", "citations", "failed", "refused", "sentences", "uncited")
+PERIOD_COLUMNS = ["period", "answers", "failing", "citations", "failed", "refused", "failing_rate",
+                  "citation_failure_rate", "refusal_rate", "sentences", "uncited", "uncited_sentence_rate"]
+
+
+def period_rates(sums: pd.DataFrame) -> pd.DataFrame:
+    """An over-time series from each period's sums (``period``, ``answers`` and
+    :data:`PERIOD_SUMS`, one row a period): the rates added, the columns in :data:`PERIOD_COLUMNS`'
+    order.  A rate over no citations or no sentences is missing, as a group's is."""
+    if sums.empty:
+        return pd.DataFrame(columns=PERIOD_COLUMNS)
+    out = sums.copy()
+    out["failing_rate"] = out["failing"] / out["answers"]
+    out["citation_failure_rate"] = (out["failed"] / out["citations"]).where(out["citations"] > 0)
+    out["refusal_rate"] = out["refused"] / out["answers"]
+    out["uncited_sentence_rate"] = (out["uncited"] / out["sentences"]).where(out["sentences"] > 0)
+    return out[PERIOD_COLUMNS]
+
+
 def over_time(df: pd.DataFrame, freq: str = "D") -> pd.DataFrame:
-    """Answers, failing answers and citation failures per day (``freq="D"``) or week (``"W"``).
+    """Answers, failing answers, citation failures, refusals and uncited sentences per day
+    (``freq="D"``) or week (``"W"``, Monday to Sunday).
 
     Answers with no readable timestamp are left out (``undated`` says how many)."""
     dated = df[df["time"].notna()]
     if dated.empty:
-        return pd.DataFrame(columns=["period", "answers", "failing", "failing_rate", "citations", "failed",
-                                     "citation_failure_rate", "refused", "refusal_rate"])
+        return period_rates(pd.DataFrame(columns=["period", "answers", *PERIOD_SUMS]))
     rule = {"D": "D", "W": "W-SUN"}[freq]  # weeks run Monday to Sunday
     period = dated["time"].dt.tz_localize(None).dt.to_period(rule).dt.start_time
     g = dated.groupby(period)
-    out = pd.DataFrame({
-        "answers": g.size(),
-        "failing": g["failing"].sum(),
-        "citations": g["citations"].sum(),
-        "failed": g["failed"].sum(),
-        "refused": g["refused"].sum(),
-    })
-    out["failing_rate"] = out["failing"] / out["answers"]
-    out["citation_failure_rate"] = (out["failed"] / out["citations"]).where(out["citations"] > 0)
-    out["refusal_rate"] = out["refused"] / out["answers"]
+    out = pd.DataFrame({"answers": g.size(), **{column: g[column].sum().astype("int64") for column in PERIOD_SUMS}})
     out.index.name = "period"
-    return out.reset_index()
+    return period_rates(out.reset_index())
 
 
 # --- the failing answers table ----------------------------------------------------------------

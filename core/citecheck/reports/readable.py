@@ -23,6 +23,7 @@ PERIOD_FIGURES = (
     ("failing_answers", "failing_rate", "failing", "answers", "Failing answers"),
     ("citation_failure_rate", "citation_failure_rate", "failed", "citations", "Failed citations"),
     ("refusal_rate", "refusal_rate", "refused", "answers", "Refused answers"),
+    ("uncited_sentence_rate", "uncited_sentence_rate", "uncited", "sentences", "Uncited sentences"),
 )
 DATE_FORMAT = "%Y-%m-%d"  # one format on the axis and in the table (Vega's strftime and pandas')
 

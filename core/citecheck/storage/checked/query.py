@@ -230,18 +230,12 @@ class StoreQuery:
     def over_time(self, freq: str = "D") -> pd.DataFrame:
         """``figures.over_time``: per day or week (Monday to Sunday, UTC)."""
         unit = {"D": "day", "W": "week"}[freq]
-        g = self.sql(f"SELECT date_trunc('{unit}', time) AS period, count(*)::BIGINT AS answers, "
-                     "sum(failing::INT)::BIGINT AS failing, sum(citations)::BIGINT AS citations, "
-                     "sum(failed)::BIGINT AS failed, sum(refused::INT)::BIGINT AS refused FROM a "
+        sums = ", ".join(f"sum({_q(c)}::BIGINT)::BIGINT AS {_q(c)}" for c in report_figures.PERIOD_SUMS)
+        g = self.sql(f"SELECT date_trunc('{unit}', time) AS period, count(*)::BIGINT AS answers, {sums} FROM a "
                      "WHERE time IS NOT NULL GROUP BY 1 ORDER BY 1")
-        if g.empty:
-            return pd.DataFrame(columns=["period", "answers", "failing", "failing_rate", "citations", "failed",
-                                         "citation_failure_rate", "refused", "refusal_rate"])
-        out = g.set_index(pd.to_datetime(g.pop("period")).rename("period"))
-        out["failing_rate"] = out["failing"] / out["answers"]
-        out["citation_failure_rate"] = (out["failed"] / out["citations"]).where(out["citations"] > 0)
-        out["refusal_rate"] = out["refused"] / out["answers"]
-        return out.reset_index()
+        if not g.empty:
+            g["period"] = pd.to_datetime(g["period"])
+        return report_figures.period_rates(g)
 
     def faithfulness_scores(self) -> pd.DataFrame | None:
         """``figures.faithfulness_scores``, or None when no answer was scored."""
