@@ -13,6 +13,7 @@ from citecheck.contract import reasons
 from citecheck.contract.item_keys import LABEL_TEXT
 from citecheck.contract.log import Chunk
 from citecheck.review.paging import MAX_SENTENCE_CHARS, clip
+from citecheck.review.tokens import is_token, new_token
 from citecheck.text.highlight import Span, closest_passage, escape, highlight, highlight_window
 
 STYLE = """<style>
@@ -355,7 +356,7 @@ def _run_mark(run: str) -> str:
     """The ``data-run`` attribute of a focus mark: ``run`` names one run of the page (hex from
     :func:`run_token`).  The key listener (:mod:`.keypresses`) holds the next key until a mark of a
     new run is drawn: a fragment's run (the page following its log) is not the run a key asked for."""
-    if not all(ch in "0123456789abcdef" for ch in run):
+    if not is_token(run):
         raise ValueError("run must be hex from run_token")
     return f' data-run="{run}"' if run else ""
 
@@ -363,9 +364,7 @@ def _run_mark(run: str) -> str:
 def run_token() -> str:
     """A new token for one run of a page (hex): what its focus mark carries (``data-run``), and
     what its buttons pass to say which drawing of the page they were pressed on."""
-    import secrets
-
-    return secrets.token_hex(4)
+    return new_token(4)
 
 
 def disagreement_focus_html(key: str, position: int, total: int, moves: int, labels: int, run: str = "") -> str:

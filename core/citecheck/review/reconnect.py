@@ -24,7 +24,7 @@ in a frame of its own that is drawn once per session, at the end of the page: it
 
 from __future__ import annotations
 
-import secrets
+from citecheck.review.tokens import is_token, new_token
 
 HELD_KEYS = "123456789jknpuz"  # the keys the review page acts on (case-insensitive)
 BANNER = "The connection to the server was lost. Your key presses wait and are sent when it is back."
@@ -32,12 +32,12 @@ BANNER = "The connection to the server was lost. Your key presses wait and are s
 
 def session_token() -> str:
     """A new random token for one server session (hex)."""
-    return secrets.token_hex(8)
+    return new_token(8)
 
 
 def reconnect_script(session: str) -> str:
     """The script for the review page in one session; ``session`` is hex from :func:`session_token`."""
-    if not session or not all(ch in "0123456789abcdef" for ch in session):
+    if not session or not is_token(session):
         raise ValueError("session must be hex from session_token")
     keys = "".join(sorted(set(HELD_KEYS + HELD_KEYS.upper())))
     return f"""<script>
