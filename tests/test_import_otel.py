@@ -205,6 +205,46 @@ def test_a_serialised_langchain_message_reads_as_its_text(tmp_path, message):
     assert langchain_message({"type": "ai", "data": [1, 2]}) == {"type": "ai", "data": [1, 2]}  # (not a message)
 
 
+@pytest.mark.parametrize("where", ["root", "llm"])
+@pytest.mark.parametrize("messages, question", [
+    ([{"role": "user", "content": "How many days of leave?"}, {"role": "assistant", "content": "18 days [1]."},
+      {"role": "user", "content": "And can I carry them over?"}], "And can I carry them over?"),
+    ([{"role": "system", "content": "Cite as [n]."}, {"role": "user", "content": "How many days of leave?"},
+      {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "search", "input": {"q": "leave"}}]},
+      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Leave is 18 days."}]}],
+     "How many days of leave?"),
+    ([{"type": "human", "data": {"content": "First question?"}}, {"type": "ai", "data": {"content": "An answer."}},
+      {"type": "human", "data": {"content": "The question now?"}}], "The question now?"),
+])
+def test_a_chat_with_history_asks_its_latest_question_not_its_first_nor_a_tools_result(tmp_path, where, messages,
+                                                                                       question):
+    """A new user's multi-turn chat was imported with its first question: the question is the
+    last user message with words, a tool's result sent back as a user message aside."""
+    attrs = [{"key": "openinference.span.kind", "value": {"stringValue": "CHAIN" if where == "root" else "LLM"}}]
+    if where == "root":
+        attrs.append({"key": "input.value", "value": {"stringValue": json.dumps({"messages": messages})}})
+    else:
+        for i, m in enumerate(messages):
+            role = m.get("role") or {"human": "user", "ai": "assistant"}[m["type"]]
+            content = m.get("content", m.get("data", {}).get("content"))
+            attrs.append({"key": f"llm.input_messages.{i}.message.role", "value": {"stringValue": role}})
+            if isinstance(content, str):
+                attrs.append({"key": f"llm.input_messages.{i}.message.content", "value": {"stringValue": content}})
+            else:
+                for j, part in enumerate(content):
+                    for key, value in part.items():
+                        if isinstance(value, str):
+                            attrs.append({"key": f"llm.input_messages.{i}.message.contents.{j}.message_content.{key}",
+                                          "value": {"stringValue": value}})
+    attrs.append({"key": "output.value", "value": {"stringValue": "It is 18 days."}})
+    root = {"traceId": "4d" * 16, "spanId": "4d" * 8, "name": "chat", "kind": 1,
+            "startTimeUnixNano": "1", "endTimeUnixNano": "2", "attributes": attrs}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [root]}]}]}))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert a.question == question
+
+
 def test_genai_conventions_documents_without_ids_or_text_and_a_request_without_retrieval():
     (a, b), errors, summary = imported("genai_semconv.jsonl")
     assert errors == []

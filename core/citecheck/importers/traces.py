@@ -7,7 +7,7 @@ The rules (docs/import-traces.md says them for users):
   by time (in the root whose time covers its start, else the latest root that started before it),
   and the answer's notes say so.  A trace with no root at all is one request.
 - **The question**: the root's ``input.value`` (the text, or the question inside a JSON input),
-  else the first user message of the first LLM span.
+  else the last user message of the first LLM span.
 - **The documents**, in the order they were retrieved (span start time): OpenInference
   ``retrieval.documents`` on RETRIEVER spans (flattened or nested), the OTel GenAI
   ``gen_ai.retrieval.documents``, and documents a TOOL span returned (a search tool's JSON output
@@ -236,9 +236,10 @@ def _text_in(value: Any, keys: tuple[str, ...], role: str | None = None) -> str 
     if isinstance(value, list) and value and all(isinstance(m, dict) for m in value):
         value = [langchain_message(m) for m in value]
         wanted = [m for m in value if role is None or _role(m) in (role, "human" if role == "user" else "ai")]
-        if wanted:
-            message = wanted[0] if role == "user" else wanted[-1]
-            return _message_text(message)
+        for message in wanted[::-1]:  # (the last with text: a chat's latest question, a tool call's none)
+            text = _message_text(message)
+            if text:
+                return text
         return None
     if isinstance(value, dict):
         for key in keys:
@@ -262,7 +263,8 @@ def _message_text(message: dict) -> str | None:
         return content
     parts = content if isinstance(content, list) else message.get("parts")
     if isinstance(parts, list):
-        texts = [t for p in parts if isinstance(p, dict) and isinstance(t := p.get("text") or p.get("content"), str)]
+        texts = [t for p in parts if isinstance(p, dict) and p.get("type") != "tool_result"
+                 and isinstance(t := p.get("text") or p.get("content"), str)]  # (a tool's output, not the user's words)
         return "".join(texts) if texts else None
     return None
 
@@ -294,8 +296,10 @@ def _genai_messages(tree: dict, kind: str) -> list[dict]:
 
 def question_of(request: Request) -> str:
     """The root's input, else the outermost chain's or agent's (a request wrapped in the
-    application's own span, which records no input), else the first user message of the first
-    LLM call (which holds the prompt around the question, not only the question)."""
+    application's own span, which records no input), else the last user message of the first
+    LLM call (which holds the prompt around the question, not only the question; a chat's
+    earlier turns come before it).  A messages list gives its last user message with text: the
+    question of a chat with history, not its first turn, and not a tool's result."""
     found = _text_in(span_value(request.root, "input.value"), _QUESTION_KEYS, "user")
     if found:
         return found
@@ -309,7 +313,7 @@ def question_of(request: Request) -> str:
         if span.kind == "LLM":
             t = span_tree(span)
             messages = _messages(t, "llm.input_messages") or _genai_messages(t, "input")
-            for message in messages:
+            for message in messages[::-1]:  # (a chat's history comes first, its question last)
                 if message.get("role") in ("user", "human"):
                     text = _message_text(message)
                     if text:
