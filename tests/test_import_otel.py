@@ -690,3 +690,61 @@ def test_a_parquet_file_given_to_otel_says_which_importer_reads_it(tmp_path):
 
 def imported_from(path):
     return imported_traces([path], read_otlp, "otel")
+
+
+def _otlp_span(span_id: str, kind: str, start: int, attributes: dict, parent: str | None = "01" * 8) -> dict:
+    span = {"traceId": "5e" * 16, "spanId": span_id * 8, "name": kind.lower(), "kind": 1,
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 1),
+            "attributes": [{"key": "openinference.span.kind", "value": {"stringValue": kind}}]
+            + [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()]}
+    if parent:
+        span["parentSpanId"] = parent
+    return span
+
+
+def _retrieved(prefix: str, docs: list[tuple[str, str]]) -> dict:
+    out = {}
+    for i, (doc_id, text) in enumerate(docs):
+        out[f"{prefix}.{i}.document.id"] = doc_id
+        out[f"{prefix}.{i}.document.content"] = text
+    return out
+
+
+@pytest.mark.parametrize("inputs_recorded", [True, False])
+def test_a_reranker_takes_the_place_of_what_it_reranked_and_a_search_tools_results_are_kept(tmp_path, inputs_recorded):
+    """A new user's trace: a web search tool, a retrieval, a reranker of the retrieval. The
+    reranker's output took the place of every document, the tool's results were dropped, and the
+    prompt's [1]-[4] then named the wrong documents."""
+    web = [{"url": "https://a.example/leave", "title": "Leave", "content": "Parental leave can be split in two."},
+           {"url": "https://b.example/sick", "title": "Sick", "content": "Sick leave is 12 days a year."}]
+    store = [("s1", "Annual leave is 18 days."), ("s2", "Leave carries over 5 days."), ("s3", "Unrelated text.")]
+    reranker = _retrieved("reranker.output_documents", [store[1], store[0]])
+    if inputs_recorded:
+        reranker |= _retrieved("reranker.input_documents", store)
+    spans = [
+        _otlp_span("01", "CHAIN", 1, {"input.value": "How much leave?", "output.value": "It is 18 days [4]."}, None),
+        _otlp_span("02", "TOOL", 2, {"output.value": json.dumps(web)}),
+        _otlp_span("03", "RETRIEVER", 3, _retrieved("retrieval.documents", store)),
+        _otlp_span("04", "RERANKER", 4, reranker),
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert [c.text for c in a.chunks] == [web[0]["content"], web[1]["content"], store[1][1], store[0][1]]
+    assert check_answer(a).ok  # [4] is the document the model was shown as 4
+
+
+def test_a_reranker_with_only_its_output_replaces_the_retrievals_before_it_not_those_after():
+    from citecheck.importers.spans import Span
+    from citecheck.importers.traces import Request, documents_of
+
+    def span(sid, kind, start, attributes):
+        return Span("5f" * 16, sid * 8, "01" * 8, kind.lower(), kind, start, start + 1, attributes)
+
+    first = span("02", "RETRIEVER", 2, _retrieved("retrieval.documents", [("a", "A text."), ("b", "B text.")]))
+    ranked = span("03", "RERANKER", 3, _retrieved("reranker.output_documents", [("b", "B text.")]))
+    later = span("04", "RETRIEVER", 4, _retrieved("retrieval.documents", [("c", "C text.")]))
+    root = Span("5f" * 16, "01" * 8, None, "chain", "CHAIN", 1, 9, {})
+    request = Request("5f" * 16, root, (root, first, ranked, later), {}, ())
+    docs, retrieval = documents_of(request)
+    assert retrieval and [d.chunk.chunk_id for d in docs] == ["b", "c"]

@@ -11,8 +11,9 @@ The rules (docs/import-traces.md says them for users):
 - **The documents**, in the order they were retrieved (span start time): OpenInference
   ``retrieval.documents`` on RETRIEVER spans (flattened or nested), the OTel GenAI
   ``gen_ai.retrieval.documents``, and documents a TOOL span returned (a search tool's JSON output
-  with url/title/content).  When a RERANKER span ran, its output documents are what the model was
-  given, so they are the chunks.  A document with no id gets ``<trace>:<span>:<index>``; one with
+  with url/title/content).  When a RERANKER span ran, its output documents take the place of the
+  documents it reranked (its recorded input, else the retrievals before it): a search tool's
+  results beside them are kept.  A document with no id gets ``<trace>:<span>:<index>``; one with
   no text is kept with empty text and no checksum, listed in the answer's ``trace`` notes.
 - **The answer**: the root's output, else the outermost CHAIN or AGENT span's, else the last LLM
   span's, never an intermediate LLM call of an agent when the request's own output is there.
@@ -574,10 +575,27 @@ def span_documents(span: Span) -> tuple[str, list]:
     return "", []
 
 
+def _reranker_inputs(span: Span) -> set[str]:
+    """The documents a RERANKER span recorded as its input (``reranker.input_documents``), each by
+    :func:`_same_document`'s key; empty when it recorded none."""
+    raws = _flattened_documents(span.attributes, "reranker.input_documents")
+    if not raws and _tree_matters(span.attributes, "reranker"):
+        raws = items(node(span_tree(span), "reranker.input_documents"))
+    return {_same_document(d) for i, raw in enumerate(raws) if (d := document(raw, f"input:{i}")) is not None}
+
+
+def _same_document(doc: Document) -> str:
+    """What tells one document from another across spans: its text, else its id."""
+    return "t:" + doc.chunk.text if doc.chunk.text else "i:" + (doc.chunk.chunk_id or "")
+
+
 def documents_of(request: Request) -> tuple[list[Document], bool]:
-    """The request's documents in the order they were given, and whether any retrieval ran."""
-    retrieved: list[Document] = []
-    reranked: list[Document] | None = None
+    """The request's documents in the order they were given, and whether any retrieval ran.
+
+    A reranker's output takes the place of the documents it reranked: those it recorded as its
+    input (``reranker.input_documents``), else the documents the retrievals before it returned.
+    Documents from elsewhere (a search tool's results, a retrieval after it) are kept, in order."""
+    found: list[tuple[Document, str]] = []  # (document, how it came: retrieval, tool or rerank)
     retrieval = False
     for span in request.spans:
         how, raws = span_documents(span)
@@ -589,14 +607,21 @@ def documents_of(request: Request) -> tuple[list[Document], bool]:
         docs = [d for i, raw in enumerate(raws)
                 if (d := document(raw, f"{span.trace_id}:{span.span_id}:{i}",
                                   "rerank" if how == "rerank" else "retrieval")) is not None]
-        if how == "rerank":
-            reranked = docs if reranked is None else reranked + docs
-        else:
-            retrieved.extend(docs)
-    chosen = reranked if reranked else retrieved
+        if how != "rerank":
+            found.extend((doc, how) for doc in docs)
+            continue
+        inputs = _reranker_inputs(span)
+        replaced = [i for i, (doc, came) in enumerate(found)
+                    if (_same_document(doc) in inputs if inputs else came == "retrieval")]
+        if inputs and not replaced:  # (its input recorded, none of it seen: the retrievals before it)
+            replaced = [i for i, (_, came) in enumerate(found) if came == "retrieval"]
+        at = replaced[0] if replaced else len(found)
+        gone = set(replaced)
+        found = [item for i, item in enumerate(found) if i not in gone]
+        found[at:at] = [(doc, "rerank") for doc in docs]
     seen: set[str] = set()
     out = []
-    for doc in chosen:  # the same chunk id twice (retrieved twice): made unique, order kept
+    for doc, _ in found:  # the same chunk id twice (retrieved twice): made unique, order kept
         chunk_id = doc.chunk.chunk_id or ""
         if chunk_id in seen:
             k = 2
