@@ -121,7 +121,7 @@ def test_cli_batch_mode_and_option_errors(tmp_path):
     code = main(["import", "anthropic", "--batch-requests", str(DATA / "anthropic_batch_requests.jsonl"),
                  "--batch-results", str(DATA / "anthropic_batch_results.jsonl")], out, err)
     assert code == 4 and len(out.getvalue().splitlines()) == 2
-    assert "imported 2 answer(s), skipped 4 malformed record(s)" in err.getvalue()
+    assert "imported 2 answer(s); 4 unreadable record(s) left out, each said above" in err.getvalue()
     assert "faq-004' expired" in err.getvalue()
     err = io.StringIO()
     code = main(["import", "anthropic", "--batch-requests", "x.jsonl"], io.StringIO(), err)

@@ -47,7 +47,7 @@ def test_a_bad_line_and_a_bad_observation_are_named_and_the_other_traces_still_c
     # the trace whose generation could not be read is still imported from its own input and output
     assert chat.question == "Thanks, that helps!"
     assert chat.answer == "You're welcome! Ask me anything else about HR policies."
-    assert chat.chunks == () and chat.extra["trace"]["notes"] == ["no retrieval in this request"]
+    assert chat.chunks == () and chat.extra["trace"]["notes"] == ["no retrieval among the spans read for this request"]
     assert summary.without_retrieval == 1
 
 
@@ -140,7 +140,7 @@ def test_the_cli_writes_a_log_that_citecheck_check_reads(tmp_path):
                            TRACES / "langfuse_agent_download.json", "--out", log)
     assert code == 4  # two malformed records, each named; the answers are written
     assert f"{TRACES / 'langfuse_traces.jsonl'}:3: observations[0].endTime:" in err
-    assert "imported 3 answer(s), skipped 2 malformed record(s)" in err
+    assert "imported 3 answer(s); 2 unreadable record(s) left out, each said above" in err
     assert "citations: 1 with markers, 1 with markers+links, 1 with none" in err
     answers = [a for _, a in read_log(log) if not isinstance(a, RecordError)]
     assert [a.answer_id for a in answers] == ["9f0c2d1e-7b3a-4c55-a1f0-3e2b8d6c4a10",

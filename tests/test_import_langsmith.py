@@ -65,7 +65,7 @@ def test_flat_agent_runs_in_any_order_give_the_final_answer_and_both_retrievals(
     # a trace without retrieval: epoch-millisecond times, a child found by its dotted_order
     assert translate.question == "Translate 'leave policy' into Hindi." and translate.answer == "अवकाश नीति"
     assert translate.model == "gpt-4o-mini" and translate.timestamp == "2024-11-06T09:20:00.000Z"
-    assert translate.extra["trace"]["notes"] == ["no retrieval in this request"]
+    assert translate.extra["trace"]["notes"] == ["no retrieval among the spans read for this request"]
     path = str(TRACES / "langsmith_agent_runs.jsonl")
     assert [(e.file, e.line, e.field) for e in errors] == [(path, 5, "(json)"), (path, 13, "start_time")]
     assert summary.without_retrieval == 1
@@ -103,7 +103,7 @@ def test_the_cli_writes_a_log_that_citecheck_check_reads(tmp_path):
                            TRACES / "langsmith_agent_runs.jsonl", "--out", log)
     assert code == 4
     assert f"{TRACES / 'langsmith_agent_runs.jsonl'}:13: start_time: expected a time" in err
-    assert "imported 3 answer(s), skipped 2 malformed record(s)" in err
+    assert "imported 3 answer(s); 2 unreadable record(s) left out, each said above" in err
     code, out, _ = run_cli("check", log, "--format", "json")
     assert code == 0
     records = [json.loads(line) for line in out.splitlines()]

@@ -255,7 +255,7 @@ def test_genai_conventions_documents_without_ids_or_text_and_a_request_without_r
     assert [c.chunk_id for c in a.chunks] == [f"{trace}:c300000000000002:0", f"{trace}:c300000000000002:1"]
     assert a.chunks[1].text == "" and a.chunks[1].checksum is None  # kept, marked, counted
     assert a.extra["trace"]["documents_without_text"] == [f"{trace}:c300000000000002:1"]
-    assert b.chunks == () and "no retrieval in this request" in b.extra["trace"]["notes"]
+    assert b.chunks == () and "no retrieval among the spans read for this request" in b.extra["trace"]["notes"]
     assert summary.documents_without_text == 1 and summary.without_retrieval == 1
     [only], _, skipped = imported("genai_semconv.jsonl", skip=True)
     assert only.answer_id == a.answer_id and skipped.skipped_without_retrieval == 1
@@ -748,3 +748,21 @@ def test_a_reranker_with_only_its_output_replaces_the_retrievals_before_it_not_t
     request = Request("5f" * 16, root, (root, first, ranked, later), {}, ())
     docs, retrieval = documents_of(request)
     assert retrieval and [d.chunk.chunk_id for d in docs] == ["b", "c"]
+
+
+def test_a_request_whose_retrieval_span_was_unreadable_is_not_said_to_have_had_none(tmp_path):
+    """A new user's file: the retriever span's trace id was 'zz'. The answer was written with the
+    note "no retrieval in this request", which was false: it now says what was read, and the
+    summary says the unreadable record may hold the retrieval."""
+    spans = [_otlp_span("01", "CHAIN", 1, {"input.value": "How much leave?", "output.value": "It is 18 days [1]."}, None),
+             _otlp_span("02", "RETRIEVER", 2, _retrieved("retrieval.documents", [("s1", "Leave is 18 days.")]))]
+    spans[1]["traceId"] = "zz"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}))
+    out = tmp_path / "answers.jsonl"
+    code, _, err = run_cli("import", "otel", str(path), "--out", str(out))
+    assert code == 4 and "traceId" in err
+    assert "imported 1 answer(s); 1 unreadable record(s) left out, each said above" in err
+    assert "1 request(s) had no retrieval" in err and "a request's retrieval may be in one of them" in err
+    [(_, a)] = list(read_log(out))
+    assert a.extra["trace"]["notes"] == ["no retrieval among the spans read for this request"]

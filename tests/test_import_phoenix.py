@@ -88,7 +88,7 @@ def test_an_agent_gives_its_output_with_both_retrievals_and_the_search_tool_in_o
     # a lone LLM span that failed, without retrieval
     assert chat.question == "Good morning!" and chat.answer == "Good morning! How can I help?"
     assert chat.extra["trace"]["span_errors"] == ["RateLimitError: retried once"]
-    assert chat.extra["trace"]["notes"] == ["no retrieval in this request"]
+    assert chat.extra["trace"]["notes"] == ["no retrieval among the spans read for this request"]
     path = str(TRACES / "phoenix_agent.jsonl")
     assert [(e.file, e.line, e.field, e.message) for e in errors] == [
         (path, 4, "context.span_id", "is required (the span's id)")]
@@ -146,7 +146,7 @@ def test_the_cli_reads_parquet_and_writes_a_log_that_citecheck_check_reads(tmp_p
                            TRACES / "phoenix_rag.jsonl", "--out", log)
     assert code == 4
     assert "phoenix_agent.parquet:4: context.span_id: is required" in err
-    assert "imported 3 answer(s), skipped 1 malformed record(s)" in err
+    assert "imported 3 answer(s); 1 unreadable record(s) left out, each said above" in err
     code, out, _ = run_cli("check", log, "--format", "json")
     assert code == 0
     records = [json.loads(line) for line in out.splitlines()]

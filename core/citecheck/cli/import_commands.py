@@ -49,7 +49,8 @@ def cmd_import(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     elif replaced is not None:  # nothing to write: an existing --out stays exactly as it was
         replaced.abort()
         err.write(f"nothing imported: {args.out} left as it was\n")
-    err.write(f"imported {written} answer(s)" + (f", skipped {errors} malformed record(s)" if errors else "") + "\n")
+    err.write(f"imported {written} answer(s)" + (f"; {errors} unreadable record(s) left out, each said above"
+                                                  if errors else "") + "\n")
     for line in getattr(args, "summary", list)():  # (trace importers: what they found and did)
         err.write(f"  {line}\n")
     return EXIT_UNREADABLE if errors else 0

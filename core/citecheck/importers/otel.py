@@ -43,6 +43,7 @@ def import_spans(paths: list[str], read: ReadSpans, fmt: str, summary: TraceSumm
         for path in paths:
             for item in read(path):
                 if isinstance(item, RecordError):
+                    summary.unreadable += 1
                     yield item
                 else:
                     spans.append(item)
@@ -80,6 +81,7 @@ def streamed(paths: list[str], fmt: str, summary: TraceSummary, skip_without_ret
         for position, raw in export_lines(path):
             for item in record_spans(path, position, raw):
                 if isinstance(item, RecordError):
+                    summary.unreadable += 1
                     yield item
                 else:
                     waiting.setdefault(item.trace_id, {})[item.span_id] = item  # (a span sent twice: the later one)

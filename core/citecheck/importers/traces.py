@@ -55,6 +55,9 @@ _TITLE_SET = frozenset(_TITLE_KEYS)
 _SECTION_KEYS = ("section", "heading")
 _SECTION_SET = frozenset(_SECTION_KEYS)
 _new: Final = tuple.__new__  # (a NamedTuple built from its fields' tuple, past its Python-level __new__)
+# an answer's note when none of its request's spans that were read retrieved anything (a span that
+# could not be read may have: the import's summary says when there were such)
+NO_RETRIEVAL: Final = "no retrieval among the spans read for this request"
 
 
 @dataclass
@@ -71,17 +74,20 @@ class TraceSummary:
     traces_without_root: int = 0
     open_requests: int = 0  # requests whose root span had not ended
     not_answers: int = 0  # requests with no LLM call, retrieval, answer or error (an indexing run): left out
+    unreadable: int = 0  # records of the input that could not be read (each an error of its own)
 
     def lines(self) -> list[str]:
         kinds = ", ".join(f"{n} with {kind}" for kind, n in sorted(self.citations.items())) or "none"
         out = [f"citations: {kinds}",
                f"documents: {self.documents}" + (f", {self.documents_without_text} without text (kept, marked in "
                                                 "the answer's trace notes)" if self.documents_without_text else "")]
+        lost = (f" (the input had {self.unreadable} unreadable record(s), said above: a request's retrieval may "
+                "be in one of them)") if self.unreadable else ""
         if self.without_retrieval:
             out.append(f"{self.without_retrieval} request(s) had no retrieval (imported, noted; "
-                       "--skip-without-retrieval leaves them out)")
+                       "--skip-without-retrieval leaves them out)" + lost)
         if self.skipped_without_retrieval:
-            out.append(f"{self.skipped_without_retrieval} request(s) had no retrieval and were skipped")
+            out.append(f"{self.skipped_without_retrieval} request(s) had no retrieval and were skipped" + lost)
         if self.placed_by_time:
             out.append(f"{self.placed_by_time} span(s) had a parent missing from the input: grouped by trace, "
                        "then by time")
@@ -679,7 +685,7 @@ def to_answer(request: Request, fmt: str, summary: TraceSummary | None = None) -
                                                       llm_spans, question)
     notes = list(request.notes) + ([note] if note else [])
     if not retrieval:
-        notes.append("no retrieval in this request")
+        notes.append(NO_RETRIEVAL)
     if not answer_text:
         notes.append("no final answer found (no output on the root, a chain or an LLM span)")
     if request.root.end is None:
