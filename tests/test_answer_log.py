@@ -126,6 +126,11 @@ def test_bad_offsets_and_fields_are_refused_naming_the_field_and_nothing_is_writ
          "citations[0].quote_start"),
         (dict(chunks=[chunk], answer=None), "answer"),
         (dict(chunks=[chunk], answer="a", metadata={"answer_id": "x"}), "metadata.answer_id"),
+        (dict(chunks=None, answer="a"), "chunks"),
+        (dict(chunks={"chunk_id": "c", "text": "t"}, answer="a"), "chunks"),
+        (dict(chunks=[chunk], answer="a", metadata={"request": object()}), "metadata.request"),
+        (dict(chunks=[chunk], answer="a", metadata={"request": {1, 2}}), "metadata.request"),
+        (dict(chunks=[chunk], answer="a", metadata={"score": float("nan")}), "metadata.score"),
     ]
     for fields, where in cases:
         with pytest.raises(FieldError) as caught:
@@ -196,3 +201,38 @@ def test_timestamps_and_chunk_ids_are_checked(tmp_path):
     with pytest.raises(FieldError, match="is chunks\\[0\\]'s id too") as caught:
         log.build(question="q", chunks=[chunk, {"chunk_id": "c", "text": "y"}], answer="a")
     assert caught.value.field == "chunks[1].chunk_id"
+
+
+def test_a_quote_given_for_one_marker_leaves_the_others_not_verifiable_not_failed(tmp_path):
+    """A new user gave a quote for [1] only: [2] then failed (quote_missing, and a number "not in
+    its source" that was). The markers no citation given stands for are cited as with no citations."""
+    chunks = [{"chunk_id": "c1", "text": "Employees get 18 days of earned leave."},
+              {"chunk_id": "c2", "text": "Sick leave is 12 days a year."}]
+    answer = "Earned leave is 18 days [1]. Sick leave is 12 days [2]."
+    log = AnswerLog(tmp_path / "l.jsonl")
+    alone = check_answer(log.build(question="q", chunks=chunks, answer=answer))
+    for given in ([{"kind": "marker", "marker": 1, "quote": "18 days of earned leave"}],
+                  [{"kind": "marker", "marker": 1, "at": answer.index("[1]"), "quote": "18 days of earned leave"}]):
+        a = log.record(question="q", chunks=chunks, answer=answer, citations=given)
+        result = check_answer(a)
+        assert result.ok and len(result.citations) == 2, result
+        first, second = result.citations
+        assert first.verified and first.quote == "18 days of earned leave"
+        assert (second.marker, second.reasons, second.not_verifiable) == (2, (), True)
+        assert second.not_verifiable == alone.citations[1].not_verifiable
+    def seen(result):
+        return [(c.marker, c.not_verifiable, c.reasons) for c in result.citations]
+
+    assert seen(check_answer(log.build(question="q", chunks=chunks, answer=answer, citations=[]))) == seen(alone)
+
+
+@pytest.mark.parametrize("at", [999, 5, 25])
+def test_a_marker_citation_placed_where_no_such_marker_starts_is_refused_naming_its_places(tmp_path, at):
+    """A marker record at 999 or 5 (not on a '[') was accepted, and check counted a citation more."""
+    chunks = [{"chunk_id": "c1", "text": "Employees get 18 days of earned leave."}]
+    answer = "Earned leave is 18 days [1]."
+    log = AnswerLog(tmp_path / "l.jsonl")
+    with pytest.raises(FieldError) as caught:
+        log.record(question="q", chunks=chunks, answer=answer, citations=[{"kind": "marker", "marker": 1, "at": at}])
+    assert caught.value.field == "citations[0].at" and f"its places: {answer.index('[1]')}" in str(caught.value)
+    assert not (tmp_path / "l.jsonl").exists()

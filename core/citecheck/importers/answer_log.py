@@ -50,6 +50,7 @@ from citecheck.contract.log import (
 from citecheck.errors import FieldError
 from citecheck.importers.trace_citations import marker_entries
 from citecheck.storage.lines import append_lines, now
+from citecheck.text.sentences import marker_spans
 
 _CHUNK_FIELDS = ("chunk_id", "document_id", "source", "title", "section", "start", "end", "checksum",
                  "retrieval_score", "rerank_score")
@@ -149,6 +150,11 @@ def _from_object(item: Any) -> dict[str, Any]:
     return raw
 
 
+def _numbers_in(inside: str) -> set[int]:
+    """The numbers a marker's brackets hold: ``2`` in ``[2]``, 1 and 3 in ``[1, 3]``."""
+    return {int(part) for part in (p.strip() for p in inside.split(",")) if part.isdigit()}
+
+
 def check_citation(citation: Citation, k: int, answer: str) -> None:
     """Raise :class:`FieldError` when a citation given by hand is malformed: a span outside the
     answer, or an end before its start.  Whether its quote is in its chunk at its offsets is not
@@ -159,9 +165,36 @@ def check_citation(citation: Citation, k: int, answer: str) -> None:
         if not 0 <= citation.answer_start <= citation.answer_end <= len(answer):
             raise FieldError(f"{where}answer_end", f"the span {citation.answer_start}:{citation.answer_end} is not "
                                                    f"inside the answer ({len(answer)} characters)")
+    if citation.kind == "marker" and citation.at is not None:
+        numbers = {start: _numbers_in(answer[start + 1:end - 1]) for start, end in marker_spans(answer, 0)}
+        if citation.marker not in numbers.get(citation.at, ()):
+            places = ", ".join(str(start) for start, found in numbers.items() if citation.marker in found) or "none"
+            raise FieldError(f"{where}at", f"{citation.at} is not where a [{citation.marker}] marker of the answer "
+                                           f"starts (its places: {places}); give the index of its '['")
     if citation.quote_start is not None and citation.quote_end is not None and citation.quote_start > citation.quote_end:
         raise FieldError(f"{where}quote_end", f"quote_end {citation.quote_end} is before quote_start "
                                               f"{citation.quote_start}")
+
+
+def _markers_left(answer: str, count: int, cited: list[Citation]) -> list[Citation]:
+    """The ``[n]`` markers of ``answer`` that none of the marker citations given stands for (one at
+    the marker's place, or one of its number with no place), as :func:`marker_entries` gives them:
+    a quote given for one marker leaves the others cited, *not verifiable*, as with no citations
+    given at all, not *quote missing*."""
+    placed = {(c.marker, c.at) for c in cited if c.at is not None}
+    loose: dict[int | None, int] = {}
+    for c in cited:
+        if c.at is None:
+            loose[c.marker] = loose.get(c.marker, 0) + 1
+    left = []
+    for entry in marker_entries(answer, count):
+        if (entry.marker, entry.at) in placed:
+            continue
+        if loose.get(entry.marker):
+            loose[entry.marker] -= 1
+            continue
+        left.append(entry)
+    return left
 
 
 def _provider_answer(response: Any, chunks: tuple[Chunk, ...], question: str) -> Answer:
@@ -217,6 +250,9 @@ class AnswerLog:
         if not isinstance(question, str):
             raise FieldError("question", "is required (a string)")
         texts = document_texts or {}
+        if chunks is None or isinstance(chunks, str | bytes | Mapping) or not isinstance(chunks, Iterable):
+            raise FieldError("chunks", f"expected a list of the retrieved chunks (dicts, LangChain documents, "
+                                       f"LlamaIndex nodes or strings), got {type(chunks).__name__}; give [] for none")
         items = list(chunks)
         built = []
         for k, item in enumerate(items):
@@ -247,15 +283,21 @@ class AnswerLog:
                 raise FieldError("answer", "is required (the answer text), or give the provider's response")
             cited = [c if isinstance(c, Citation) else parse_citation(_plain(c), f"citations[{k}].")
                      for k, c in enumerate(citations or ())]
-            if citations is None:  # [n] markers alone: cited, with no quote to verify
-                cited = list(marker_entries(answer, len(chunk_tuple)))
             for k, citation in enumerate(cited):
                 check_citation(citation, k, answer)
+            if all(c.kind == "marker" for c in cited):  # [n] markers the citations given do not stand for:
+                cited += _markers_left(answer, len(chunk_tuple), cited)  # cited, with no quote to verify
         if metadata:
             clash = sorted(set(metadata) & {"log_version", "answer_id", "question", "answer", "chunks", "citations",
                                             "timestamp", "model", "prompt_version", "index_snapshot", "refused"})
             if clash:
                 raise FieldError(f"metadata.{clash[0]}", "is a log field: pass it as its own argument")
+            for key, value in metadata.items():
+                try:
+                    json.dumps(value, ensure_ascii=False, allow_nan=False)  # (NaN is no JSON other readers read)
+                except (TypeError, ValueError) as exc:
+                    raise FieldError(f"metadata.{key}", f"cannot be written as JSON ({exc}): give text, numbers, "
+                                                         "booleans, None, or lists and dicts of them") from None
             extra.update(metadata)
         result = Answer(answer_id or f"answer-{secrets.token_hex(8)}", question, answer, chunk_tuple, tuple(cited),
                         _timestamp(timestamp), model or self.model, prompt_version or self.prompt_version,
