@@ -211,9 +211,9 @@ def test_a_quote_given_for_one_marker_leaves_the_others_not_verifiable_not_faile
     answer = "Earned leave is 18 days [1]. Sick leave is 12 days [2]."
     log = AnswerLog(tmp_path / "l.jsonl")
     alone = check_answer(log.build(question="q", chunks=chunks, answer=answer))
-    for given in ([{"kind": "marker", "marker": 1, "quote": "18 days of earned leave"}],
-                  [{"kind": "marker", "marker": 1, "at": answer.index("[1]"), "quote": "18 days of earned leave"}]):
-        a = log.record(question="q", chunks=chunks, answer=answer, citations=given)
+    for quoted in ([{"kind": "marker", "marker": 1, "quote": "18 days of earned leave"}],
+                   [{"kind": "marker", "marker": 1, "at": answer.index("[1]"), "quote": "18 days of earned leave"}]):
+        a = log.record(question="q", chunks=chunks, answer=answer, citations=quoted)
         result = check_answer(a)
         assert result.ok and len(result.citations) == 2, result
         first, second = result.citations
