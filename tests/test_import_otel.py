@@ -766,3 +766,28 @@ def test_a_request_whose_retrieval_span_was_unreadable_is_not_said_to_have_had_n
     assert "1 request(s) had no retrieval" in err and "a request's retrieval may be in one of them" in err
     [(_, a)] = list(read_log(out))
     assert a.extra["trace"]["notes"] == ["no retrieval among the spans read for this request"]
+
+
+@pytest.mark.parametrize("body, said", [
+    (lambda raw: __import__("gzip").compress(raw), "gzip-compressed: gunzip -k it first"),
+    (lambda raw: b"\n\x8a\x02\n\x1e\n\x1c\n\x0cservice.name\x12\x0c\n\napp\xff\xfe" * 40, "OTLP protobuf?"),
+])
+def test_a_compressed_or_protobuf_file_is_said_once_not_line_by_line(tmp_path, body, said):
+    path = tmp_path / "traces.bin"
+    path.write_bytes(body((TRACES / "openinference_rag.jsonl").read_bytes()))
+    code, _, err = run_cli("import", "otel", str(path), "--out", str(tmp_path / "a.jsonl"))
+    assert code == 2 and said in err and err.count("\n") <= 2, err
+    assert not (tmp_path / "a.jsonl").exists()
+
+
+def test_a_request_with_no_question_found_says_so():
+    """An empty question came without a word (a new user's trace with no root input)."""
+    from citecheck.importers.spans import Span
+    from citecheck.importers.traces import Request, to_answer
+
+    root = Span("6a" * 16, "01" * 8, None, "chain", "CHAIN", 1, 9, {"output.value": "It is 18 days."})
+    a = to_answer(Request("6a" * 16, root, (root,), {}, ()), "otel")
+    assert a.question == "" and any(n.startswith("no question found") for n in a.extra["trace"]["notes"])
+    root = Span("6a" * 16, "01" * 8, None, "chain", "CHAIN", 1, 9, {"input.value": "How much?", "output.value": "18."})
+    assert not any(n.startswith("no question") for n in to_answer(Request("6a" * 16, root, (root,), {}, ()), "otel")
+                   .extra["trace"].get("notes", []))

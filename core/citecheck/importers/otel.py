@@ -97,6 +97,37 @@ def streamed(paths: list[str], fmt: str, summary: TraceSummary, skip_without_ret
         yield from request_answers(trace_requests(trace, members, summary), fmt, summary, skip_without_retrieval)
 
 
+_PACKED = {b"\x1f\x8b": ("gzip-compressed", "gunzip -k"), b"\x28\xb5\x2f\xfd": ("zstd-compressed", "unzstd"),
+           b"PK\x03\x04": ("a zip archive", "unzip")}
+
+
+def packed(path: str, name: str) -> str | None:
+    """What is wrong with a trace file that is not text at all, said once (each of its lines was
+    an "not UTF-8" error of its own): compressed (gunzip it first) or, for OTLP, protobuf (the
+    receiver reads that); None for a file that may be what ``name`` reads."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    for magic, (what, undo) in _PACKED.items():
+        if head.startswith(magic):
+            return f"the file is {what}: {undo} it first, then import what it holds"
+    if name == "phoenix" and head.startswith(b"PAR1"):
+        return None  # (a spans dataframe saved as Parquet)
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not text or text[:1] in (b"{", b"["):
+        return None
+    try:
+        text.decode("utf-8")
+        binary = b"\x00" in text
+    except UnicodeDecodeError as exc:
+        binary = exc.start < len(text) - 3  # (not a character cut at the end of the bytes read)
+    if not binary:
+        return None
+    if name == "otel":
+        return ("the file is not JSON text (OTLP protobuf?): `import otel` reads OTLP JSON, as the OTLP file "
+                "exporter and the collector's file exporter write it; send protobuf exports to `citecheck collect`")
+    return f"the file is not JSON text: `import {name}` reads a JSON export"
+
+
 def add_trace_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str, help_text: str,
                      input_help: str, read: ReadSpans, streams: bool = False) -> argparse.ArgumentParser:
     """The ``citecheck import NAME FILE...`` command of a trace format read by ``read``
@@ -111,6 +142,9 @@ def add_trace_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentP
             if not Path(path).is_file():
                 what = "is a folder" if Path(path).is_dir() else "does not exist"
                 raise CitecheckError(f"{path} {what}: give the {name} export file(s) ({input_help})")
+            problem = packed(path, name)
+            if problem:
+                raise CitecheckError(f"{path}: {problem}")
         summary = TraceSummary()
         args.summary = summary.lines
         return import_spans(args.inputs, read, name, summary, args.skip_without_retrieval, streams)

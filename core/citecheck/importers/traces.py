@@ -686,6 +686,8 @@ def to_answer(request: Request, fmt: str, summary: TraceSummary | None = None) -
     notes = list(request.notes) + ([note] if note else [])
     if not retrieval:
         notes.append(NO_RETRIEVAL)
+    if not question:
+        notes.append("no question found (no input on the root, a chain or an agent, and no user message to an LLM)")
     if not answer_text:
         notes.append("no final answer found (no output on the root, a chain or an LLM span)")
     if request.root.end is None:
