@@ -426,11 +426,17 @@ def test_protobuf_without_opentelemetry_proto_says_what_to_install(monkeypatch):
     assert collector.request_of(b'{"resourceSpans": []}', JSON) == {"resourceSpans": []}  # (JSON needs nothing)
 
 
-def test_a_second_receiver_on_the_same_log_is_refused(receiver):
-    second = subprocess.run([sys.executable, "-m", "citecheck", "collect", "--log", str(receiver.log), "--port", "0"],
+@pytest.mark.parametrize("named", ["as it is", "through a symbolic link"])
+def test_a_second_receiver_on_the_same_log_is_refused(receiver, tmp_path, named):
+    log = receiver.log
+    if named != "as it is":  # (a new user's second collect through a link had a spool and a lock of its own)
+        log = tmp_path / "link.jsonl"
+        log.symlink_to(receiver.log)
+    second = subprocess.run([sys.executable, "-m", "citecheck", "collect", "--log", str(log), "--port", "0"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert second.returncode == 2
     assert "another citecheck collect is writing" in second.stderr
+    assert not (tmp_path / "link.jsonl.spool").exists()
 
 
 # --- (3) kill -9 mid-stream -----------------------------------------------------------------------------

@@ -87,11 +87,14 @@ class CollectSettings:
 
     @property
     def spool(self) -> Path:
-        return self.log.with_name(self.log.name + ".spool")
+        """Beside the file the log is (a log named through a symbolic link has one spool and one lock)."""
+        real = Path(os.path.realpath(self.log))
+        return real.with_name(real.name + ".spool")
 
     @property
     def lock(self) -> Path:
-        return self.log.with_name(self.log.name + ".spool.lock")
+        real = Path(os.path.realpath(self.log))
+        return real.with_name(real.name + ".spool.lock")
 
 
 class Refused(CitecheckError):
