@@ -285,3 +285,77 @@ def test_a_page_number_closing_a_documents_parenthesis_is_not_the_next_ones_numb
     prompt = "Context:\n" + "\n\n".join(f"{DOCS[n]}\n(handbook.pdf, page {page})" for n, page in (("C", 3), ("A", 1), ("B", 2)))
     chunks, _ = as_prompted(_chunks(DOCS), prompt, None)
     assert [c.chunk_id for c in chunks] == ["C", "A", "B"]
+
+
+# LlamaIndex's CitationQueryEngine: its prompt's own example of sources, then each retrieved node
+# cut into pieces that overlap a little, every piece numbered as a source of its own
+_CITATION_QA = ("Please provide an answer based solely on the provided sources. When referencing information from a "
+                "source, cite the appropriate source(s) using their corresponding numbers. For example:\n"
+                "Source 1:\nThe sky is red in the evening and blue in the morning.\nSource 2:\nWater is wet when the "
+                "sky is red.\nUser query: When is water wet?\nAnswer: Water will be wet when the sky is red [2], "
+                "which occurs in the evening [1].\nNow it's your turn. Below are several numbered sources of "
+                "information:\n------\n{context}\n------\nUser query: How much leave?\nAnswer: ")
+_LONG = {"A": ("Employees get 18 days of earned leave per calendar year, credited monthly from the first day of "
+               "service. Leave must be applied for through the portal at least a week ahead, and the manager "
+               "approves it within two working days. Unused earned leave carries over to the next year, up to "
+               "45 days in total, and anything above that lapses on the thirty-first of March."),
+         "B": "The office is closed on Diwali and on the day after it, 2 days in all, and on the national holidays."}
+
+
+def _pieces(text: str, size: int, overlap: int) -> list[str]:
+    words = text.split()
+    out, start = [], 0
+    while start < len(words):
+        out.append(" ".join(words[start:start + size]))
+        if start + size >= len(words):
+            break
+        start += size - overlap
+    return out
+
+
+def test_a_document_shown_in_numbered_parts_is_cited_as_the_part_the_marker_names():
+    """A new user's LlamaIndex CitationQueryEngine trace: node A shown as Sources 1 and 2, node B as
+    Source 3, the answer citing [2] for the carry-over: [2] was read as node B, and check blamed the model."""
+    pieces = [(p, "A") for p in _pieces(_LONG["A"], 36, 4)] + [(_LONG["B"], "B")]
+    assert len(pieces) == 3
+    context = "\n\n".join(f"Source {n}:\n{text}\n" for n, (text, _) in enumerate(pieces, start=1))
+    answer = _answer(_CITATION_QA.format(context=context), "You get 18 days [1]. Up to 45 days carry over [2]. "
+                     "The office closes for 2 days at Diwali [3].", order=("A", "B"), docs=_LONG)
+    assert [c.chunk_id for c in answer.chunks] == ["A", "A#2", "B"]
+    assert _cited(answer) == ["A", "A#2", "B"]
+    assert check_answer(answer).ok
+    assert any("shown in parts: A as 1, 2" in n for n in answer.extra["trace"]["notes"])
+
+
+def test_numbered_sources_that_cannot_all_be_matched_keep_retrieval_order_and_say_so():
+    prompt = f"Source 1: {_LONG['A']}\n\nSource 3: {_LONG['B']}\n\nSource 2: nothing of any document is here at all"
+    answer = _answer(prompt, "You get 18 days [1].", order=("A", "B"), docs=_LONG)
+    assert [c.chunk_id for c in answer.chunks] == ["A", "B"]
+    assert any("could not all be matched" in n for n in answer.extra["trace"]["notes"])
+
+
+_VOCABULARY = ("leave policy travel refund manager approval booking hotel limit incident runbook credential customer "
+               "notice report export plan dashboard retention payment method office holiday salary review").split()
+
+
+@given(st.lists(st.integers(min_value=1, max_value=3), min_size=1, max_size=4), st.integers(min_value=0, max_value=4),
+       st.sampled_from(["Source {n}:\n{text}\n", "[{n}] {text}", "Source {n}: {text}"]), st.randoms(use_true_random=False))
+def test_each_numbered_part_names_the_document_it_is_a_piece_of(parts, overlap, style, rnd):
+    """Documents cut into 1-3 numbered pieces that overlap by a few words, numbered in turn: each
+    number is read as the document its piece is of, whatever the numbering style."""
+    docs, pieces = {}, []
+    for d, count in enumerate(parts):
+        words = [f"{rnd.choice(_VOCABULARY)}{d}x{j}" for j in range(30 * count)]  # (texts of their own)
+        docs[f"D{d}"] = " ".join(words).capitalize() + "."
+        size = len(words) // count
+        for p in range(count):
+            start = max(0, p * size - (overlap if p else 0))
+            pieces.append((" ".join(words[start:(p + 1) * size] if p < count - 1 else words[start:]), f"D{d}"))
+    context = "\n\n".join(style.format(n=n, text=text) for n, (text, _) in enumerate(pieces, start=1))
+    markers = " ".join(f"Claim {n} [{n}]." for n in range(1, len(pieces) + 1))
+    answer = _answer(f"Answer from these sources.\n\n{context}\n\nQuestion: what?", markers, order=tuple(docs), docs=docs)
+    if len(pieces) == len(docs):
+        assert [c.chunk_id for c in answer.chunks] == list(docs)
+        return
+    assert [c.chunk_id.split("#")[0] for c in answer.chunks[:len(pieces)]] == [doc for _, doc in pieces]
+    assert any("shown in parts" in n for n in answer.extra["trace"]["notes"])

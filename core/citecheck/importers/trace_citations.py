@@ -507,11 +507,102 @@ def _runs_looked_up(documents: list[list[str]], words: list[str]) -> list[tuple[
     return runs
 
 
-def _label(flat: str, lo: int, at: int, count: int) -> int | None:
+_PART_WORDS = 8  # words after a source's number that must be in one document's text, in a row
+
+
+def _part_label(number: int) -> re.Pattern[str]:
+    """A source's number as prompts write it (``Source 2:``, ``[2]``, ``(2)``, ``2.``), with what follows it."""
+    return re.compile(rf"(?:\[{number}\]|\b(?:sources?|documents?|docs?|context|passages?|chunks?|references?|refs?"
+                      rf"|results?)\s*#?\s*{number}\b\]?|\({number}\)|(?<!\S){number}[.):])\s*[:-]?", re.IGNORECASE)
+
+
+def _sources(tops: list[int | None], count: int) -> int:
+    """How many sources the prompt numbered when it numbered more than its ``count`` documents
+    (each document's nearest number, ``tops``, distinct, the largest past ``count`` and at most four
+    times it, up to 64); else 0."""
+    if not tops or any(top is None for top in tops):
+        return 0
+    given = [top for top in tops if top is not None]
+    largest = max(given)
+    if len(set(given)) != len(given) or min(given) < 1 or not count < largest <= min(4 * count, 64):
+        return 0
+    return largest
+
+
+def _sources_after(flat: str, end: int, tops: list[int | None], count: int, sources: int) -> int:
+    """How many sources the prompt numbered, counting those it numbers after the last document
+    found (from ``end``: ``Source 2:`` after a single document shown in two parts, or the last
+    part of the last document): from ``sources`` (:func:`_sources`), else from ``count`` when the
+    documents found are numbered 1 to ``count`` in some order.  0 when no more than ``count``."""
+    top = sources
+    if not top:
+        if len(tops) != count or sorted(t or 0 for t in tops) != list(range(1, count + 1)):
+            return 0
+        top = count
+    while top < min(4 * count, 64) and _part_label(top + 1).search(flat, end):
+        top += 1
+    return top if top > count else 0
+
+
+def _in_parts(flat: str, chunks: tuple[Chunk, ...], runs: list[tuple[int, int]], by_number: dict[int, int],
+              top: int) -> tuple[tuple[Chunk, ...], str] | None:
+    """(chunks, what to note) when the prompt numbered ``top`` sources, more than its documents,
+    because it showed a document in several numbered parts (LlamaIndex's CitationQueryEngine
+    shows a long node as ``Source 1:``, ``Source 2:``... in pieces that overlap a little); None
+    when some number names no document.  ``by_number``: the documents found at their opening, by
+    the number before them; ``runs``: where each runs in ``flat``.
+
+    Each other number is looked for outside those runs, the words after it in one document's text
+    (the piece of it the prompt showed).  ``chunks[n-1]`` is then the document shown as n: a
+    document shown as two numbers is there twice, its id given a ``#2``."""
+    texts = [" " + " ".join(_words(c.text)) + " " for c in chunks]
+    numbered = dict(by_number)
+    for number in range(1, top + 1):
+        if number in numbered:
+            continue
+        for tried, label in enumerate(_part_label(number).finditer(flat)):
+            if tried >= _MANY:  # (a prompt that repeats the label is read in time linear in its length)
+                break
+            if any(at <= label.start() < end for at, end in runs):
+                continue  # (inside a document's own text)
+            after = _words(flat[label.end():label.end() + 40 * _PART_WORDS])[:_PART_WORDS]
+            if len(after) < _PART_WORDS:
+                continue
+            probe = " " + " ".join(after) + " "
+            holders = [i for i, text in enumerate(texts) if probe in text]
+            if len(holders) == 1:
+                numbered[number] = holders[0]
+                break
+        if number not in numbered:
+            return None
+    order = [numbered[n] for n in range(1, top + 1)]
+    shown = set(order)
+    order += [i for i in range(len(chunks)) if i not in shown]
+    out: list[Chunk] = []
+    ids: set[str] = set()
+    for i in order:
+        chunk = chunks[i]
+        chunk_id = chunk.chunk_id or ""
+        if chunk_id in ids:
+            k = 2
+            while f"{chunk_id}#{k}" in ids:
+                k += 1
+            chunk = chunk._replace(chunk_id=f"{chunk_id}#{k}")
+        ids.add(chunk.chunk_id or "")
+        out.append(chunk)
+    parts = [(i, [n for n in range(1, top + 1) if numbered[n] == i]) for i in sorted(shown)]
+    return tuple(out), (f"[n] markers read by the numbers the prompt of the LLM call gave its {top} sources, from "
+                        f"{len(chunks)} documents; shown in parts: "
+                        + "; ".join(f"{chunks[i].chunk_id or '(no id)'} as " + ", ".join(map(str, ns))
+                                    for i, ns in parts if len(ns) > 1))
+
+
+def _label(flat: str, lo: int, at: int, count: int) -> tuple[int | None, int | None]:
     """The number a prompt gives the document at ``at``: of the labels between ``lo`` and it
     (:data:`_LABEL`), the nearest that numbers a document (1 to ``count``; not a marker of the
     instructions before the first document, nor a year in its title), one in brackets, after a
-    word (Source 2) or in a tag before one in parentheses or with a full stop; else the first."""
+    word (Source 2) or in a tag before one in parentheses or with a full stop; else the first.
+    And the nearest of those in brackets, after a word or in a tag, whatever its number (None if none is)."""
     labels: list[tuple[bool, int]] = []  # (in brackets, after a word or in a tag; the number)
     label = _LABEL.search(flat, lo, at)
     while label:
@@ -523,9 +614,10 @@ def _label(flat: str, lo: int, at: int, count: int) -> int | None:
         # (else "2)" closes a parenthesis: the document before's "(handbook.pdf, page 2)")
         label = _LABEL.search(flat, label.start() + 1, at)
     if not labels:
-        return None
+        return None, None
     numbers = [n for strong, n in labels if strong and 1 <= n <= count] or [n for _, n in labels if 1 <= n <= count]
-    return numbers[-1] if numbers else labels[0][1]
+    strong = [n for is_strong, n in labels if is_strong]
+    return (numbers[-1] if numbers else labels[0][1]), (strong[-1] if strong else None)
 
 
 def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tuple[tuple[Chunk, ...], str | None]:
@@ -554,12 +646,26 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
         at_of.append((at, i, _end(index, sums, gap, k + n - 1)))
     at_of.sort()
     found: list[tuple[int, int, int | None]] = []  # (where in the prompt, chunk, the number before it)
+    tops: list[int | None] = []  # (the nearest number in brackets, after a word or in a tag, whatever its size)
     before = 0  # (a number is looked for between the document before and this one)
     for at, i, end in at_of:
-        found.append((at, i, _label(flat, max(before, at - 400), at, len(chunks))))
+        number, top = _label(flat, max(before, at - 400), at, len(chunks))
+        found.append((at, i, number))
+        tops.append(top)
         before = max(before, end)
     if not found:
         return chunks, note
+    sources = _sources(tops, len(chunks))
+    after = _sources_after(flat, before, tops, len(chunks), sources)
+    if after:  # (more numbered sources than documents: a document shown in parts)
+        parted = _in_parts(flat, chunks, [(at, end) for at, _, end in at_of],
+                           {top: i for (_, i, _), top in zip(found, tops) if top is not None}, after)
+        if parted is not None:
+            return parted[0], f"{note}; {parted[1]}" if note else parted[1]
+    if sources:  # (the documents' own numbers said so: the markers may be read wrong, and the note says it)
+        said = (f"the prompt of the LLM call numbered {sources} sources for {len(chunks)} documents and they could "
+                "not all be matched to them: a marker may name another document than the one shown with its number")
+        note = f"{note}; {said}" if note else said
     numbers = [n for _, _, n in found]
     if len(numbers) > 1 and numbers[0] is not None and all(n is None for n in numbers[1:]):
         numbers[0] = None  # (the first document's alone: a marker of the instructions before it, "cite as [1]")
