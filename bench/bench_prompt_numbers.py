@@ -11,7 +11,9 @@ whitespace aside, looked for with ``str.find``; timed from a copy of that search
 Then prompts of 12,000 to 96,000 characters that would cost the square of their length to a
 search measuring, at every place a document's opening is found, how far the document runs: one
 word over and over with a document of that word (one document, and two copies of it), and as many
-documents sharing a 30-word opening as fill the prompt, shown in a random order.  Prints seconds per size and the
+documents sharing a 30-word opening as fill the prompt, shown in a random order; and two documents
+numbered 1 and 3 with the label of a source 2 that matches neither repeated to fill the prompt (the
+path that reads documents shown in numbered parts).  Prints seconds per size and the
 ratio of 96k to 12k (8 linear, 64 quadratic).  Target: at most 12, as ``bench_linear.py``'s.
 """
 
@@ -75,6 +77,10 @@ def main() -> None:
         "the same, the document twice": lambda n: ((chunk(0, "a " * (n // 4)), chunk(1, "a " * (n // 4))),
                                                     "[1] " + "a " * (n // 2)),
         "documents sharing a 30-word opening": lambda n: alike(n, rng),
+        "more numbered sources than documents, an unmatched number's label over and over": lambda n: (
+            (chunk(0, "alpha beta gamma delta " * 10), chunk(1, "one two three four " * 10)),
+            "Source 1: " + "alpha beta gamma delta " * 10 + "Source 3: " + "one two three four " * 10
+            + "Source 2: nothing here at all " * (n // 30)),
     }
     print("seconds per prompt size (12k, 24k, 48k, 96k characters); ratio 96k/12k (8 linear, 64 quadratic)")
     for name, make in families.items():
