@@ -791,3 +791,18 @@ def test_a_request_with_no_question_found_says_so():
     root = Span("6a" * 16, "01" * 8, None, "chain", "CHAIN", 1, 9, {"input.value": "How much?", "output.value": "18."})
     assert not any(n.startswith("no question") for n in to_answer(Request("6a" * 16, root, (root,), {}, ()), "otel")
                    .extra["trace"].get("notes", []))
+
+
+@pytest.mark.parametrize("fixture, right", [
+    ("openinference_rag.jsonl", "otel"), ("langfuse_traces.jsonl", "langfuse"), ("phoenix_rag.jsonl", "phoenix"),
+    ("langsmith_agent_runs.jsonl", "langsmith")])
+@pytest.mark.parametrize("given", ["otel", "langfuse", "phoenix", "langsmith"])
+def test_a_trace_file_given_to_another_importer_is_refused_naming_the_one_that_reads_it(tmp_path, fixture, right,
+                                                                                      given):
+    """A new user gave an OTLP file to `import phoenix`: each record said "context.span_id: is
+    required", not which importer reads it."""
+    code, _, err = run_cli("import", given, str(TRACES / fixture), "--out", str(tmp_path / "a.jsonl"))
+    if given == right:  # (two fixtures hold a malformed record of their own among the good ones)
+        assert code in (0, 4) and "read it with" not in err, err
+    else:
+        assert code == 4 and f"read it with `citecheck import {right}`" in err, err

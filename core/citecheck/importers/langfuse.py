@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from citecheck.errors import FieldError, RecordError
-from citecheck.importers.spans import Span, maybe_json
+from citecheck.importers.spans import Span, maybe_json, other_format
 from citecheck.importers.trace_exports import (
     documents_in,
     epoch_nanos,
@@ -140,6 +140,10 @@ def trace_spans(trace: Any, where: str, prefix: str = "") -> Iterator[Span | Fie
     if not isinstance(trace, dict):
         yield FieldError(prefix.rstrip(".") or "(record)", "expected a Langfuse trace object (id, observations...)")
         return
+    hint = other_format(trace, "langfuse")
+    if hint and "observations" not in trace and not isinstance(trace.get("trace"), dict):
+        yield FieldError(prefix.rstrip(".") or "(record)", "is not a Langfuse trace" + hint)
+        return
     if "traceId" in trace and "type" in trace and "observations" not in trace:  # an observation on its own
         try:
             yield observation_span(trace, None, None, where, prefix)
@@ -151,7 +155,7 @@ def trace_spans(trace: Any, where: str, prefix: str = "") -> Iterator[Span | Fie
     try:
         trace_id = _id(trace, "id", prefix)
     except FieldError as exc:
-        yield exc
+        yield FieldError(exc.field, exc.message + other_format(trace, "langfuse"))
         return
     raw = maybe_json(trace.get("observations"))
     if raw is not None and not isinstance(raw, list):

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from citecheck.errors import FieldError, RecordError
-from citecheck.importers.spans import Span
+from citecheck.importers.spans import Span, other_format
 from citecheck.importers.trace_exports import (
     as_object,
     documents_in,
@@ -107,11 +107,11 @@ def run_span(run: dict, trace_id: str, parent: str | None, where: str, prefix: s
     """One run as a span (its trace and parent already found)."""
     run_id = _id(run.get("id"))
     if run_id is None:
-        raise FieldError(f"{prefix}id", "is required (the run's id)")
+        raise FieldError(f"{prefix}id", "is required (the run's id)" + other_format(run, "langsmith"))
     run_type = run.get("run_type")
     if not isinstance(run_type, str) or not run_type:
         raise FieldError(f"{prefix}run_type", f"is required: the run's type ({', '.join(sorted(KINDS))}...), "
-                                              f"got {str(run_type)[:40]!r}")
+                                              f"got {str(run_type)[:40]!r}" + other_format(run, "langsmith"))
     kind = KINDS.get(run_type.lower(), "")  # (a type this citecheck does not know: a span of no kind)
     inputs, outputs = plain(_object(run, "inputs")), plain(_object(run, "outputs"))
     attributes: dict[str, Any] = {"openinference.span.kind": kind} if kind else {}

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from citecheck.errors import FieldError, RecordError
-from citecheck.importers.spans import Span, semantic_kind
+from citecheck.importers.spans import Span, other_format, semantic_kind
 from citecheck.importers.trace_exports import as_object, epoch_nanos
 
 _PREFIX = "attributes."
@@ -95,7 +95,7 @@ def row_span(row: Any, where: str) -> Span:
     span_id = _id(row, "context.span_id", "span_id") or _id(context, "span_id")
     trace_id = _id(row, "context.trace_id", "trace_id") or _id(context, "trace_id")
     if span_id is None:
-        raise FieldError("context.span_id", "is required (the span's id)")
+        raise FieldError("context.span_id", "is required (the span's id)" + other_format(row, "phoenix"))
     if trace_id is None:
         raise FieldError("context.trace_id", "is required (the span's trace)")
     attributes: dict[str, Any] = {}

@@ -523,6 +523,28 @@ def _unfit(value: Any) -> str | None:
     return field if not field or field.startswith("[") else "." + field
 
 
+def other_format(record: Any, reading: str) -> str:
+    """``" (it looks like ...: read it with citecheck import X)"`` when ``record`` is a record of
+    another trace format than ``reading`` (otel, langfuse, phoenix, langsmith) reads; else ``""``.
+    Added to the error that a required field is missing, so that a file given to the wrong
+    importer says which one reads it."""
+    if not isinstance(record, dict):
+        return ""
+    if "resourceSpans" in record or "resource_spans" in record:
+        found = "otel"
+    elif "observations" in record or ("traceId" in record and "startTime" in record and "type" in record):
+        found = "langfuse"
+    elif "context.span_id" in record or "span_kind" in record or isinstance(record.get("context"), dict):
+        found = "phoenix"
+    elif "run_type" in record or "child_runs" in record or "dotted_order" in record:
+        found = "langsmith"
+    else:
+        return ""
+    what = {"otel": "an OTLP export", "langfuse": "a Langfuse trace", "phoenix": "a Phoenix span row",
+            "langsmith": "a LangSmith run"}[found]
+    return "" if found == reading else f" (it looks like {what}: read it with `citecheck import {found}`)"
+
+
 def spans_from_request(request: Any, where: str, origin: str = "", careful: bool = False
                        ) -> Iterator[Span | FieldError]:
     """Every span of one ``ExportTraceServiceRequest`` (a dict); a span that cannot be read comes
@@ -540,7 +562,8 @@ def spans_from_request(request: Any, where: str, origin: str = "", careful: bool
         return
     if not resource_spans and "resourceSpans" not in request and "resource_spans" not in request:
         yield FieldError("resourceSpans", "is required (an OTLP ExportTraceServiceRequest: "
-                                          "{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [...]}]}]})")
+                                          "{\"resourceSpans\": [{\"scopeSpans\": [{\"spans\": [...]}]}]})"
+                         + other_format(request, "otel"))
         return
     for r, rs in enumerate(resource_spans):
         here = f"resourceSpans[{r}]"
