@@ -355,6 +355,36 @@ def test_a_recorded_anthropic_response_without_its_request_cites_the_trace_docum
     assert c.chunk_id == "faq-2" and c.quote == "take 5-7 business days"
     assert "the anthropic citations read against the trace's documents in order" in a.extra["trace"]["notes"]
     assert check_answer(a).citations[0].verified
+    assert not any("cited text is in another" in n for n in a.extra["trace"]["notes"])
+
+
+def test_an_anthropic_citation_whose_cited_text_is_in_another_document_than_its_place_is_that_documents(tmp_path):
+    """A new user's trace (no request recorded, the documents given to the model in another order):
+    the cited text was in leave-2, the citation read by position as sick-1's, and check said
+    quote_not_found. Anthropic's cited_text is word for word from the document cited."""
+    trace = "1f" * 16
+    response = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "Employees get 18 days of leave.", "citations": [
+                    {"type": "char_location", "cited_text": "Employees get 18 days", "document_index": 0,
+                     "document_title": None, "start_char_index": 0, "end_char_index": 21}]}]}
+    spans = [
+        {"traceId": trace, "spanId": "1f00000000000001", "name": "retrieve", "startTimeUnixNano": "1",
+         "endTimeUnixNano": "2", "attributes": _attrs({
+             "openinference.span.kind": "RETRIEVER",
+             "retrieval.documents.0.document.id": "sick-1", "retrieval.documents.0.document.content": "Sick leave is 12 days.",
+             "retrieval.documents.1.document.id": "leave-2",
+             "retrieval.documents.1.document.content": "Employees get 18 days of earned leave."})},
+        {"traceId": trace, "spanId": "1f00000000000002", "parentSpanId": "1f00000000000001", "name": "llm",
+         "startTimeUnixNano": "3", "endTimeUnixNano": "4",
+         "attributes": _attrs({"openinference.span.kind": "LLM", "output.value": json.dumps(response)})},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_otlp(spans)))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    [c] = a.citations
+    assert c.chunk_id == "leave-2"
+    assert any("1 citation(s) whose cited text is in another" in n for n in a.extra["trace"]["notes"])
+    assert check_answer(a).citations[0].verified
 
 
 # --- the pieces ------------------------------------------------------------------------------

@@ -190,6 +190,26 @@ def provider_answer(span: Span, chunks: Sequence[Chunk], question: str):
     return answer, provider, note, assumed and provider in ("anthropic", "cohere")
 
 
+def _by_cited_text(citations: tuple[Citation, ...], chunks: Sequence[Chunk]) -> tuple[tuple[Citation, ...], int]:
+    """(citations, how many moved): Anthropic's ``cited_text`` is a piece of the document cited,
+    word for word, so a citation read against the trace's documents in order (no request
+    recorded) whose quote is not in the document in its place, but is in exactly one other, is
+    that other's: the application had given the model its documents in another order."""
+    by_id = {c.chunk_id or "": c for c in chunks}
+    out = []
+    moved = 0
+    for citation in citations:
+        own = by_id.get(citation.chunk_id or "")
+        quote = citation.quote
+        if quote and own is not None and quote not in own.text:
+            holders = [c for c in chunks if quote in c.text]
+            if len(holders) == 1:
+                citation = citation._replace(chunk_id=holders[0].chunk_id, document_id=holders[0].document_id)
+                moved += 1
+        out.append(citation)
+    return tuple(out), moved
+
+
 def _same_documents(given: Sequence[Chunk], retrieved: Sequence[Chunk]) -> dict[str, Chunk] | None:
     """The trace's document for each chunk id of a request, when every document the request gave
     the model is one the trace retrieved (the same text); None when one is not."""
@@ -242,7 +262,13 @@ def cite(text: str, chunks: tuple[Chunk, ...], urls: Sequence[str | None], llm_s
             continue  # an intermediate call: not the answer the request gave
         if answer.citations:
             if assumed:  # the trace's own documents were the request's: they stay the chunks
-                return answer.answer, chunks, answer.citations, provider, note
+                cited = answer.citations
+                if provider == "anthropic":
+                    cited, moved = _by_cited_text(cited, chunks)
+                    if moved:
+                        note = (f"{note}; {moved} citation(s) whose cited text is in another of the trace's documents "
+                                "than the one in their place, read as that document's")
+                return answer.answer, chunks, cited, provider, note
             if chunks and any(c.text for c in answer.chunks):
                 same = _same_documents(answer.chunks, chunks)
                 if same is not None:  # the request's documents are the trace's: keep the trace's ids
