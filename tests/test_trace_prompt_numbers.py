@@ -175,11 +175,12 @@ def test_documents_found_in_c_run_as_those_looked_up_place_by_place(texts, shown
 
 @given(st.text(alphabet=st.sampled_from(list("aB \u0130\u03a3\u00df.,-_ \t\n7\u00e9K[]")), max_size=200) | st.text(max_size=60))
 def test_a_words_place_in_the_prompt_is_where_the_word_is(text):
-    words, index, sums, gap = trace_citations._placed_words(text)
+    words, places = trace_citations._placed_words(text)
     assert words == trace_citations._words(text)
     found = list(trace_citations._WORD.finditer(text))
-    assert [m.span() for m in found] == [(trace_citations._start(index, sums, gap, k), trace_citations._end(index, sums, gap, k))
-                                         for k in range(len(words))]
+    assert [m.span() for m in found] == [(places.start(k), places.end(k)) for k in range(len(words))]
+    backwards = trace_citations._placed_words(text)[1]  # (asked in any order, a place is the same)
+    assert [m.span() for m in found][::-1] == [(backwards.start(k), backwards.end(k)) for k in reversed(range(len(words)))]
     if len(text.lower()) == len(text):
         assert words == [m.group() for m in trace_citations._WORD.finditer(text.lower())]
     else:

@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import bisect
-import itertools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -356,17 +355,58 @@ _SPLIT = re.compile(r"(\W+)")
 _Seq = TypeVar("_Seq", str, list[str])
 
 
-def _placed_words(text: str) -> tuple[list[str], Sequence[int], list[int], int]:
-    """(words, index, sums, gap): the words of ``text`` as :func:`_words` gives them, and where
-    each is (:func:`_start`): word k is part ``index[k]`` of one split of ``text`` into parts,
-    ``sums[j]`` the characters of the parts before part j, ``gap`` those between two parts.
-    All made in C, whatever the number of words."""
+class _Places:
+    """Where each word of :func:`_placed_words`' text is: word k is part ``part_of(k)`` of one split of
+    the text into ``parts``, with ``gap`` characters between two parts.  Found by walking the parts
+    from the last place asked (:func:`as_prompted` asks in the text's order), so no list of every
+    word's place is made: that was a quarter of reading a prompt's numbers."""
+
+    def __init__(self, parts: list[str], gap: int, sparse: bool, first: int, step: int) -> None:
+        self.parts = parts
+        self.gap = gap
+        self.sparse = sparse  # (words are the parts that are not empty; else part first + step * k)
+        self.first = first
+        self.step = step
+        self.j = 0  # (the part the walk is at, where it starts, and the words before it)
+        self.at = 0
+        self.words = 0
+
+    def _to(self, k: int) -> int:
+        """Walk to the part word ``k`` is; its start in the text."""
+        parts = self.parts
+        if self.sparse:
+            if self.words > k:  # (a word before the walk's place: walked again from the start)
+                self.j, self.at, self.words = 0, 0, 0
+            while not (parts[self.j] and self.words == k):
+                if parts[self.j]:
+                    self.words += 1
+                self.at += len(parts[self.j]) + self.gap
+                self.j += 1
+            return self.at
+        target = self.first + self.step * k
+        if self.j > target:
+            self.j, self.at = 0, 0
+        while self.j < target:
+            self.at += len(parts[self.j]) + self.gap
+            self.j += 1
+        return self.at
+
+    def start(self, k: int) -> int:
+        """Where word k starts in the text."""
+        return self._to(k)
+
+    def end(self, k: int) -> int:
+        """Where word k ends in the text (lowered, a word may be longer)."""
+        return self._to(k) + len(self.parts[self.j])
+
+
+def _placed_words(text: str) -> tuple[list[str], _Places]:
+    """(words, places): the words of ``text`` as :func:`_words` gives them, and where each is
+    (:class:`_Places`).  The splits are made in C, whatever the number of words."""
     if text.isascii():  # (split at each gap character: a word is a part that is not empty)
         parts = text.lower().translate(_GAPS).split(" ")
         words = list(filter(None, parts))
-        index: Sequence[int] = range(len(parts)) if len(words) == len(parts) else \
-            list(itertools.compress(range(len(parts)), parts))
-        return words, index, list(itertools.accumulate(map(len, parts), initial=0)), 1
+        return words, _Places(parts, 1, len(words) != len(parts), 0, 1)
     low = _lower(text)
     if len(low) == len(text):
         parts = _SPLIT.split(low)
@@ -376,20 +416,7 @@ def _placed_words(text: str) -> tuple[list[str], Sequence[int], list[int], int]:
         words = [_lower(w) for w in parts[0::2]]
     lead = 1 if words and not words[0] else 0  # (text opens with no word: the first part is empty)
     count = len(words) - lead - (1 if len(words) > lead and not words[-1] else 0)
-    return (words[lead:lead + count], range(2 * lead, 2 * (lead + count), 2),
-            list(itertools.accumulate(map(len, parts), initial=0)), 0)
-
-
-def _start(index: Sequence[int], sums: list[int], gap: int, k: int) -> int:
-    """Where word k of :func:`_placed_words` starts in its text."""
-    j = index[k]
-    return sums[j] + j * gap
-
-
-def _end(index: Sequence[int], sums: list[int], gap: int, k: int) -> int:
-    """Where word k of :func:`_placed_words` ends in its text (lowered, a word may be longer)."""
-    j = index[k]
-    return sums[j + 1] + j * gap
+    return words[lead:lead + count], _Places(parts, 0, False, 2 * lead, 2)
 
 
 def _common(seq: _Seq, at: int, mine: _Seq, known: int = 0) -> int:
@@ -661,15 +688,15 @@ def as_prompted(chunks: tuple[Chunk, ...], prompt: str, note: str | None) -> tup
     flat = " ".join(prompt.split())
     if not flat or not chunks:
         return chunks, note
-    words, index, sums, gap = _placed_words(flat)
+    words, places = _placed_words(flat)
     at_of: list[tuple[int, int, int]] = []  # (where in the prompt, chunk, where its text ends there)
     for k, i, n in _placed([_words(c.text) for c in chunks], words):
-        at = _start(index, sums, gap, k)
+        at = places.start(k)
         first = _WORD.search(chunks[i].text)
         lead = re.sub(r"\s+", " ", chunks[i].text[:first.start()]).lstrip() if first else ""
         if lead and flat.endswith(lead, 0, at):  # (the document's own markup before its first word)
             at -= len(lead)
-        at_of.append((at, i, _end(index, sums, gap, k + n - 1)))
+        at_of.append((at, i, places.end(k + n - 1)))
     at_of.sort()
     found: list[tuple[int, int, int | None]] = []  # (where in the prompt, chunk, the number before it)
     tops: list[int | None] = []  # (the nearest number in brackets, after a word or in a tag, whatever its size)
