@@ -356,10 +356,10 @@ _Seq = TypeVar("_Seq", str, list[str])
 
 
 class _Places:
-    """Where each word of :func:`_placed_words`' text is: word k is part ``part_of(k)`` of one split of
-    the text into ``parts``, with ``gap`` characters between two parts.  Found by walking the parts
-    from the last place asked (:func:`as_prompted` asks in the text's order), so no list of every
-    word's place is made: that was a quarter of reading a prompt's numbers."""
+    """Where each word of :func:`_placed_words`' text is, the text split into ``parts`` with ``gap``
+    characters between two parts: word k is the k-th part that is not empty (``sparse``), else part
+    ``first + step * k``.  Found by walking the parts from the last place asked (:func:`as_prompted`
+    asks in the text's order), so no list of every word's place is made."""
 
     def __init__(self, parts: list[str], gap: int, sparse: bool, first: int, step: int) -> None:
         self.parts = parts
