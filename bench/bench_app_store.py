@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "core"))  # (this checkout's citecheck, whichever one the venv installed)
 
 # The children's peak memory is their own high-water mark (VmHWM): ru_maxrss of a process started
 # by subprocess (vfork, then exec) starts at the parent's peak, and this parent's is about 410 MB

@@ -28,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "core"))  # (this checkout's citecheck, whichever one the venv installed)
 
 import numpy as np  # noqa: E402
 from citecheck.pipeline.retrieval import Postings, tokenise, top_k  # noqa: E402

@@ -24,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "core"))  # (this checkout's citecheck, whichever one the venv installed)
 
 from citecheck.checking.checker import check_answer  # noqa: E402
 from citecheck.contract.log import Citation, parse_answer  # noqa: E402
