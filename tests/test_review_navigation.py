@@ -74,6 +74,24 @@ def test_settle_makes_session_and_address_agree(show, blind, session_filter, nam
     assert (state, params) == before
 
 
+@pytest.mark.parametrize("callback, box, value", [("rename", "reviewer_box", "ben"), ("refilter", "filter_box", "Refused"),
+                                                   ("reblind", "blind", False)])
+def test_a_sidebar_change_waits_for_a_callback_of_the_session_in_progress(callback, box, value):
+    """A label's save reads the reviewer's name under the session's lock: a name typed meanwhile
+    is kept only when the save is done, never in the middle of it."""
+    from citecheck.review.session_state import acting
+
+    state, params = {box: value}, {}
+    done = threading.Event()
+    with acting(state):
+        worker = threading.Thread(target=lambda: (getattr(navigation, callback)(state, params), done.set()))
+        worker.start()
+        assert not done.wait(0.3) and not params
+    assert done.wait(10)
+    worker.join()
+    assert params
+
+
 def test_a_signed_in_reviewer_is_never_written_into_the_address():
     state, params = {}, {}
     assert navigation.settle(state, params, Identity("ana@example.org", "login")) == "ana@example.org"

@@ -47,26 +47,32 @@ def settle(state: State, params: Params, who: Identity) -> str:
 
 
 def rename(state: State, params: Params) -> None:
-    """The name box changed: keep the cleaned name in the session and the address."""
-    session = ReviewState(state)
-    name = clean_name(session.reviewer_box)
-    session.reviewer_name = name
-    if name:
-        params["reviewer"] = name
-    elif "reviewer" in params:
-        del params["reviewer"]
+    """The name box changed: keep the cleaned name in the session and the address (never while
+    another of the session's callbacks, a label's save, reads the name: :func:`acting`)."""
+    with acting(state):
+        session = ReviewState(state)
+        name = clean_name(session.reviewer_box)
+        session.reviewer_name = name
+        if name:
+            params["reviewer"] = name
+        elif "reviewer" in params:
+            del params["reviewer"]
 
 
 def refilter(state: State, params: Params) -> None:
-    session = ReviewState(state)
-    session.filter_name = session.filter_box
-    address.sync(params, "show", address.show_param(session.filter_name))
+    """The "Show answers" choice changed: kept in the session and the address (under :func:`acting`)."""
+    with acting(state):
+        session = ReviewState(state)
+        session.filter_name = session.filter_box
+        address.sync(params, "show", address.show_param(session.filter_name))
 
 
 def reblind(state: State, params: Params) -> None:
-    session = ReviewState(state)
-    session.blind_on = session.blind
-    address.sync(params, "blind", address.blind_param(session.blind_on))
+    """Blind mode was switched: kept in the session and the address (under :func:`acting`)."""
+    with acting(state):
+        session = ReviewState(state)
+        session.blind_on = session.blind
+        address.sync(params, "blind", address.blind_param(session.blind_on))
 
 
 # --- the answer open and its focused item -------------------------------------------------------------
