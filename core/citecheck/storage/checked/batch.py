@@ -35,6 +35,7 @@ from citecheck.errors import RecordError
 from citecheck.reports.answer_row import COLUMNS, store_row
 from citecheck.storage.checked import schema as store_schema
 from citecheck.storage.lines import Line, LongLine
+from citecheck.text.utf8 import utf8_text
 
 _COUNT_NAMES = COLUMNS[7:-2]  # the figures' count columns without labelled, not_supported
 _FAITH_AT = _COUNT_NAMES.index("faithfulness")
@@ -105,8 +106,8 @@ class Batch:
             return
         self.rows += 1
         if isinstance(record, RecordError):
-            self.error_rows.append((line.number, line.offset, *_measured(line.raw, self.version), record.field,
-                                    record.message))
+            self.error_rows.append((line.number, line.offset, *_measured(line.raw, self.version),
+                                    utf8_text(record.field), utf8_text(record.message)))  # (a key may be "\udc00")
         else:
             self._answer(line, check_answer(record, options))
 
