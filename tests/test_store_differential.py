@@ -229,3 +229,21 @@ def test_an_empty_or_unreadable_store_reports_what_the_log_does(tmp_path, name, 
         from_log = run(["report", path, "--format", output])
         from_store = run(["report", path, "--store", str(store), "--format", output])
         assert from_store[0] == from_log[0] and from_store[1] == from_log[1], output
+
+
+def test_a_link_to_a_log_is_a_log_of_its_own_on_every_path(tmp_path, cluster):
+    """A log and a symbolic link to it: check read two logs, the Dask engine stored two, the local
+    engine one (it took the link for the store's log seen from a new place) and the report named
+    the link by the file it points to. A log's identity is its absolute path, links not resolved."""
+    [log] = _write(tmp_path / "logs", {"a": b"".join(GOOD[:2])})
+    link = tmp_path / "logs" / "b.jsonl"
+    link.symlink_to(log)
+    ways = _three_ways(tmp_path, [log, str(link)], cluster.scheduler_address)
+    for name, code, said in ways:
+        assert code == 0 and len(said["answers"]) == 4, (name, said["answers"])
+        assert {f for f, _, _ in said["answers"]} == {log, str(link)}, name
+    for engine in ("local", "dask"):
+        assert len(Store(tmp_path / f"store-{engine}").logs) == 2, engine
+    out, err = io.StringIO(), io.StringIO()
+    main(["report", log, str(link)], out, err)
+    assert "logs: " in out.getvalue() and "b.jsonl" in out.getvalue()

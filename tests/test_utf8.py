@@ -7,6 +7,7 @@ from citecheck.text.utf8 import utf8_text
 from hypothesis import given
 from hypothesis import strategies as st
 
+
 @given(st.lists(st.one_of(st.text(max_size=10), st.sampled_from(["\ud800", "\udc00", "\udfff", "\\udc00"])), max_size=8))
 def test_text_is_kept_and_a_lone_surrogate_is_written_as_its_escape(parts):
     text = "".join(parts)

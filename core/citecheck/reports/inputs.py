@@ -41,7 +41,7 @@ def shown_path(target: Path | str) -> str:
         return streams.describe(target)
     path = Path(target)
     try:
-        relative = os.path.relpath(path.resolve(), Path.cwd())
+        relative = os.path.relpath(os.path.abspath(path), os.getcwd())  # (a link named as given, as a log is known)
     except ValueError:  # another drive
         return str(path)
     if not relative.startswith(".."):

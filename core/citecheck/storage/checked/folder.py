@@ -248,12 +248,9 @@ class Store:
         own = source_id(path)
         if "://" in path or self.log(own) is not None:
             return own
-        try:
-            here = Path(path).resolve()
-            found = [entry["source"] for entry in self.logs
-                     if entry.get("relative") and (self.root / entry["relative"]).resolve() == here]
-        except OSError:
-            return own
+        here = log_identity(path)  # (links not resolved: a link to a log is a log of its own, as for check)
+        found = [entry["source"] for entry in self.logs
+                 if entry.get("relative") and log_identity(os.path.normpath(self.root / entry["relative"])) == here]
         return found[0] if len(found) == 1 else own
 
     def log_file(self, source: str) -> str:
