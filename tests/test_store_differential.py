@@ -247,3 +247,14 @@ def test_a_link_to_a_log_is_a_log_of_its_own_on_every_path(tmp_path, cluster):
     out, err = io.StringIO(), io.StringIO()
     main(["report", log, str(link)], out, err)
     assert "logs: " in out.getvalue() and "b.jsonl" in out.getvalue()
+
+
+def test_a_log_named_relative_to_here_is_read_by_workers_started_elsewhere(tmp_path, cluster, monkeypatch):
+    """Given a cluster (--scheduler) whose workers run in another folder, a log named by a path
+    relative to this one was looked for in theirs ("No such file"); the local engine read it."""
+    [log] = _write(tmp_path / "logs", {"a": b"".join(GOOD[:3])})
+    monkeypatch.chdir(tmp_path / "logs")  # (the cluster's workers started in the folder the tests run in)
+    code, stdout, err = run(["check", "a.jsonl", "--store", str(tmp_path / "store"), "--format", "json",
+                             "--engine", "dask", "--scheduler", cluster.scheduler_address])
+    assert code == 0, err
+    assert len(_store_answers(tmp_path / "store")) == 3

@@ -19,6 +19,7 @@ scheduler on another worker; one that raises is retried (``RETRIES``) before the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -151,6 +152,12 @@ def client_for(scheduler: str | None, workers: int = 2):
     return Client(cluster), cluster
 
 
+def _for_workers(path: str) -> str:
+    """A log's path as a worker reads it: a URL as it is, a file by its absolute path (a cluster
+    given by ``--scheduler`` runs its workers in a folder of its own)."""
+    return path if "://" in path else os.path.abspath(path)
+
+
 def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, scheduler: str | None = None,
                   workers: int = 2, block: int | None = None, client=None,
                   on_result: Callable[[int], None] | None = None) -> list[LogRun]:
@@ -173,16 +180,17 @@ def check_on_dask(store: Store, paths: Sequence[str], options: CheckOptions, sch
         split = [(path, store.source_of(path), partitions(path, block)) for path in paths]
         # Every partition's line count but the last's, submitted first (the scheduler runs tasks
         # in the order they were submitted when it can): each check takes the counts before it.
-        counts = [[client.submit(count_lines, path, s, e, retries=RETRIES, pure=False) for s, e in ranges[:-1]]
-                  for path, _, ranges in split]
+        # (a worker reads a log by its absolute path: its working folder need not be this one's)
+        counts = [[client.submit(count_lines, _for_workers(path), s, e, retries=RETRIES, pure=False)
+                   for s, e in ranges[:-1]] for path, _, ranges in split]
         jobs = []
         for (path, source, ranges), futures in zip(split, counts):
             names, writes = [], []
             for k, (start, end) in enumerate(ranges):
                 part = store.new_part()
                 names.append(part)
-                writes.append(client.submit(check_part, root, path, source, part, start, end, options, futures[:k],
-                                            version=store.version, retries=RETRIES, pure=False))
+                writes.append(client.submit(check_part, root, _for_workers(path), source, part, start, end, options,
+                                            futures[:k], version=store.version, retries=RETRIES, pure=False))
             jobs.append((path, source, names, writes))
         runs = []
         done = 0
