@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -258,3 +259,20 @@ def test_a_log_named_relative_to_here_is_read_by_workers_started_elsewhere(tmp_p
                              "--engine", "dask", "--scheduler", cluster.scheduler_address])
     assert code == 0, err
     assert len(_store_answers(tmp_path / "store")) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "fsencode") or os.name != "posix", reason="file names of any bytes: POSIX")
+def test_a_log_whose_name_is_not_utf8_is_read_on_every_path(tmp_path, cluster):
+    """check read a log named b"l\\xff.jsonl"; report and check --store crashed on its name
+    (pandas' and Arrow's text is UTF-8 only). Every path reads it now, the name escaped where stored."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    log = os.fsdecode(os.path.join(os.fsencode(folder), b"l\xff.jsonl"))
+    Path(log).write_bytes(b"".join(GOOD[:3]))
+    ways = _three_ways(tmp_path, [log], cluster.scheduler_address)
+    assert [(name, code, len(said["answers"])) for name, code, said in ways] == \
+        [("check", 0, 3), ("local", 0, 3), ("dask", 0, 3)]
+    for argv in (["report", log, "--format", "json"], ["report", "--store", str(tmp_path / "store-local"), "--format",
+                                                      "json"]):
+        code, stdout, err = run(argv)
+        assert code == 0 and json.loads(stdout)["answers"] == 3, err

@@ -28,6 +28,7 @@ from citecheck.reports import timestamps
 from citecheck.reports.answer_row import COLUMNS, NONE, answer_row  # noqa: F401  (made without pandas: the store writes them)
 from citecheck.reports.golden import GoldenQuestion, RetrievalEval, evaluate_retrieval, index, question_key
 from citecheck.reports.rates import json_rate
+from citecheck.text.utf8 import utf8_text
 
 _TEXT_COLUMNS = COLUMNS[:7]
 _COUNT_COLUMNS = COLUMNS[7:]
@@ -123,12 +124,15 @@ def no_gc():
 
 
 def _collect(results, by_answer: dict[str, list[Label]], texts: list[tuple], counts: list[list]) -> None:
+    last, named = "", ""  # (a log's name as the table's UTF-8 text holds it: one not UTF-8 escaped)
     for entry in results:
         if isinstance(entry, tuple):
             file, line, result = entry
         else:
             file, line, result = "", 0, entry
-        text, count = answer_row(result, file, line)
+        if file != last:
+            last, named = file, utf8_text(file)
+        text, count = answer_row(result, named, line)
         found = by_answer.get(result.answer.answer_id) if by_answer else None
         if found:
             count[-2], count[-1] = label_counts(result, found)

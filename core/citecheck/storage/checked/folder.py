@@ -48,7 +48,7 @@ _SUMMED = ("refused", "ok", "invalid_markers", "citations", "failed", "with_quot
 
 def source_id(path: str) -> str:
     """The id of a log in the store: 16 hex digits of the sha256 of its absolute path (or URL)."""
-    return hashlib.sha256(log_identity(path).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(os.fsencode(log_identity(path))).hexdigest()[:16]  # (a name that is not UTF-8: its bytes)
 
 
 def _fsspec():
