@@ -836,3 +836,20 @@ def test_a_trace_file_given_to_another_importer_is_refused_naming_the_one_that_r
         assert code in (0, 4) and "read it with" not in err, err
     else:
         assert code == 4 and f"read it with `citecheck import {right}`" in err, err
+
+
+@pytest.mark.parametrize("mime, question, answer", [
+    ("application/json", "How much leave?", "It is 18 days."),
+    (None, '"How much leave?"', '"It is 18 days."'),  # (text that is quoted: kept as it is)
+])
+def test_a_value_the_span_says_is_a_json_string_is_read_as_its_text(tmp_path, mime, question, answer):
+    """A new user's trace: output.value '"It is 18 days."' with output.mime_type application/json
+    (an instrumentation that serialises every value) kept its quote marks in the answer."""
+    attributes = {"input.value": json.dumps("How much leave?"), "output.value": json.dumps("It is 18 days.")}
+    if mime:
+        attributes |= {"input.mime_type": mime, "output.mime_type": mime}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [_otlp_span("01", "CHAIN", 1, attributes,
+                                                                                          None)]}]}]}))
+    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    assert (a.question, a.answer) == (question, answer)

@@ -22,6 +22,7 @@ The rules (docs/import-traces.md says them for users):
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
@@ -307,13 +308,13 @@ def question_of(request: Request) -> str:
     LLM call (which holds the prompt around the question, not only the question; a chat's
     earlier turns come before it).  A messages list gives its last user message with text: the
     question of a chat with history, not its first turn, and not a tool's result."""
-    found = _text_in(span_value(request.root, "input.value"), _QUESTION_KEYS, "user")
+    found = _text_in(io_value(request.root, "input"), _QUESTION_KEYS, "user")
     if found:
         return found
     outer = sorted((s for s in request.spans if s.kind in ("CHAIN", "AGENT") and s is not request.root),
                    key=lambda s: (request.depth.get(s.span_id, 99), s.start))
     for span in outer:
-        found = _text_in(span_value(span, "input.value"), _QUESTION_KEYS, "user")
+        found = _text_in(io_value(span, "input"), _QUESTION_KEYS, "user")
         if found:
             return found
     for span in request.spans:
@@ -340,7 +341,22 @@ def llm_output(span: Span) -> str | None:
 
 
 def _output(span: Span) -> str | None:
-    return _text_in(span_value(span, "output.value"), _ANSWER_KEYS, "assistant")
+    return _text_in(io_value(span, "output"), _ANSWER_KEYS, "assistant")
+
+
+def io_value(span: Span, which: str) -> Any:
+    """A span's ``input.value`` or ``output.value`` (``which``): a JSON string (``"\"text\""``)
+    the span says is JSON (``*.mime_type: application/json``, as an instrumentation that
+    serialises every value writes a plain string) read as the text it holds; else as it is."""
+    value = span_value(span, f"{which}.value")
+    if isinstance(value, str) and value[:1] == '"' and span_value(span, f"{which}.mime_type") == "application/json":
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(decoded, str):
+            return decoded
+    return value
 
 
 def final_answer(request: Request) -> tuple[str, Span | None]:
