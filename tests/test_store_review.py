@@ -262,3 +262,29 @@ def test_review_page_on_a_store_labels_and_moves_on(app_store):
     body = "\n".join(str(h.proto.body) for h in at.get("html"))
     assert f"ada: labelled {len(items):,} of {len(memory.all_items):,} items overall" in body
 
+
+
+@pytest.mark.parametrize("refused_first", [False, True])
+def test_filters_from_sql_equal_those_in_memory_when_an_id_is_logged_twice(tmp_path, refused_first):
+    """A refused answer (no item to label) logged under another answer's id hid that answer from
+    "Not yet labelled by me" on a log, not on a store of it (a differential fuzz of page and CLI)."""
+    lines = LOG.read_text(encoding="utf-8").splitlines()
+    refused = next(line for line in lines if '"refused": true' in line)
+    first_id = re.search(r'"answer_id": "([^"]+)"', lines[0]).group(1)
+    twin = re.sub(r'"answer_id": "[^"]+"', f'"answer_id": "{first_id}"', refused, count=1)
+    chosen = ([twin, lines[0]] if refused_first else [lines[0], twin]) + lines[1:6]
+    log = tmp_path / "answers.jsonl"
+    log.write_text("\n".join(chosen) + "\n", encoding="utf-8")
+    check_into(log, tmp_path / "store")
+    data, store = dataset.load([log], check_options(CORPUS)), answers.StoreAnswers(tmp_path / "store")
+    reviewer = "ada"
+    done = {}
+    for item in data.items(data.answer_ids[-1]):  # (one answer labelled through)
+        lab = label(item, reviewer)
+        done[(lab.item, reviewer)] = lab
+    for current in ({}, done):
+        for filter_name in queue.FILTERS:
+            want = queue.answer_ids(data, filter_name, current, reviewer)
+            assert list(answers.filtered_ids(store, filter_name, current, reviewer)) == want, filter_name
+    unlabelled = queue.answer_ids(data, "Not yet labelled by me", {}, reviewer)
+    assert unlabelled.count(first_id) == 1 and data.answer_ids.count(first_id) == 2

@@ -35,10 +35,13 @@ def answer_ids(data: Dataset, filter_name: str, current: dict[tuple[str, str], L
     if kind in ("failing", "failed", "refused"):  # fixed by the log: walked once per dataset
         return data.memo(f"answer_ids:{kind}", lambda: _matching(data, kind, current, reviewer))
     if kind == "unlabelled":  # found from the reviewer's labels, not by checking every answer
-        empty = data.memo("answer_ids:empty", lambda: set(_matching(data, "empty", current, reviewer)))
+        # every answer with an item to label whose id this reviewer has not labelled through (the
+        # items of an id are its first line's): the store's rule too (answers.filtered_ids).  An
+        # answer with no item, only a refusal, never hides another logged with the same id.
+        with_items = data.memo("answer_ids:with_items", lambda: _matching(data, "with_items", current, reviewer))
         touched = {label.answer_id for (_, who), label in current.items() if who == reviewer}
-        finished = {a for a in touched if all(is_done(i, current, reviewer) for i in data.items(a))}
-        return [a for a in answer_ids(data, "All answers", current, reviewer) if a not in finished and a not in empty]
+        finished = {a for a in touched if data.items(a) and all(is_done(i, current, reviewer) for i in data.items(a))}
+        return [a for a in with_items if a not in finished]
     return _matching(data, kind, current, reviewer)
 
 
@@ -53,7 +56,7 @@ def _matching(data: Dataset, kind: str, current: dict[tuple[str, str], Label], r
             continue
         if kind == "unlabelled" and all(is_done(i, current, reviewer) for i in items):
             continue
-        if kind == "empty" and items:
+        if kind == "with_items" and not items:
             continue
         out.append(r.answer.answer_id)
     return out
