@@ -331,26 +331,35 @@ def test_anthropic_citations_in_a_recorded_response_go_through_the_anthropic_imp
     assert a.extra["trace"]["citations"] == "anthropic"
 
 
-def test_a_recorded_anthropic_response_without_its_request_cites_the_trace_documents_in_order(tmp_path):
-    trace = "1e" * 16
+def _anthropic_without_request(tmp_path, trace: str, docs: list[tuple[str, str]], text: str, cited: str, index: int,
+                               start: int) -> object:
+    """The answer imported from a trace whose RETRIEVER span returned ``docs`` (id, text) and whose
+    LLM span recorded an Anthropic response (one citation of ``cited`` in document ``index``, from
+    ``start``) but not its request."""
     response = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                "content": [{"type": "text", "text": "Refunds take 5-7 business days.", "citations": [
-                    {"type": "char_location", "cited_text": "take 5-7 business days", "document_index": 1,
-                     "document_title": None, "start_char_index": 8, "end_char_index": 30}]}]}
+                "content": [{"type": "text", "text": text, "citations": [
+                    {"type": "char_location", "cited_text": cited, "document_index": index,
+                     "document_title": None, "start_char_index": start, "end_char_index": start + len(cited)}]}]}
+    retrieved = {"openinference.span.kind": "RETRIEVER"}
+    for k, (doc_id, content) in enumerate(docs):
+        retrieved |= {f"retrieval.documents.{k}.document.id": doc_id, f"retrieval.documents.{k}.document.content": content}
     spans = [
-        {"traceId": trace, "spanId": "1e00000000000001", "name": "retrieve", "startTimeUnixNano": "1",
-         "endTimeUnixNano": "2", "attributes": _attrs({
-             "openinference.span.kind": "RETRIEVER",
-             "retrieval.documents.0.document.id": "faq-1", "retrieval.documents.0.document.content": "Shipping is free.",
-             "retrieval.documents.1.document.id": "faq-2",
-             "retrieval.documents.1.document.content": "Refunds take 5-7 business days to arrive."})},
-        {"traceId": trace, "spanId": "1e00000000000002", "parentSpanId": "1e00000000000001", "name": "llm",
-         "startTimeUnixNano": "3", "endTimeUnixNano": "4",
+        {"traceId": trace, "spanId": trace[:2] + "00000000000001", "name": "retrieve", "startTimeUnixNano": "1",
+         "endTimeUnixNano": "2", "attributes": _attrs(retrieved)},
+        {"traceId": trace, "spanId": trace[:2] + "00000000000002", "parentSpanId": trace[:2] + "00000000000001",
+         "name": "llm", "startTimeUnixNano": "3", "endTimeUnixNano": "4",
          "attributes": _attrs({"openinference.span.kind": "LLM", "output.value": json.dumps(response)})},
     ]
     path = tmp_path / "t.json"
     path.write_text(json.dumps(_otlp(spans)))
     [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    return a
+
+
+def test_a_recorded_anthropic_response_without_its_request_cites_the_trace_documents_in_order(tmp_path):
+    a = _anthropic_without_request(tmp_path, "1e" * 16, [("faq-1", "Shipping is free."),
+                                                          ("faq-2", "Refunds take 5-7 business days to arrive.")],
+                                   "Refunds take 5-7 business days.", "take 5-7 business days", 1, 8)
     [c] = a.citations
     assert c.chunk_id == "faq-2" and c.quote == "take 5-7 business days"
     assert "the anthropic citations read against the trace's documents in order" in a.extra["trace"]["notes"]
@@ -362,25 +371,9 @@ def test_an_anthropic_citation_whose_cited_text_is_in_another_document_than_its_
     """A new user's trace (no request recorded, the documents given to the model in another order):
     the cited text was in leave-2, the citation read by position as sick-1's, and check said
     quote_not_found. Anthropic's cited_text is word for word from the document cited."""
-    trace = "1f" * 16
-    response = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                "content": [{"type": "text", "text": "Employees get 18 days of leave.", "citations": [
-                    {"type": "char_location", "cited_text": "Employees get 18 days", "document_index": 0,
-                     "document_title": None, "start_char_index": 0, "end_char_index": 21}]}]}
-    spans = [
-        {"traceId": trace, "spanId": "1f00000000000001", "name": "retrieve", "startTimeUnixNano": "1",
-         "endTimeUnixNano": "2", "attributes": _attrs({
-             "openinference.span.kind": "RETRIEVER",
-             "retrieval.documents.0.document.id": "sick-1", "retrieval.documents.0.document.content": "Sick leave is 12 days.",
-             "retrieval.documents.1.document.id": "leave-2",
-             "retrieval.documents.1.document.content": "Employees get 18 days of earned leave."})},
-        {"traceId": trace, "spanId": "1f00000000000002", "parentSpanId": "1f00000000000001", "name": "llm",
-         "startTimeUnixNano": "3", "endTimeUnixNano": "4",
-         "attributes": _attrs({"openinference.span.kind": "LLM", "output.value": json.dumps(response)})},
-    ]
-    path = tmp_path / "t.json"
-    path.write_text(json.dumps(_otlp(spans)))
-    [a] = list(import_spans([str(path)], read_otlp, "otel", TraceSummary()))
+    a = _anthropic_without_request(tmp_path, "1f" * 16, [("sick-1", "Sick leave is 12 days."),
+                                                          ("leave-2", "Employees get 18 days of earned leave.")],
+                                   "Employees get 18 days of leave.", "Employees get 18 days", 0, 0)
     [c] = a.citations
     assert c.chunk_id == "leave-2"
     assert any("1 citation(s) whose cited text is in another" in n for n in a.extra["trace"]["notes"])
