@@ -569,6 +569,19 @@ def _part_label(number: int) -> re.Pattern[str]:
                       rf"|results?)\s*#?\s*{number}\b\]?|\({number}\)|(?<!\S){number}[.):])\s*[:-]?", re.IGNORECASE)
 
 
+def own_id(chunk: Chunk, ids: set[str]) -> Chunk:
+    """``chunk`` with an id none of ``ids`` is (its own, else the first free ``ID#2``, ``ID#3``...),
+    which is added to them: the same chunk retrieved or shown twice is two chunks of an answer."""
+    chunk_id = chunk.chunk_id or ""
+    if chunk_id in ids:
+        k = 2
+        while f"{chunk_id}#{k}" in ids:
+            k += 1
+        chunk = chunk._replace(chunk_id=f"{chunk_id}#{k}")
+    ids.add(chunk.chunk_id or "")
+    return chunk
+
+
 def _sources(tops: list[int | None], count: int) -> int:
     """How many sources the prompt numbered when it numbered more than its ``count`` documents
     (each document's nearest number, ``tops``, distinct, the largest past ``count`` and at most four
@@ -631,18 +644,8 @@ def _in_parts(flat: str, chunks: tuple[Chunk, ...], runs: list[tuple[int, int]],
     order = [numbered[n] for n in range(1, top + 1)]
     shown = set(order)
     order += [i for i in range(len(chunks)) if i not in shown]
-    out: list[Chunk] = []
     ids: set[str] = set()
-    for i in order:
-        chunk = chunks[i]
-        chunk_id = chunk.chunk_id or ""
-        if chunk_id in ids:
-            k = 2
-            while f"{chunk_id}#{k}" in ids:
-                k += 1
-            chunk = chunk._replace(chunk_id=f"{chunk_id}#{k}")
-        ids.add(chunk.chunk_id or "")
-        out.append(chunk)
+    out = [own_id(chunks[i], ids) for i in order]
     parts = [(i, [n for n in range(1, top + 1) if numbered[n] == i]) for i in sorted(shown)]
     return tuple(out), (f"[n] markers read by the numbers the prompt of the LLM call gave its {top} sources, from "
                         f"{len(chunks)} documents; shown in parts: "

@@ -43,7 +43,7 @@ from citecheck.importers.spans import (
     span_tree,
     span_value,
 )
-from citecheck.importers.trace_citations import cite
+from citecheck.importers.trace_citations import cite, own_id
 
 # The keys a JSON input or output holds its text under, most specific first.
 _QUESTION_KEYS = ("question", "query", "user_input", "input", "prompt", "message", "text", "q")
@@ -641,18 +641,8 @@ def documents_of(request: Request) -> tuple[list[Document], bool]:
         gone = set(replaced)
         found = [item for i, item in enumerate(found) if i not in gone]
         found[at:at] = [(doc, "rerank") for doc in docs]
-    seen: set[str] = set()
-    out = []
-    for doc, _ in found:  # the same chunk id twice (retrieved twice): made unique, order kept
-        chunk_id = doc.chunk.chunk_id or ""
-        if chunk_id in seen:
-            k = 2
-            while f"{chunk_id}#{k}" in seen:
-                k += 1
-            doc = Document(doc.chunk._replace(chunk_id=f"{chunk_id}#{k}"), doc.url, doc.has_text)
-        seen.add(doc.chunk.chunk_id or "")
-        out.append(doc)
-    return out, retrieval
+    seen: set[str] = set()  # (the same chunk id twice, retrieved twice: made unique, order kept)
+    return [Document(own_id(doc.chunk, seen), doc.url, doc.has_text) for doc, _ in found], retrieval
 
 
 # --- the answer -------------------------------------------------------------------------------
