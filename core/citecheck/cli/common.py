@@ -71,7 +71,7 @@ def json_lines(out: TextIO) -> Iterator[Callable[[dict], object]]:
     to that stream, without being decoded to text and encoded back (a few per cent of ``check
     --format json``), in blocks (:func:`report_block`): stdout's buffer on a pipe holds 8 KiB, about
     two records, and a write per record woke the reader so often that a report piped to another
-    program cost a fifth more than one sent to /dev/null (docs/scale.md).  Text
+    program cost about half as much again as one sent to /dev/null (docs/scale.md).  Text
     written to ``out`` before and after stays in order: ``out`` is flushed first.  (A terminal's
     line-buffered stdout is written as text, each record at once, so that each line still shows
     when it is done.)"""
